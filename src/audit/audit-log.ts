@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../platform/clock.ts';
+import type { AuditStore } from '../store/ports.ts';
+
+/** The security events of SPEC section 10. */
+export type AuditEventType =
+  | 'signin.succeeded'
+  | 'signin.failed'
+  | 'lockout'
+  | 'twofactor.enabled'
+  | 'twofactor.disabled'
+  | 'password.changed'
+  | 'password.reset'
+  | 'refresh.reuse'
+  | 'role.added'
+  | 'role.removed'
+  | 'user.locked'
+  | 'user.unlocked'
+  | 'user.deleted'
+  | 'apikey.revoked'
+  | 'key.rotated'
+  | 'key.revoked'
+  | 'external.linked'
+  | 'external.refused';
+
+export interface AuditEntry {
+  readonly userId?: number | null;
+  readonly ip?: string | null;
+  /** Ids, names and reasons only: never a password, code, token or key. */
+  readonly detail?: Record<string, unknown> | null;
+}
+
+/** Writes security events to the audit table and the log. */
+export class AuditLog {
+  constructor(
+    private readonly store: AuditStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async record(type: AuditEventType, entry: AuditEntry = {}): Promise<void> {
+    const event = { type, userId: entry.userId ?? null, at: this.clock.now(), ip: entry.ip ?? null, detail: entry.detail ?? null };
+    this.logger.info({ audit: event }, `security event ${type}`);
+    await this.store.append(event);
+  }
+}

@@ -1,0 +1,131 @@
+import type { Services } from '../../services.ts';
+import type { User, UserClaim } from '../../store/ports.ts';
+import { CliError } from '../cli-error.ts';
+import { parse, refusable, required } from '../args.ts';
+import type { CliOutput } from '../io.ts';
+
+/** `gatehouse users …` */
+export async function usersCommand(args: string[], services: Services, out: CliOutput): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'add':
+      return addUser(rest, services, out);
+    case 'list':
+      return listUsers(rest, services, out);
+    case 'roles':
+      return changeRoles(rest, services, out);
+    case 'claims':
+      return changeClaims(rest, services, out);
+    case 'unlock':
+      return unlockUser(rest, services);
+    case 'delete':
+      return deleteUser(rest, services);
+    default:
+      throw CliError.usage(`unknown command "users ${sub ?? ''}"; try: users add|list|roles|claims|unlock|delete`);
+  }
+}
+
+async function addUser(args: string[], services: Services, out: CliOutput): Promise<void> {
+  const { values } = parse(args, {
+    email: { type: 'string' },
+    password: { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string', multiple: true },
+    claim: { type: 'string', multiple: true },
+    confirmed: { type: 'boolean' },
+  });
+  const email = required(values.email, '--email');
+  const password = required(values.password, '--password');
+  const user = await refusable(() =>
+    services.users.create({
+      email,
+      password,
+      userName: values.name ?? null,
+      roles: values.role ?? [],
+      claims: (values.claim ?? []).map(parseClaim),
+      emailConfirmed: values.confirmed ?? false,
+    }),
+  );
+  out.result(String(user.id));
+}
+
+async function listUsers(args: string[], services: Services, out: CliOutput): Promise<void> {
+  const { values } = parse(args, { json: { type: 'boolean' } });
+  for (const user of await services.users.list()) {
+    const summary = {
+      id: user.id,
+      email: user.email,
+      userName: user.userName,
+      roles: user.roles,
+      lockedOut: services.users.isLockedOut(user),
+      emailConfirmed: user.emailConfirmed,
+    };
+    out.result(
+      values.json
+        ? JSON.stringify(summary)
+        : [summary.id, summary.email, summary.userName ?? '-', summary.roles.join(',') || '-', summary.lockedOut ? 'locked' : 'active', summary.emailConfirmed ? 'confirmed' : 'unconfirmed'].join('\t'),
+    );
+  }
+}
+
+async function changeRoles(args: string[], services: Services, out: CliOutput): Promise<void> {
+  const [action, ...rest] = args;
+  const { values } = parse(rest, { email: { type: 'string' }, role: { type: 'string' } });
+  const user = await userByEmail(services, required(values.email, '--email'));
+  const role = required(values.role, '--role');
+  if (action === 'add') {
+    const added = await refusable(() => services.users.addRole(user.id, role));
+    if (added) await services.audit.record('role.added', { userId: user.id, detail: { role, by: 'cli' } });
+    else out.message(`${user.email} already has the role ${role}`);
+  } else if (action === 'remove') {
+    const removed = await services.users.removeRole(user.id, role);
+    if (!removed) throw CliError.refused(`${user.email} does not have the role ${role}`);
+    await services.audit.record('role.removed', { userId: user.id, detail: { role, by: 'cli' } });
+  } else {
+    throw CliError.usage('usage: users roles add|remove --email E --role R');
+  }
+}
+
+async function changeClaims(args: string[], services: Services, out: CliOutput): Promise<void> {
+  const [action, ...rest] = args;
+  const { values } = parse(rest, { email: { type: 'string' }, claim: { type: 'string' } });
+  const user = await userByEmail(services, required(values.email, '--email'));
+  const claim = parseClaim(required(values.claim, '--claim'));
+  if (action === 'add') {
+    const added = await refusable(() => services.users.addClaim(user.id, claim));
+    if (!added) out.message(`${user.email} already has the claim ${claim.type}=${claim.value}`);
+  } else if (action === 'remove') {
+    if (!(await services.users.removeClaim(user.id, claim))) {
+      throw CliError.refused(`${user.email} does not have the claim ${claim.type}=${claim.value}`);
+    }
+  } else {
+    throw CliError.usage('usage: users claims add|remove --email E --claim type=value');
+  }
+}
+
+async function unlockUser(args: string[], services: Services): Promise<void> {
+  const { values } = parse(args, { email: { type: 'string' } });
+  const user = await userByEmail(services, required(values.email, '--email'));
+  await services.users.unlock(user.id);
+  await services.audit.record('user.unlocked', { userId: user.id, detail: { by: 'cli' } });
+}
+
+async function deleteUser(args: string[], services: Services): Promise<void> {
+  const { values } = parse(args, { email: { type: 'string' } });
+  const user = await userByEmail(services, required(values.email, '--email'));
+  await services.users.delete(user.id);
+  await services.audit.record('user.deleted', { userId: user.id, detail: { by: 'cli' } });
+}
+
+async function userByEmail(services: Services, email: string): Promise<User> {
+  const user = await services.users.findByEmail(email);
+  if (!user) throw CliError.refused(`no user has the e-mail ${email}`);
+  return user;
+}
+
+function parseClaim(text: string): UserClaim {
+  const separator = text.indexOf('=');
+  if (separator <= 0) throw CliError.usage(`a claim is written type=value (got "${text}")`);
+  return { type: text.slice(0, separator), value: text.slice(separator + 1) };
+}
+

@@ -1,0 +1,174 @@
+import { ConfigError } from './config-error.ts';
+import { type Env, readBoolean, readDuration, readInteger, readList, readString, readUrl } from './parse.ts';
+
+export interface OidcProviderConfig {
+  /** Lower-cased `<NAME>` of `OIDC_<NAME>_*`, as it appears in routes. */
+  readonly name: string;
+  readonly issuer: URL;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly trustEmail: boolean;
+}
+
+export interface BusinessHours {
+  /** Minutes after midnight, both ends allowed. */
+  readonly startMinute: number;
+  readonly endMinute: number;
+}
+
+/** The service's whole configuration, read from the environment once and validated. */
+export interface Config {
+  readonly production: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly publicUrl: URL;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly keyringSecret: string | undefined;
+  readonly smtpUrl: URL | undefined;
+  readonly smsWebhookUrl: URL | undefined;
+  readonly oidcProviders: readonly OidcProviderConfig[];
+  readonly accessTokenSeconds: number;
+  readonly refreshTokenSeconds: number;
+  readonly refreshReuseGraceSeconds: number;
+  readonly cookieSeconds: number;
+  readonly passwordMinLength: number;
+  readonly requireConfirmedEmail: boolean;
+  readonly lockoutMaxAttempts: number;
+  readonly lockoutSeconds: number;
+  readonly rateLimitAccountPerMinute: number;
+  readonly rateLimitIpPerMinute: number;
+  readonly bodyLimitBytes: number;
+  readonly trustProxy: boolean;
+  readonly corsOrigins: readonly string[];
+  readonly graphqlMaxDepth: number;
+  readonly graphqlMaxAliases: number;
+  readonly graphqlMaxCost: number;
+  readonly businessHours: BusinessHours;
+  /** IANA time zone of `BusinessHours`: `TZ`, else the system's. */
+  readonly timeZone: string;
+  readonly jwtIssuer: string;
+  readonly jwtAudience: string;
+}
+
+/** The longest password the service hashes, in code points (SPEC section 1). */
+export const PASSWORD_MAX_LENGTH = 128;
+
+/** Reads and validates the configuration; throws `ConfigError` naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const host = readString(env, 'HOST', '127.0.0.1');
+  const port = readInteger(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http', 'https']) ?? new URL(`http://${hostForUrl(host)}:${port}`);
+  const keyringSecret = readString(env, 'KEYRING_SECRET');
+  const smtpUrl = readUrl(env, 'SMTP_URL', ['smtp', 'smtps'], { secret: true });
+  if (production) requireProductionSettings(publicUrl, keyringSecret, smtpUrl);
+  if (keyringSecret !== undefined && Buffer.byteLength(keyringSecret) < 32) {
+    throw new ConfigError('KEYRING_SECRET', 'at least 32 bytes of random text (e.g. `openssl rand -base64 32`)', null);
+  }
+  return {
+    production,
+    host,
+    port,
+    publicUrl,
+    databaseUrl: readDatabaseUrl(env),
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis', 'rediss'], { secret: true })?.toString(),
+    keyringSecret,
+    smtpUrl,
+    smsWebhookUrl: readUrl(env, 'SMS_WEBHOOK_URL', ['http', 'https'], { secret: true }),
+    oidcProviders: readOidcProviders(env, production),
+    accessTokenSeconds: readDuration(env, 'ACCESS_TOKEN_MINUTES', 15) * 60,
+    refreshTokenSeconds: readDuration(env, 'REFRESH_TOKEN_DAYS', 30) * 86_400,
+    refreshReuseGraceSeconds: readDuration(env, 'REFRESH_REUSE_GRACE_SECONDS', 0, { allowZero: true }),
+    cookieSeconds: readDuration(env, 'COOKIE_HOURS', 1) * 3_600,
+    passwordMinLength: readInteger(env, 'PASSWORD_MIN_LENGTH', 8, 1, PASSWORD_MAX_LENGTH),
+    requireConfirmedEmail: readBoolean(env, 'REQUIRE_CONFIRMED_EMAIL', true),
+    lockoutMaxAttempts: readInteger(env, 'LOCKOUT_MAX_ATTEMPTS', 5, 1, 1000),
+    lockoutSeconds: readDuration(env, 'LOCKOUT_MINUTES', 5) * 60,
+    rateLimitAccountPerMinute: readInteger(env, 'RATE_LIMIT_ACCOUNT_PER_MINUTE', 10, 0, 1_000_000),
+    rateLimitIpPerMinute: readInteger(env, 'RATE_LIMIT_IP_PER_MINUTE', 600, 0, 1_000_000),
+    bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
+    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    corsOrigins: readCorsOrigins(env),
+    graphqlMaxDepth: readInteger(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
+    graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
+    graphqlMaxCost: readInteger(env, 'GRAPHQL_MAX_COST', 1000, 1, 100_000_000),
+    businessHours: readBusinessHours(env),
+    timeZone: readTimeZone(env),
+    jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
+    jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
+  };
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function requireProductionSettings(publicUrl: URL, keyringSecret: string | undefined, smtpUrl: URL | undefined): void {
+  if (publicUrl.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', 'an https URL in production', publicUrl.href);
+  if (keyringSecret === undefined) throw new ConfigError('KEYRING_SECRET', 'set in production', null);
+  if (smtpUrl === undefined) throw new ConfigError('SMTP_URL', 'set in production (smtp://user:pass@host:port)', null);
+}
+
+function readDatabaseUrl(env: Env): string {
+  const value = readString(env, 'DATABASE_URL', 'sqlite:./data/gatehouse.db');
+  if (/^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value)) return value;
+  throw new ConfigError('DATABASE_URL', '`sqlite:<path>` or `postgres://…`', value.replace(/\/\/[^@/]*@/, '//…@'));
+}
+
+function readCorsOrigins(env: Env): string[] {
+  return readList(env, 'CORS_ORIGINS').map((origin) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw new ConfigError('CORS_ORIGINS', 'a comma-separated list of origins like https://app.example.com', origin);
+    }
+    if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError('CORS_ORIGINS', 'a comma-separated list of origins like https://app.example.com', origin);
+    }
+    return url.origin;
+  });
+}
+
+function readBusinessHours(env: Env): BusinessHours {
+  const value = readString(env, 'BUSINESS_HOURS', '09:00-17:00');
+  const match = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/.exec(value);
+  if (!match) throw new ConfigError('BUSINESS_HOURS', 'a window like 09:00-17:00', value);
+  const [, h1, m1, h2, m2] = match.map(Number) as [number, number, number, number, number];
+  return { startMinute: h1 * 60 + m1, endMinute: h2 * 60 + m2 };
+}
+
+function readTimeZone(env: Env): string {
+  const value = readString(env, 'TZ');
+  if (value === undefined) return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+  } catch {
+    throw new ConfigError('TZ', 'an IANA time zone such as Europe/Paris', value);
+  }
+  return value;
+}
+
+function readOidcProviders(env: Env, production: boolean): OidcProviderConfig[] {
+  const names = new Set<string>();
+  for (const key of Object.keys(env)) {
+    const match = /^OIDC_([A-Z0-9]+)_ISSUER$/.exec(key);
+    if (match) names.add(match[1]!);
+  }
+  return [...names].sort().map((name) => {
+    const prefix = `OIDC_${name}_`;
+    const issuer = readUrl(env, `${prefix}ISSUER`, production ? ['https'] : ['https', 'http'])!;
+    const clientId = readString(env, `${prefix}CLIENT_ID`);
+    const clientSecret = readString(env, `${prefix}CLIENT_SECRET`);
+    if (!clientId) throw new ConfigError(`${prefix}CLIENT_ID`, `set when ${prefix}ISSUER is`, null);
+    if (!clientSecret) throw new ConfigError(`${prefix}CLIENT_SECRET`, `set when ${prefix}ISSUER is`, null);
+    return {
+      name: name.toLowerCase(),
+      issuer,
+      clientId,
+      clientSecret,
+      trustEmail: readBoolean(env, `${prefix}TRUST_EMAIL`, false),
+    };
+  });
+}

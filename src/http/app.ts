@@ -1,0 +1,84 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { createAuthorizationService, createPolicyProvider } from '../policies/policies.ts';
+import {
+  ApiKeyHandler,
+  AuthenticationSchemeProvider,
+  BearerHandler,
+  CookiesHandler,
+  forwardByRequestShape,
+  PolicyEvaluator,
+} from '../security/authentication/index.ts';
+import type { Services } from '../services.ts';
+import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
+import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import { problemErrorsPlugin } from './plugins/problem-errors.ts';
+import { requestLogPlugin } from './plugins/request-log.ts';
+import { authTokenRoutes } from './routes/auth-token.ts';
+import { contentRoutes } from './routes/content.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { healthRoutes } from './routes/health.ts';
+import { integrationRoutes } from './routes/integrations.ts';
+import { meRoutes } from './routes/me.ts';
+import { organizationRoutes } from './routes/orgs.ts';
+import type { RouteContext } from './routes/route-context.ts';
+import { wellKnownRoutes } from './routes/well-known.ts';
+
+export interface AppOptions {
+  /** Replaces how 401s and 403s are answered. */
+  readonly resultHandler?: AuthorizationResultHandler;
+}
+
+/** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
+const KEY_RING_REFRESH_MS = 2_000;
+
+/** The HTTP service over the domain services: schemes, policies, the pipeline, and the routes. */
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, logger } = services;
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // Fastify's request lines carry the query string; ours (plugins/request-log.ts) do not.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
+  });
+
+  const policies = createPolicyProvider(config);
+  const authorization = createAuthorizationService(services.clock, config.timeZone);
+  const schemes = new AuthenticationSchemeProvider(
+    [new BearerHandler(services.accessTokens), new ApiKeyHandler(services.apiKeys), new CookiesHandler()],
+    forwardByRequestShape,
+  );
+  const context: RouteContext = { services, authorization };
+
+  await app.register(problemErrorsPlugin);
+  await app.register(requestLogPlugin);
+  await app.register(pipelinePlugin, {
+    policies,
+    evaluator: new PolicyEvaluator(schemes, authorization),
+    ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
+  });
+
+  await app.register(healthRoutes);
+  await app.register(wellKnownRoutes, context);
+  await app.register(authTokenRoutes, context);
+  await app.register(meRoutes);
+  await app.register(contentRoutes);
+  await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
+  await app.register(organizationRoutes, context);
+  await app.register(integrationRoutes);
+
+  refreshKeyRingPeriodically(app, services);
+  return app;
+}
+
+function refreshKeyRingPeriodically(app: FastifyInstance, services: Services): void {
+  const timer = setInterval(() => {
+    services.keyRing.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'could not refresh the key ring'));
+  }, KEY_RING_REFRESH_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+}

@@ -1,0 +1,33 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PolicyAuthentication } from '../security/authentication/index.ts';
+import { problem, sendProblem } from './problem.ts';
+
+/**
+ * Turns a failed authorization into a response (ASP.NET's `IAuthorizationMiddlewareResultHandler`).
+ * Replace it to answer differently; the decision itself is made before it is called.
+ */
+export interface AuthorizationResultHandler {
+  challenge(request: FastifyRequest, reply: FastifyReply, authentication: PolicyAuthentication): FastifyReply;
+  forbid(request: FastifyRequest, reply: FastifyReply, schemes: readonly string[]): FastifyReply;
+}
+
+/**
+ * 401 problem+json with the challenge of the scheme that judged bad credentials, or of every
+ * scheme consulted when none were presented; 403 with the schemes and no hint of the requirement.
+ */
+export const problemResultHandler: AuthorizationResultHandler = {
+  challenge(request, reply, authentication) {
+    const failed = authentication.attempts.filter(({ result }) => result.kind === 'fail');
+    const challenges = (failed.length > 0 ? failed : authentication.attempts).map(({ handler, result }) =>
+      handler.challenge(result, request),
+    );
+    const headers = [...new Set(challenges.flatMap((challenge) => (challenge.wwwAuthenticate ? [challenge.wwwAuthenticate] : [])))];
+    if (headers.length > 0) reply.header('www-authenticate', headers.join(', '));
+    const detail = challenges.find((challenge) => challenge.detail)?.detail;
+    return sendProblem(reply, problem('GH_UNAUTHENTICATED', detail));
+  },
+
+  forbid(_request, reply, schemes) {
+    return sendProblem(reply, problem('GH_FORBIDDEN', undefined, { policy: [...schemes] }));
+  },
+};

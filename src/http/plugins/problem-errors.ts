@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
+import { StoreUnavailableError } from '../../store/ports.ts';
+import { problem, type ProblemBody, sendProblem } from '../problem.ts';
+
+/** Fastify's own errors that are the caller's fault, by code. */
+const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => problem('GH_VALIDATION_FAILED', 'The Content-Length does not match the body.', { errors: { body: ['The Content-Length does not match the body.'] } }),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The JSON body is empty.', { errors: { body: ['The JSON body is empty.'] } }),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } }),
+  FST_ERR_CTP_INVALID_CONTENT_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', 'The Content-Type header is not valid.'),
+};
+
+/** Every error becomes application/problem+json; unexpected ones are logged and answered generically. */
+async function problemErrors(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
+    if (error instanceof StoreUnavailableError) {
+      request.log.error({ err: error.cause ?? error }, 'the store is unavailable');
+      return sendProblem(reply, problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'));
+    }
+    if (error.validation) {
+      const errors = validationErrors(error);
+      return sendProblem(reply, problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors }));
+    }
+    const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (known) return sendProblem(reply, known(error));
+    if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
+      return sendProblem(reply, problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } }));
+    }
+    if (error.statusCode === 413) return sendProblem(reply, problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'));
+    if (error.statusCode === 415) return sendProblem(reply, problem('GH_UNSUPPORTED_MEDIA_TYPE'));
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(reply, problem('GH_INTERNAL', 'Something went wrong on our side.'));
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, problem('GH_NOT_FOUND', 'There is no such resource.')));
+}
+
+/** Ajv's errors, keyed by the field they concern (`body` for the document as a whole). */
+function validationErrors(error: FastifyError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const item of error.validation ?? []) {
+    const params = item.params as Record<string, unknown>;
+    const path = item.instancePath.split('/').filter(Boolean);
+    const field =
+      (params.missingProperty as string | undefined) ??
+      (params.additionalProperty as string | undefined) ??
+      (path.length > 0 ? path.join('.') : (error.validationContext ?? 'body'));
+    const message =
+      params.additionalProperty !== undefined ? 'This field is not allowed.' : params.missingProperty !== undefined ? 'This field is required.' : sentence(item.message);
+    (errors[field] ??= []).push(message);
+  }
+  return errors;
+}
+
+function sentence(message: string | undefined): string {
+  const text = message ?? 'is not valid';
+  return `The value ${text}.`;
+}
+
+export const problemErrorsPlugin = fp(problemErrors, { name: 'gatehouse-problem-errors', fastify: '5.x' });

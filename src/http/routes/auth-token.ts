@@ -1,0 +1,44 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { GatehouseError } from '../../security/errors.ts';
+import { problem, sendProblem } from '../problem.ts';
+import type { RouteContext } from './route-context.ts';
+
+/** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
+const PASSWORD_FIELD_MAX = 1024;
+
+const TokenRequest = Type.Object(
+  {
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+    userName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_FIELD_MAX }),
+    twoFactorCode: Type.Optional(Type.String({ maxLength: 64 })),
+    setCookie: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `POST /auth/token`: a password sign-in that answers an access token. Failures are sign-in
+ * results: 401 with `succeeded:false` and only the flags the rule of SPEC section 4 allows.
+ */
+export async function authTokenRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  app.post<{ Body: Static<typeof TokenRequest> }>(
+    '/auth/token',
+    { schema: { body: TokenRequest }, config: { authorization: { allowAnonymous: true } } },
+    async (request, reply) => {
+      const { email, userName, password } = request.body;
+      const login = email ?? userName;
+      if (login === undefined) {
+        throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
+      }
+      const result = await services.signIn.passwordSignIn(login, password, { ip: request.ip });
+      if (!result.succeeded) {
+        const { succeeded: _, ...flags } = result;
+        return sendProblem(reply, problem('GH_SIGNIN_FAILED', 'The sign-in failed.', { succeeded: false, ...flags }));
+      }
+      const { token, expiresIn } = await services.accessTokens.issue(result.user);
+      return reply.header('cache-control', 'no-store').send({ accessToken: token, tokenType: 'Bearer', expiresIn });
+    },
+  );
+}

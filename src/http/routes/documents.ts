@@ -1,0 +1,46 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { OwnershipRequirement } from '../../policies/ownership.ts';
+import { GatehouseError } from '../../security/errors.ts';
+import type { Document } from '../../store/ports.ts';
+import { userIdOf } from '../pipeline.ts';
+import { authorizeResource, Body, IdParams, type RouteContext, Title } from './route-context.ts';
+
+const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });
+type DocumentInput = Static<typeof DocumentInput>;
+type ById = { Params: Static<typeof IdParams> };
+const ownership = new OwnershipRequirement();
+
+/** Documents belong to the user who created them; every read and write is a resource check `Ownership`. */
+export async function documentRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
+  const documents = services.store.documents;
+
+  /** The document, after the resource check: 404 when unknown, 403 when not the caller's. */
+  async function ownedDocument(request: FastifyRequest<ById>): Promise<Document> {
+    const document = await documents.find(Number(request.params.id));
+    if (!document) throw GatehouseError.notFound('There is no such document.');
+    await authorizeResource(authorization, request, document, ownership);
+    return document;
+  }
+
+  app.post<{ Body: DocumentInput }>('/documents', { schema: { body: DocumentInput } }, async (request, reply) => {
+    const { title, body } = request.body;
+    const document = await documents.create({ ownerId: userIdOf(request), title, body, createdAt: services.clock.now() });
+    return reply.code(201).send(document);
+  });
+
+  app.get<ById>('/documents/:id', { schema: { params: IdParams } }, async (request) => ownedDocument(request));
+
+  app.put<ById & { Body: DocumentInput }>('/documents/:id', { schema: { params: IdParams, body: DocumentInput } }, async (request) => {
+    const document = await ownedDocument(request);
+    const updated = await documents.update(document.id, request.body);
+    if (!updated) throw GatehouseError.notFound('There is no such document.');
+    return updated;
+  });
+
+  app.delete<ById>('/documents/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const document = await ownedDocument(request);
+    await documents.delete(document.id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,11 @@
+import type { FastifyInstance } from 'fastify';
+import { API_KEY_SCHEME } from '../../security/authentication/index.ts';
+
+/** `GET /integrations/whoami`: API-key callers only; answers the key's client name. */
+export async function integrationRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/integrations/whoami',
+    { config: { authorization: { authorize: [{ schemes: [API_KEY_SCHEME] }] } } },
+    async (request) => ({ client: request.user.findFirst('client')?.value ?? null }),
+  );
+}

@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AuthorizationRequirement, AuthorizationService } from '../../security/authorization/index.ts';
+import { GatehouseError } from '../../security/errors.ts';
+import type { Services } from '../../services.ts';
+
+/** What route files receive: the domain services and the authorization engine for resource checks. */
+export interface RouteContext {
+  readonly services: Services;
+  readonly authorization: AuthorizationService;
+}
+
+/**
+ * A resource-based check inside an endpoint: throws the 403 when the caller may not act on the
+ * resource. The 403 names the schemes that authenticated the caller, never the requirement.
+ */
+export async function authorizeResource(
+  authorization: AuthorizationService,
+  request: FastifyRequest,
+  resource: unknown,
+  requirement: AuthorizationRequirement,
+): Promise<void> {
+  const result = await authorization.authorize(request.user, resource, requirement);
+  if (result.succeeded) return;
+  const schemes = request.user.identities.filter((identity) => identity.isAuthenticated).map((identity) => identity.authenticationType);
+  throw new GatehouseError('GH_FORBIDDEN', undefined, { policy: schemes });
+}
+
+/** `:id` in a path: a positive integer, checked as text so that `1.5`, `1e3` and `-1` are 400s. */
+export const IdParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,14}$' }) });
+
+/** Titles 1–200 characters and bodies 1–10,000, for documents and posts alike. */
+export const Title = Type.String({ minLength: 1, maxLength: 200 });
+export const Body = Type.String({ minLength: 1, maxLength: 10_000 });

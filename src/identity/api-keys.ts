@@ -1,0 +1,59 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Random } from '../platform/random.ts';
+import { constantTimeEqual } from '../security/crypto/constant-time.ts';
+import { sha256 } from '../security/crypto/digest.ts';
+import { GatehouseError } from '../security/errors.ts';
+import type { ApiKeyClientSummary, ApiKeyStore } from '../store/ports.ts';
+
+/**
+ * API keys look like `ghk_<public id: 16 hex>_<secret: 43 base64url chars = 256 bits>`.
+ * The public id finds the row; only SHA-256 of the secret is stored, compared in constant time.
+ */
+const KEY_PATTERN = /^ghk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+const CLIENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export type ApiKeyValidation = { readonly valid: true; readonly client: string } | { readonly valid: false };
+
+export class ApiKeyService {
+  constructor(
+    private readonly store: ApiKeyStore,
+    private readonly clock: Clock,
+    private readonly random: Random,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** A new key for the client; the only time the whole key exists outside the caller. */
+  async create(client: string): Promise<string> {
+    if (!CLIENT_PATTERN.test(client)) {
+      throw GatehouseError.validation({ client: ['A client name has 1 to 64 letters, digits, dots, underscores or hyphens.'] });
+    }
+    const publicId = this.random.bytes(8).toString('hex');
+    const secret = this.random.bytes(32).toString('base64url');
+    await this.store.create({ client, publicId, secretHash: sha256(secret).toString('hex'), createdAt: this.clock.now() });
+    return `ghk_${publicId}_${secret}`;
+  }
+
+  async validate(key: string): Promise<ApiKeyValidation> {
+    const match = KEY_PATTERN.exec(key);
+    if (!match) return INVALID;
+    const record = await this.store.findByPublicId(match[1]!);
+    const presented = sha256(match[2]!);
+    const stored = Buffer.from(record?.secretHash ?? '', 'hex');
+    if (!record || !constantTimeEqual(presented, stored) || record.revokedAt !== null) return INVALID;
+    return { valid: true, client: record.client };
+  }
+
+  listClients(): Promise<ApiKeyClientSummary[]> {
+    return this.store.listClients();
+  }
+
+  /** Ends every key of the client; false when the client has no active key. */
+  async revokeClient(client: string): Promise<boolean> {
+    const count = await this.store.revokeClient(client, this.clock.now());
+    if (count > 0) await this.audit.record('apikey.revoked', { detail: { client, keys: count } });
+    return count > 0;
+  }
+}
+
+const INVALID: ApiKeyValidation = Object.freeze({ valid: false });

@@ -1,0 +1,24 @@
+/**
+ * The canonical forms used for uniqueness and look-ups. E-mails: NFKC, then `toLowerCase()`
+ * without locale (so no Turkish dotless-i surprises). Mail always goes to the stored address,
+ * never to the one a caller typed.
+ */
+export function normalizeEmail(email: string): string {
+  return email.normalize('NFKC').toLowerCase();
+}
+
+/** User names are ASCII (`[A-Za-z0-9._-]{3,64}`) and unique regardless of case. */
+export function normalizeUserName(userName: string): string {
+  return userName.toLowerCase();
+}
+
+export const USER_NAME_PATTERN = /^[A-Za-z0-9._-]{3,64}$/;
+
+/**
+ * A pragmatic e-mail check: one @, a dot-separated domain, no spaces or control characters,
+ * at most 254 characters. Deliverability is proven by the confirmation mail, not by a regex.
+ */
+export function isValidEmail(email: string): boolean {
+  if (email.length > 254 || /[\s\p{Cc}\p{Cf}]/u.test(email)) return false;
+  return /^[^@]+@[^@.]+(\.[^@.]+)+$/.test(email);
+}

@@ -1,0 +1,146 @@
+import { RESERVED_CLAIM_TYPES } from '../security/claims/index.ts';
+import { type FieldErrors, GatehouseError } from '../security/errors.ts';
+import type { Clock } from '../platform/clock.ts';
+import { StoreConflictError, type User, type UserClaim, type UserStore } from '../store/ports.ts';
+import { STAMP_CLAIM } from '../tokens/access-token.ts';
+import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
+import type { PasswordHasher } from './password-hasher.ts';
+import { passwordProblems } from './password-policy.ts';
+
+export interface NewUserInput {
+  readonly email: string;
+  readonly password: string;
+  readonly userName?: string | null;
+  readonly roles?: readonly string[];
+  readonly claims?: readonly UserClaim[];
+  readonly emailConfirmed?: boolean;
+}
+
+/** Role names: free-form, but printable and of a sane length. */
+const ROLE_PATTERN = /^[^\s\p{Cc}\p{Cf}][^\p{Cc}\p{Cf}]{0,63}$/u;
+/** Claim types: a token-friendly name. */
+const CLAIM_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+const CLAIM_VALUE_MAX = 512;
+
+/** Membership operations on users: creation with its rules, roles, claims, locks. */
+export class UserManager {
+  constructor(
+    private readonly users: UserStore,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+    private readonly passwordMinLength: number,
+  ) {}
+
+  async create(input: NewUserInput): Promise<User> {
+    const errors: FieldErrors = {};
+    if (!isValidEmail(input.email)) errors.email = ['Enter a valid e-mail address.'];
+    const userName = input.userName ?? null;
+    if (userName !== null && !USER_NAME_PATTERN.test(userName)) {
+      errors.userName = ['A user name has 3 to 64 letters, digits, dots, underscores or hyphens.'];
+    }
+    const password = passwordProblems(input.password, this.passwordMinLength);
+    if (password.length > 0) errors.password = password;
+    for (const role of input.roles ?? []) if (!ROLE_PATTERN.test(role)) (errors.role ??= []).push(`"${role}" is not a valid role name.`);
+    for (const claim of input.claims ?? []) {
+      const problem = claimProblem(claim);
+      if (problem) (errors.claim ??= []).push(problem);
+    }
+    if (Object.keys(errors).length > 0) throw GatehouseError.validation(errors);
+    try {
+      return await this.users.create({
+        email: input.email,
+        normalizedEmail: normalizeEmail(input.email),
+        userName,
+        normalizedUserName: userName === null ? null : normalizeUserName(userName),
+        passwordHash: await this.hasher.hash(input.password),
+        emailConfirmed: input.emailConfirmed ?? false,
+        roles: [...new Set(input.roles ?? [])],
+        claims: dedupe(input.claims ?? []),
+        createdAt: this.clock.now(),
+      });
+    } catch (error) {
+      if (error instanceof StoreConflictError) {
+        throw new GatehouseError('GH_CONFLICT', `The ${error.field === 'userName' ? 'user name' : 'e-mail'} is already taken.`, {
+          errors: { [error.field]: [`This ${error.field === 'userName' ? 'user name' : 'e-mail'} is already taken.`] },
+        });
+      }
+      throw error;
+    }
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findByNormalizedEmail(normalizeEmail(email));
+  }
+
+  /** Sign-in accepts the e-mail or the user name. */
+  async findByLogin(login: string): Promise<User | null> {
+    if (login.includes('@')) return this.findByEmail(login);
+    return USER_NAME_PATTERN.test(login) ? this.users.findByNormalizedUserName(normalizeUserName(login)) : null;
+  }
+
+  findById(id: number): Promise<User | null> {
+    return this.users.findById(id);
+  }
+
+  list(): Promise<User[]> {
+    return this.users.list();
+  }
+
+  addRole(userId: number, role: string): Promise<boolean> {
+    if (!ROLE_PATTERN.test(role)) throw GatehouseError.validation({ role: [`"${role}" is not a valid role name.`] });
+    return this.users.addRole(userId, role);
+  }
+
+  removeRole(userId: number, role: string): Promise<boolean> {
+    return this.users.removeRole(userId, role);
+  }
+
+  addClaim(userId: number, claim: UserClaim): Promise<boolean> {
+    const problem = claimProblem(claim);
+    if (problem) throw GatehouseError.validation({ claim: [problem] });
+    return this.users.addClaim(userId, claim);
+  }
+
+  removeClaim(userId: number, claim: UserClaim): Promise<boolean> {
+    return this.users.removeClaim(userId, claim);
+  }
+
+  delete(userId: number): Promise<boolean> {
+    return this.users.delete(userId);
+  }
+
+  /** Lifts an admin lock and an automatic lockout alike. */
+  async unlock(userId: number): Promise<boolean> {
+    const found = await this.users.setAdminLock(userId, false);
+    return found && (await this.users.clearLockout(userId));
+  }
+
+  lock(userId: number): Promise<boolean> {
+    return this.users.setAdminLock(userId, true);
+  }
+
+  /** Locked by an admin, or within an automatic lockout. */
+  isLockedOut(user: User): boolean {
+    return user.lockedByAdmin || (user.lockoutEnd !== null && user.lockoutEnd > this.clock.now());
+  }
+}
+
+/** Why a custom claim is refused, or null. Reserved types belong to the service. */
+export function claimProblem(claim: UserClaim): string | null {
+  if (RESERVED_CLAIM_TYPES.has(claim.type) || claim.type === STAMP_CLAIM) return `"${claim.type}" is a reserved claim type.`;
+  if (!CLAIM_TYPE_PATTERN.test(claim.type)) return `"${claim.type}" is not a valid claim type.`;
+  if (claim.value.length === 0 || claim.value.length > CLAIM_VALUE_MAX || /\p{Cc}/u.test(claim.value)) {
+    return `The value of claim "${claim.type}" must have 1 to ${CLAIM_VALUE_MAX} printable characters.`;
+  }
+  return null;
+}
+
+function dedupe(claims: readonly UserClaim[]): UserClaim[] {
+  const seen = new Set<string>();
+  return claims.filter((claim) => {
+    const key = `${claim.type}\u0000${claim.value}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,12 @@
+export { AuthenticateResult } from './authenticate-result.ts';
+export type { AuthenticationHandler, Challenge } from './authentication-handler.ts';
+export { type AuthenticationRequest, singleHeader } from './authentication-request.ts';
+export {
+  AuthenticationSchemeProvider,
+  type ForwardDefaultSelector,
+  forwardByRequestShape,
+} from './authentication-scheme-provider.ts';
+export { PolicyEvaluator, type PolicyAuthentication, type PolicyAuthorizationResult } from './policy-evaluator.ts';
+export { ApiKeyHandler, API_KEY_SCHEME, INVALID_API_KEY, MISSING_API_KEY, type ApiKeyValidator } from './schemes/api-key/handler.ts';
+export { BearerHandler, BEARER_SCHEME, type BearerTokenValidator } from './schemes/bearer/handler.ts';
+export { CookiesHandler, COOKIES_SCHEME } from './schemes/cookies/handler.ts';

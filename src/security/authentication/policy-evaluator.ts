@@ -1,0 +1,64 @@
+import { ClaimsPrincipal } from '../claims/claims-principal.ts';
+import type { AuthorizationPolicy } from '../authorization/authorization-policy.ts';
+import type { AuthorizationService } from '../authorization/authorization-service.ts';
+import { AuthenticateResult } from './authenticate-result.ts';
+import type { AuthenticationHandler } from './authentication-handler.ts';
+import type { AuthenticationRequest } from './authentication-request.ts';
+import type { AuthenticationSchemeProvider } from './authentication-scheme-provider.ts';
+
+/** The outcome of authenticating for a policy: the principal and what each scheme tried said. */
+export interface PolicyAuthentication {
+  readonly principal: ClaimsPrincipal;
+  /** True when some scheme vouched for the caller. */
+  readonly succeeded: boolean;
+  /** The schemes consulted and their results, in order (for the challenge). */
+  readonly attempts: readonly { readonly handler: AuthenticationHandler; readonly result: AuthenticateResult }[];
+}
+
+export type PolicyAuthorizationResult =
+  | { readonly kind: 'success' }
+  | { readonly kind: 'challenge' }
+  | { readonly kind: 'forbid'; readonly schemes: readonly string[] };
+
+/**
+ * Authenticates a request for a policy, then authorizes it (ASP.NET's `PolicyEvaluator`).
+ * The policy's schemes are tried when it names any (principals merged), else the default.
+ */
+export class PolicyEvaluator {
+  constructor(
+    private readonly schemes: AuthenticationSchemeProvider,
+    private readonly authorization: AuthorizationService,
+  ) {}
+
+  async authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<PolicyAuthentication> {
+    const handlers =
+      policy && policy.authenticationSchemes.length > 0
+        ? policy.authenticationSchemes.map((scheme) => this.schemes.get(scheme))
+        : [this.schemes.defaultFor(request)];
+    const attempts = [];
+    for (const handler of handlers) attempts.push({ handler, result: await handler.authenticate(request) });
+    const principals = attempts.flatMap(({ result }) => (result.kind === 'success' ? [result.principal] : []));
+    const principal = principals.length === 1 ? principals[0]! : ClaimsPrincipal.merge(principals);
+    return { principal, succeeded: principals.length > 0, attempts };
+  }
+
+  /** The one expression that splits 401 from 403: authenticated callers are forbidden, others challenged. */
+  async authorize(
+    policy: AuthorizationPolicy,
+    authentication: PolicyAuthentication,
+    resource: unknown = null,
+  ): Promise<PolicyAuthorizationResult> {
+    const result = await this.authorization.authorize(authentication.principal, resource, policy);
+    if (result.succeeded) return SUCCESS;
+    return authentication.succeeded ? { kind: 'forbid', schemes: forbidSchemes(policy, authentication) } : CHALLENGE;
+  }
+}
+
+/** The policy's schemes, or the scheme that authenticated the caller when the policy names none. */
+function forbidSchemes(policy: AuthorizationPolicy, authentication: PolicyAuthentication): readonly string[] {
+  if (policy.authenticationSchemes.length > 0) return policy.authenticationSchemes;
+  return authentication.attempts.flatMap(({ result }) => (result.kind === 'success' ? [result.scheme] : []));
+}
+
+const SUCCESS: PolicyAuthorizationResult = Object.freeze({ kind: 'success' });
+const CHALLENGE: PolicyAuthorizationResult = Object.freeze({ kind: 'challenge' });

@@ -1,0 +1,17 @@
+export { AuthorizationHandlerContext } from './authorization-handler-context.ts';
+export { AuthorizationPolicy } from './authorization-policy.ts';
+export { AuthorizationPolicyBuilder } from './authorization-policy-builder.ts';
+export {
+  type AuthorizationHandler,
+  type AuthorizationRequirement,
+  type SelfHandlingRequirement,
+  RequirementHandler,
+} from './authorization-requirement.ts';
+export type { AuthorizationFailure, AuthorizationResult } from './authorization-result.ts';
+export { AuthorizationService, type AuthorizationServiceOptions } from './authorization-service.ts';
+export { PolicyProvider, type AuthorizationOptions } from './policy-provider.ts';
+export { resolveEndpointPolicy, type AuthorizationMetadata, type AuthorizeData } from './endpoint-authorization.ts';
+export { AssertionRequirement, type AuthorizationAssertion } from './requirements/assertion-requirement.ts';
+export { ClaimsRequirement } from './requirements/claims-requirement.ts';
+export { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
+export { RolesRequirement } from './requirements/roles-requirement.ts';

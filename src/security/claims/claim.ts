@@ -1,0 +1,20 @@
+/** Claim types with a meaning of their own; they cannot be set as custom claims. */
+export const ClaimTypes = {
+  subject: 'sub',
+  name: 'name',
+  email: 'email',
+  role: 'role',
+  client: 'client',
+} as const;
+
+export const RESERVED_CLAIM_TYPES: ReadonlySet<string> = new Set([
+  'sub', 'name', 'email', 'role', 'iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client', 'amr',
+]);
+
+/** One statement about a subject: a type and a string value. */
+export class Claim {
+  constructor(
+    readonly type: string,
+    readonly value: string,
+  ) {}
+}

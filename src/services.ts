@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { AuditLog } from './audit/audit-log.ts';
+import type { Config } from './config/config.ts';
+import { ApiKeyService } from './identity/api-keys.ts';
+import { PasswordHasher } from './identity/password-hasher.ts';
+import { SignInManager } from './identity/sign-in-manager.ts';
+import { UserManager } from './identity/user-manager.ts';
+import { type Clock, systemClock } from './platform/clock.ts';
+import { cryptoRandom, type Random } from './platform/random.ts';
+import { Sealer } from './security/crypto/sealer.ts';
+import type { Store } from './store/ports.ts';
+import { AccessTokens, CLOCK_SKEW_SECONDS } from './tokens/access-token.ts';
+import { KeyRing } from './tokens/key-ring.ts';
+
+export interface ServiceDependencies {
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly logger: Logger;
+}
+
+/** The domain services over one store: what the HTTP ring and the CLI both use. */
+export interface Services {
+  readonly config: Config;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly audit: AuditLog;
+  readonly keyRing: KeyRing;
+  readonly accessTokens: AccessTokens;
+  readonly users: UserManager;
+  readonly signIn: SignInManager;
+  readonly apiKeys: ApiKeyService;
+}
+
+/** Opens the key ring (creating it on first start) and wires the services. */
+export async function createServices(config: Config, store: Store, dependencies: ServiceDependencies): Promise<Services> {
+  const clock = dependencies.clock ?? systemClock;
+  const random = dependencies.random ?? cryptoRandom;
+  const { logger } = dependencies;
+  const sealer = new Sealer(config.keyringSecret);
+  const { ring: keyRing, created } = await KeyRing.open({
+    store: store.keyRing,
+    sealer,
+    clock,
+    retireAfterSeconds: config.accessTokenSeconds + CLOCK_SKEW_SECONDS,
+  });
+  if (!sealer.encrypts) logger.warn('KEYRING_SECRET is not set: the key ring is stored unencrypted (allowed outside production only).');
+  if (created) logger.info({ kid: keyRing.current.kid }, 'created the key ring');
+  const audit = new AuditLog(store.audit, clock, logger);
+  const hasher = new PasswordHasher();
+  const users = new UserManager(store.users, hasher, clock, config.passwordMinLength);
+  return {
+    config,
+    store,
+    clock,
+    logger,
+    audit,
+    keyRing,
+    accessTokens: new AccessTokens({
+      keyRing,
+      clock,
+      issuer: config.jwtIssuer,
+      audience: config.jwtAudience,
+      lifetimeSeconds: config.accessTokenSeconds,
+    }),
+    users,
+    signIn: new SignInManager(users, hasher, audit, config.requireConfirmedEmail),
+    apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit),
+  };
+}

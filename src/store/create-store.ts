@@ -1,0 +1,38 @@
+import type { LogEvent } from 'kysely';
+import { resolve } from 'node:path';
+import { systemClock, type Clock } from '../platform/clock.ts';
+import { createKyselyStore } from './kysely/kysely-store.ts';
+import { postgresDialect } from './kysely/postgres-dialect.ts';
+import { sqliteDialect } from './kysely/sqlite-dialect.ts';
+import type { Store } from './ports.ts';
+
+export interface CreateStoreOptions {
+  /** Kysely's query log (each query or error with its duration); off by default. */
+  readonly log?: (event: LogEvent) => void;
+  /** The clock that dates stamp changes; @default the system clock */
+  readonly clock?: Clock;
+  /** Where a PostgreSQL pool reports an error on an idle connection; @default ignored (the next query reconnects) */
+  readonly onIdleError?: (error: Error) => void;
+}
+
+/**
+ * The store for `DATABASE_URL`:
+ * - `sqlite:<path>`: a file, relative to the working directory; its folder is created. `sqlite::memory:` for a private in-memory database.
+ * - `postgres://…` or `postgresql://…`: a connection pool.
+ *
+ * Nothing is opened until the first call; connection problems surface there as
+ * `StoreUnavailableError`. Call `migrate()` before using the ports.
+ */
+export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
+  const storeOptions = { clock: options.clock ?? systemClock, ...(options.log ? { log: options.log } : {}) };
+  if (databaseUrl.startsWith('sqlite:')) {
+    const path = databaseUrl.slice('sqlite:'.length);
+    if (path === '') throw new Error('DATABASE_URL "sqlite:" names no file; expected sqlite:<path>, e.g. sqlite:./data/gatehouse.db.');
+    return createKyselyStore('sqlite', sqliteDialect(path === ':memory:' ? path : resolve(path)), storeOptions);
+  }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), storeOptions);
+  }
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);
+  throw new Error(`Unsupported DATABASE_URL "${scheme}…": expected sqlite:<path> or postgres://user@host:port/database.`);
+}

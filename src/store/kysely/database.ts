@@ -1,0 +1,104 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables as Kysely sees them. Times are epoch milliseconds (bigint in PostgreSQL, parsed to
+ * JS numbers by the pool); booleans are integers 0/1 on both engines and become JS booleans in
+ * the stores. The schema itself lives in `../migrations/`.
+ */
+export interface Database {
+  users: UsersTable;
+  roles: RolesTable;
+  user_roles: UserRolesTable;
+  user_claims: UserClaimsTable;
+  api_keys: ApiKeysTable;
+  key_ring: KeyRingTable;
+  signing_keys: SigningKeysTable;
+  documents: DocumentsTable;
+  organizations: OrganizationsTable;
+  audit: AuditTable;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  normalized_email: string;
+  user_name: string | null;
+  normalized_user_name: string | null;
+  password_hash: string | null;
+  email_confirmed: number;
+  security_stamp: Generated<number>;
+  claims_stamp: Generated<number>;
+  stamp_changed_at: number;
+  lockout_end: number | null;
+  locked_by_admin: Generated<number>;
+  access_failed_count: Generated<number>;
+  created_at: number;
+}
+
+export interface RolesTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface UserRolesTable {
+  user_id: number;
+  role_id: number;
+}
+
+export interface UserClaimsTable {
+  id: Generated<number>;
+  user_id: number;
+  type: string;
+  value: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  client: string;
+  public_id: string;
+  secret_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface KeyRingTable {
+  /** Always 1: the primary key is what makes concurrent first start-ups agree. */
+  id: number;
+  secrets: string;
+  created_at: number;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface DocumentsTable {
+  id: Generated<number>;
+  owner_id: number;
+  title: string;
+  body: string;
+  created_at: number;
+}
+
+export interface OrganizationsTable {
+  id: Generated<number>;
+  name: string;
+  /** JSON object. */
+  settings: string;
+  created_at: number;
+}
+
+export interface AuditTable {
+  id: Generated<number>;
+  type: string;
+  user_id: number | null;
+  at: number;
+  ip: string | null;
+  /** JSON object or null. */
+  detail: string | null;
+}

@@ -1,0 +1,44 @@
+import { Kysely, sql, type Dialect, type LogEvent } from 'kysely';
+import type { Clock } from '../../platform/clock.ts';
+import type { Store, StoreEngine } from '../ports.ts';
+import { KyselyApiKeyStore } from './api-key-store.ts';
+import { KyselyAuditStore } from './audit-store.ts';
+import type { Database } from './database.ts';
+import { KyselyDocumentStore } from './document-store.ts';
+import { KyselyKeyRingStore } from './key-ring-store.ts';
+import { migrateToLatest } from './migrate.ts';
+import { KyselyOrganizationStore } from './organization-store.ts';
+import { atPortBoundary } from './port-boundary.ts';
+import type { StoreContext } from './store-context.ts';
+import { inTransaction } from './transaction.ts';
+import { KyselyUserStore } from './user-store.ts';
+
+export interface KyselyStoreOptions {
+  readonly clock: Clock;
+  /** Kysely's query log: every query and error, with its duration. */
+  readonly log?: (event: LogEvent) => void;
+}
+
+/** Every port over one Kysely instance, each behind the error-translating port boundary. */
+export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options: KyselyStoreOptions): Store {
+  const db = new Kysely<Database>({ dialect, ...(options.log ? { log: options.log } : {}) });
+  const context: StoreContext = {
+    db,
+    clock: options.clock,
+    transaction: (work) => inTransaction(db, engine, work),
+  };
+  return atPortBoundary<Store>({
+    engine,
+    users: atPortBoundary(new KyselyUserStore(context)),
+    apiKeys: atPortBoundary(new KyselyApiKeyStore(context)),
+    keyRing: atPortBoundary(new KyselyKeyRingStore(context)),
+    documents: atPortBoundary(new KyselyDocumentStore(context)),
+    organizations: atPortBoundary(new KyselyOrganizationStore(context)),
+    audit: atPortBoundary(new KyselyAuditStore(context)),
+    migrate: () => migrateToLatest(db, engine),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  });
+}

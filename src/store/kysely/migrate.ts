@@ -1,0 +1,43 @@
+import { Migrator, type Kysely } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { migrationProvider } from '../migrations/migration-provider.ts';
+import type { StoreEngine } from '../ports.ts';
+import { immediateTransaction } from './transaction.ts';
+
+/** How long a SQLite start-up waits for another process's migration before giving up. */
+const SQLITE_MIGRATION_PATIENCE_MS = 60_000;
+
+/**
+ * Applies pending migrations; safe when several processes (instances, the CLI) run it at once.
+ *
+ * PostgreSQL: Kysely's migrator holds an advisory lock and runs the migrations in a transaction;
+ * the second process waits, then finds nothing pending.
+ *
+ * SQLite: Kysely takes no lock there and runs DDL outside a transaction, so two processes would
+ * both try `CREATE TABLE users`. Here the whole run (the migrator's own tables included) is one
+ * BEGIN IMMEDIATE transaction: the second process waits on the write lock (busy_timeout, then
+ * these retries), then finds nothing pending; a failed migration leaves nothing behind.
+ */
+export async function migrateToLatest<DB>(db: Kysely<DB>, engine: StoreEngine): Promise<void> {
+  if (engine === 'postgres') return runMigrator(db, engine);
+  const giveUpAt = Date.now() + SQLITE_MIGRATION_PATIENCE_MS;
+  for (;;) {
+    try {
+      return await immediateTransaction(db, (connection) => runMigrator(connection, engine));
+    } catch (error) {
+      if (!isSqliteBusy(error) || Date.now() > giveUpAt) throw error;
+      await sleep(50 + Math.random() * 200);
+    }
+  }
+}
+
+async function runMigrator<DB>(db: Kysely<DB>, engine: StoreEngine): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(engine) });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}
+
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}

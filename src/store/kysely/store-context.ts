@@ -1,0 +1,11 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../platform/clock.ts';
+import type { Database } from './database.ts';
+
+/** What every Kysely port needs: the database, the clock for stamp times, and transactions. */
+export interface StoreContext {
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  /** Runs `work` as one transaction; see `transaction.ts` for the engine differences. */
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+}

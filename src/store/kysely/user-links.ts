@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './database.ts';
+
+/** Writes shared by the user store's methods; each runs inside the caller's transaction. */
+
+export async function userExists(trx: Kysely<Database>, userId: number): Promise<boolean> {
+  return (await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Links the roles to the user, creating the roles first used here; returns how many links are
+ * new. Upserts rather than read-then-insert, so concurrent first uses of a role both succeed.
+ */
+export async function grantRoles(trx: Kysely<Database>, userId: number, roles: readonly string[]): Promise<number> {
+  const names = [...new Set(roles)];
+  if (names.length === 0) return 0;
+  await trx
+    .insertInto('roles')
+    .values(names.map((name) => ({ name })))
+    .onConflict((conflict) => conflict.column('name').doNothing())
+    .execute();
+  const result = await trx
+    .insertInto('user_roles')
+    .columns(['user_id', 'role_id'])
+    .expression(
+      trx
+        .selectFrom(['users', 'roles'])
+        .select(['users.id as user_id', 'roles.id as role_id'])
+        // SQLite needs a WHERE here to read the ON CONFLICT below as an upsert, which it has.
+        .where('users.id', '=', userId)
+        .where('roles.name', 'in', names),
+    )
+    .onConflict((conflict) => conflict.columns(['user_id', 'role_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
+
+/** A change of roles or claims: tokens issued before it carry a stale claims stamp. */
+export async function bumpClaimsStamp(trx: Kysely<Database>, userId: number, now: number): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ claims_stamp: eb('claims_stamp', '+', 1), stamp_changed_at: now }))
+    .where('id', '=', userId)
+    .execute();
+}

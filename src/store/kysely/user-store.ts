@@ -1,0 +1,154 @@
+import type { NewUser, User, UserClaim, UserStore } from '../ports.ts';
+import type { StoreContext } from './store-context.ts';
+import { bumpClaimsStamp, grantRoles, userExists } from './user-links.ts';
+import { loadUsers } from './user-query.ts';
+
+/** Users with their roles and claims. Every write that touches more than one row is one transaction. */
+export class KyselyUserStore implements UserStore {
+  constructor(private readonly context: StoreContext) {}
+
+  async create(user: NewUser): Promise<User> {
+    return this.context.transaction(async (trx) => {
+      const { id } = await trx
+        .insertInto('users')
+        .values({
+          email: user.email,
+          normalized_email: user.normalizedEmail,
+          user_name: user.userName,
+          normalized_user_name: user.normalizedUserName,
+          password_hash: user.passwordHash,
+          email_confirmed: user.emailConfirmed ? 1 : 0,
+          stamp_changed_at: user.createdAt,
+          created_at: user.createdAt,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await grantRoles(trx, id, user.roles ?? []);
+      const claims = user.claims ?? [];
+      if (claims.length > 0) {
+        // A repeated pair fails the unique constraint and rolls the whole user back.
+        await trx
+          .insertInto('user_claims')
+          .values(claims.map((claim) => ({ user_id: id, type: claim.type, value: claim.value })))
+          .execute();
+      }
+      const [created] = await loadUsers(trx, { id });
+      if (!created) throw new Error(`User ${id} vanished inside its own transaction.`);
+      return created;
+    });
+  }
+
+  async findById(id: number): Promise<User | null> {
+    return (await loadUsers(this.context.db, { id }))[0] ?? null;
+  }
+
+  async findByNormalizedEmail(normalizedEmail: string): Promise<User | null> {
+    return (await loadUsers(this.context.db, { normalizedEmail }))[0] ?? null;
+  }
+
+  async findByNormalizedUserName(normalizedUserName: string): Promise<User | null> {
+    return (await loadUsers(this.context.db, { normalizedUserName }))[0] ?? null;
+  }
+
+  async list(): Promise<User[]> {
+    return loadUsers(this.context.db, 'all');
+  }
+
+  async delete(id: number): Promise<boolean> {
+    // Roles links, claims and documents go with it (ON DELETE CASCADE); audit rows stay.
+    const result = await this.context.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async addRole(userId: number, role: string): Promise<boolean> {
+    return this.context.transaction(async (trx) => {
+      // Checked first so that no role is created for a user that does not exist.
+      if (!(await userExists(trx, userId))) return false;
+      if ((await grantRoles(trx, userId, [role])) === 0) return false;
+      await bumpClaimsStamp(trx, userId, this.context.clock.now());
+      return true;
+    });
+  }
+
+  async removeRole(userId: number, role: string): Promise<boolean> {
+    return this.context.transaction(async (trx) => {
+      const result = await trx
+        .deleteFrom('user_roles')
+        .where('user_id', '=', userId)
+        .where('role_id', 'in', trx.selectFrom('roles').select('id').where('name', '=', role))
+        .executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await bumpClaimsStamp(trx, userId, this.context.clock.now());
+      return true;
+    });
+  }
+
+  async addClaim(userId: number, claim: UserClaim): Promise<boolean> {
+    return this.context.transaction(async (trx) => {
+      if (!(await userExists(trx, userId))) return false;
+      const result = await trx
+        .insertInto('user_claims')
+        .values({ user_id: userId, type: claim.type, value: claim.value })
+        .onConflict((conflict) => conflict.columns(['user_id', 'type', 'value']).doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+      await bumpClaimsStamp(trx, userId, this.context.clock.now());
+      return true;
+    });
+  }
+
+  async removeClaim(userId: number, claim: UserClaim): Promise<boolean> {
+    return this.context.transaction(async (trx) => {
+      const result = await trx
+        .deleteFrom('user_claims')
+        .where('user_id', '=', userId)
+        .where('type', '=', claim.type)
+        .where('value', '=', claim.value)
+        .executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await bumpClaimsStamp(trx, userId, this.context.clock.now());
+      return true;
+    });
+  }
+
+  async setAdminLock(userId: number, locked: boolean): Promise<boolean> {
+    const now = this.context.clock.now();
+    const result = await this.context.db
+      .updateTable('users')
+      .set((eb) =>
+        locked
+          ? // A lock is a security change: sessions, refresh families and tokens end.
+            {
+              locked_by_admin: 1,
+              security_stamp: eb('security_stamp', '+', 1),
+              claims_stamp: eb('claims_stamp', '+', 1),
+              stamp_changed_at: now,
+            }
+          : // Unlocking revokes nothing: the user simply signs in again.
+            { locked_by_admin: 0 },
+      )
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async clearLockout(userId: number): Promise<boolean> {
+    const result = await this.context.db
+      .updateTable('users')
+      .set({ lockout_end: null, access_failed_count: 0 })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async listStampsChangedSince(
+    sinceMs: number | null,
+  ): Promise<{ id: number; securityStamp: number; claimsStamp: number; changedAt: number }[]> {
+    return this.context.db
+      .selectFrom('users')
+      .select(['id', 'security_stamp as securityStamp', 'claims_stamp as claimsStamp', 'stamp_changed_at as changedAt'])
+      .$if(sinceMs !== null, (q) => q.where('stamp_changed_at', '>', sinceMs ?? 0))
+      .orderBy('id')
+      .execute();
+  }
+}

@@ -1,0 +1,34 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { StoreEngine } from '../ports.ts';
+import * as initial from './0001-initial.ts';
+
+/** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
+interface EngineMigration {
+  up(db: Kysely<any>, engine: StoreEngine): Promise<void>;
+  down?(db: Kysely<any>, engine: StoreEngine): Promise<void>;
+}
+
+/**
+ * Every migration, by name, in order. Listed in code rather than read from a folder so that the
+ * set is the same under tsx, a bundle or a compiled build. Never rename or edit a released one;
+ * add the next file (`0002-….ts`) here.
+ */
+const migrations: Record<string, EngineMigration> = {
+  '0001-initial': initial,
+};
+
+export function migrationProvider(engine: StoreEngine): MigrationProvider {
+  return {
+    async getMigrations() {
+      const bound: Record<string, Migration> = {};
+      for (const [name, migration] of Object.entries(migrations)) {
+        const { down } = migration;
+        bound[name] = {
+          up: (db) => migration.up(db, engine),
+          ...(down ? { down: (db) => down(db, engine) } : {}),
+        };
+      }
+      return bound;
+    },
+  };
+}

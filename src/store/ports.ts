@@ -1,0 +1,205 @@
+/**
+ * The store's ports, named in domain verbs. One Kysely implementation serves SQLite and
+ * PostgreSQL; `test/contracts/` holds one suite per port that every engine must pass.
+ *
+ * Times are epoch milliseconds. Ids are positive integers. Every method either commits
+ * whole or not at all.
+ */
+
+export interface UserClaim {
+  readonly type: string;
+  readonly value: string;
+}
+
+export interface User {
+  readonly id: number;
+  /** As the user typed it; mail goes only to this address. */
+  readonly email: string;
+  readonly userName: string | null;
+  readonly passwordHash: string | null;
+  readonly emailConfirmed: boolean;
+  /** Bumped by a security change: ends sessions, refresh families, tokens and sockets. */
+  readonly securityStamp: number;
+  /** Bumped by every change of roles or claims (and by security changes): refuses older access tokens. */
+  readonly claimsStamp: number;
+  /** An automatic lockout lasts until this time (epoch ms), or null. */
+  readonly lockoutEnd: number | null;
+  readonly lockedByAdmin: boolean;
+  readonly accessFailedCount: number;
+  readonly createdAt: number;
+  /** Sorted by name. */
+  readonly roles: readonly string[];
+  /** In insertion order. */
+  readonly claims: readonly UserClaim[];
+}
+
+export interface NewUser {
+  readonly email: string;
+  /** The canonical form used for uniqueness and look-ups (NFKC, lower case). */
+  readonly normalizedEmail: string;
+  readonly userName: string | null;
+  readonly normalizedUserName: string | null;
+  readonly passwordHash: string | null;
+  readonly emailConfirmed: boolean;
+  readonly roles?: readonly string[];
+  readonly claims?: readonly UserClaim[];
+  readonly createdAt: number;
+}
+
+/** A write refused by a unique constraint; `field` names what was taken. */
+export class StoreConflictError extends Error {
+  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name') {
+    super(`The ${field} is already taken.`);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** The database could not be reached or answered with a connection-level error. */
+export class StoreUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The store is unavailable.', options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export interface UserStore {
+  /** Creates the user with its roles and claims; throws `StoreConflictError` for a taken e-mail or user name. */
+  create(user: NewUser): Promise<User>;
+  findById(id: number): Promise<User | null>;
+  findByNormalizedEmail(normalizedEmail: string): Promise<User | null>;
+  findByNormalizedUserName(normalizedUserName: string): Promise<User | null>;
+  /** All users, by id. */
+  list(): Promise<User[]>;
+  /** Deletes the user and everything that hangs on it; false when there was none. */
+  delete(id: number): Promise<boolean>;
+  /** Adds a role (created on first use) and bumps the claims stamp; false when the user had it already. */
+  addRole(userId: number, role: string): Promise<boolean>;
+  /** Removes a role and bumps the claims stamp; false when the user did not have it. */
+  removeRole(userId: number, role: string): Promise<boolean>;
+  /** Adds a custom claim and bumps the claims stamp; false when the same pair exists. */
+  addClaim(userId: number, claim: UserClaim): Promise<boolean>;
+  /** Removes a custom claim and bumps the claims stamp; false when there was none. */
+  removeClaim(userId: number, claim: UserClaim): Promise<boolean>;
+  /** Sets or clears the admin lock; a lock is a security change (bumps both stamps). False for an unknown user. */
+  setAdminLock(userId: number, locked: boolean): Promise<boolean>;
+  /** Clears an automatic lockout and the failure count; false for an unknown user. */
+  clearLockout(userId: number): Promise<boolean>;
+  /** The stamps of every user changed after `sinceMs` (or all when null), for revocation polling. */
+  listStampsChangedSince(sinceMs: number | null): Promise<{ id: number; securityStamp: number; claimsStamp: number; changedAt: number }[]>;
+}
+
+export interface ApiKeyRecord {
+  readonly id: number;
+  readonly client: string;
+  /** The public part of the key, used to find it. */
+  readonly publicId: string;
+  /** SHA-256 of the secret part, hex. */
+  readonly secretHash: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+export interface ApiKeyClientSummary {
+  readonly client: string;
+  readonly activeKeys: number;
+  readonly createdAt: number;
+}
+
+export interface ApiKeyStore {
+  create(key: { client: string; publicId: string; secretHash: string; createdAt: number }): Promise<ApiKeyRecord>;
+  /** The key with this public id, revoked or not. */
+  findByPublicId(publicId: string): Promise<ApiKeyRecord | null>;
+  /** Clients with at least one key, by name. */
+  listClients(): Promise<ApiKeyClientSummary[]>;
+  /** Revokes every active key of the client; returns how many there were. */
+  revokeClient(client: string, revokedAt: number): Promise<number>;
+  /** Public ids of keys revoked after `sinceMs`, for revocation polling. */
+  listRevokedSince(sinceMs: number): Promise<string[]>;
+}
+
+export interface SigningKeyRecord {
+  readonly kid: string;
+  readonly alg: string;
+  /** The public JWK, JSON. */
+  readonly publicJwk: string;
+  /** The private JWK, sealed by the key ring (encrypted when KEYRING_SECRET is set). */
+  readonly privateJwk: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+export interface KeyRingStore {
+  /**
+   * Creates the ring (its sealed secrets and first signing key) unless one exists, under a
+   * unique constraint so that instances starting together agree. True when this call created it.
+   */
+  createRingIfAbsent(ring: { secrets: string; firstKey: SigningKeyRecord; createdAt: number }): Promise<boolean>;
+  /** The sealed secrets, or null before the ring exists. */
+  loadSecrets(): Promise<string | null>;
+  /** Every signing key not revoked, newest first. */
+  listActiveSigningKeys(): Promise<SigningKeyRecord[]>;
+  addSigningKey(key: SigningKeyRecord): Promise<void>;
+  /** Marks the key revoked; false when no active key has this kid. */
+  revokeSigningKey(kid: string, revokedAt: number): Promise<boolean>;
+}
+
+export interface Document {
+  readonly id: number;
+  readonly ownerId: number;
+  readonly title: string;
+  readonly body: string;
+}
+
+export interface DocumentStore {
+  create(document: { ownerId: number; title: string; body: string; createdAt: number }): Promise<Document>;
+  find(id: number): Promise<Document | null>;
+  /** Null when there is no such document. */
+  update(id: number, changes: { title: string; body: string }): Promise<Document | null>;
+  delete(id: number): Promise<boolean>;
+}
+
+export interface Organization {
+  readonly id: number;
+  readonly name: string;
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
+export interface OrganizationStore {
+  create(organization: { name: string; createdAt: number }): Promise<Organization>;
+  find(id: number): Promise<Organization | null>;
+  /** Replaces the settings; null when there is no such organization. */
+  updateSettings(id: number, settings: Record<string, unknown>): Promise<Organization | null>;
+}
+
+export interface AuditEvent {
+  readonly id: number;
+  readonly type: string;
+  readonly userId: number | null;
+  readonly at: number;
+  readonly ip: string | null;
+  readonly detail: Readonly<Record<string, unknown>> | null;
+}
+
+export interface AuditStore {
+  append(event: Omit<AuditEvent, 'id'>): Promise<void>;
+  /** Newest first; `before` is an exclusive upper bound on the id. */
+  list(page: { limit: number; before?: number }): Promise<AuditEvent[]>;
+}
+
+export type StoreEngine = 'sqlite' | 'postgres';
+
+/** Every port over one database connection. */
+export interface Store {
+  readonly engine: StoreEngine;
+  readonly users: UserStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly keyRing: KeyRingStore;
+  readonly documents: DocumentStore;
+  readonly organizations: OrganizationStore;
+  readonly audit: AuditStore;
+  /** Applies pending migrations; safe to run from several processes at once. */
+  migrate(): Promise<void>;
+  /** A trivial round trip, for readiness. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

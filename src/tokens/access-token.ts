@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { Clock } from '../platform/clock.ts';
+import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
+import type { User } from '../store/ports.ts';
+import type { KeyRing } from './key-ring.ts';
+import { SIGNING_ALGORITHM } from './signing-key.ts';
+
+/** The JWT claim that carries the user's claims-stamp version (see SPEC section 5). */
+export const STAMP_CLAIM = 'gh_ver';
+/** RFC 9068's media type for access tokens; other JWTs (ID tokens, …) are refused as bearer tokens. */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+/** Allowed `exp`/`nbf` drift between machines. */
+export const CLOCK_SKEW_SECONDS = 30;
+/** Longer "tokens" are refused before any parsing. */
+const MAX_TOKEN_LENGTH = 8192;
+
+export interface AccessTokenOptions {
+  readonly keyRing: KeyRing;
+  readonly clock: Clock;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly lifetimeSeconds: number;
+}
+
+export interface IssuedAccessToken {
+  readonly token: string;
+  readonly expiresIn: number;
+}
+
+export type AccessTokenValidation =
+  | { readonly valid: true; readonly principal: ClaimsPrincipal; readonly userId: number; readonly stamp: number; readonly expiresAt: number }
+  | { readonly valid: false; readonly reason: string };
+
+/** Issues and validates the service's access tokens (ES256 JWTs, `typ: at+jwt`). */
+export class AccessTokens {
+  constructor(private readonly options: AccessTokenOptions) {}
+
+  async issue(user: User): Promise<IssuedAccessToken> {
+    const { keyRing, clock, issuer, audience, lifetimeSeconds } = this.options;
+    const key = keyRing.current;
+    const now = Math.floor(clock.now() / 1000);
+    const expiresIn = Math.max(1, Math.round(lifetimeSeconds));
+    const token = await new SignJWT(payloadFor(user))
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setSubject(String(user.id))
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + expiresIn)
+      .setJti(randomBytes(16).toString('base64url'))
+      .sign(await key.signKey());
+    return { token, expiresIn };
+  }
+
+  async validate(token: string): Promise<AccessTokenValidation> {
+    if (token.length > MAX_TOKEN_LENGTH) return { valid: false, reason: 'The token is malformed.' };
+    const { keyRing, clock, issuer, audience } = this.options;
+    try {
+      const { payload } = await jwtVerify(token, (header: ProtectedHeaderParameters) => this.keyFor(header), {
+        algorithms: [SIGNING_ALGORITHM],
+        issuer,
+        audience,
+        typ: ACCESS_TOKEN_TYPE,
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        currentDate: new Date(clock.now()),
+        requiredClaims: ['sub', 'exp', 'iat', 'nbf', 'jti', STAMP_CLAIM],
+      });
+      if (payload.iat! > Math.floor(clock.now() / 1000) + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token is not valid yet.' };
+      return readPayload(payload);
+    } catch (error) {
+      return { valid: false, reason: describe(error) };
+    }
+  }
+
+  private keyFor(header: ProtectedHeaderParameters): CryptoKey {
+    const key = typeof header.kid === 'string' ? this.options.keyRing.verificationKey(header.kid) : undefined;
+    if (!key) throw new joseErrors.JWKSNoMatchingKey();
+    return key.verifyKey;
+  }
+}
+
+function payloadFor(user: User): JWTPayload {
+  const custom: Record<string, string | string[]> = {};
+  for (const { type, value } of user.claims) {
+    const existing = custom[type];
+    custom[type] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  return {
+    ...custom,
+    name: user.userName ?? user.email,
+    email: user.email,
+    role: [...user.roles],
+    [STAMP_CLAIM]: user.claimsStamp,
+  };
+}
+
+/** JWT members that describe the token itself and become no claim of the principal. */
+const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', STAMP_CLAIM]);
+
+function readPayload(payload: JWTPayload): AccessTokenValidation {
+  const sub = payload.sub!;
+  const stamp = payload[STAMP_CLAIM];
+  if (!/^[1-9]\d{0,15}$/.test(sub) || typeof stamp !== 'number' || !Number.isInteger(stamp)) {
+    return { valid: false, reason: 'The token is malformed.' };
+  }
+  const claims: Claim[] = [];
+  for (const [type, value] of Object.entries(payload)) {
+    if (TOKEN_MEMBERS.has(type)) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') claims.push(new Claim(type, String(item)));
+    }
+  }
+  const principal = new ClaimsPrincipal([new ClaimsIdentity(claims, 'Bearer')]);
+  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000 };
+}
+
+/** One fixed sentence per failure, for `error_description` (RFC 6750); never the library's text. */
+function describe(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'The token expired.';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case 'nbf':
+      case 'iat':
+        return 'The token is not valid yet.';
+      case 'iss':
+        return 'The token has the wrong issuer.';
+      case 'aud':
+        return 'The token has the wrong audience.';
+      case 'typ':
+        return 'The token is not an access token.';
+      default:
+        return 'The token lacks a required claim.';
+    }
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token algorithm is not allowed.';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signing key is unknown.';
+  return 'The token is malformed.';
+}

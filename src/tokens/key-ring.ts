@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import type { Sealer } from '../security/crypto/sealer.ts';
+import type { KeyRingStore } from '../store/ports.ts';
+import { generateSigningKeyRecord, importSigningKey, type SigningKey } from './signing-key.ts';
+
+/** Symmetric secrets the ring keeps beside the signing keys, 32 random bytes each. */
+export interface RingSecrets {
+  readonly cookie: string;
+  readonly antiforgery: string;
+  readonly oidcCorrelation: string;
+  readonly refreshGrace: string;
+}
+
+export interface KeyRingOptions {
+  readonly store: KeyRingStore;
+  readonly sealer: Sealer;
+  readonly clock: Clock;
+  /** A superseded key verifies for this long after its successor appears (the access-token lifetime plus skew). */
+  readonly retireAfterSeconds: number;
+}
+
+/**
+ * The signing keys and secrets in the store. Keys are imported once; `refresh()` picks up
+ * rotations and revocations made by other instances or the CLI.
+ */
+export class KeyRing {
+  private keys: readonly SigningKey[] = [];
+  private byKid = new Map<string, SigningKey>();
+  private jwksJson = '{"keys":[]}';
+
+  private constructor(
+    private readonly options: KeyRingOptions,
+    readonly secrets: RingSecrets,
+  ) {}
+
+  /** Opens the ring, creating it on first start (exactly one of several starting instances does). */
+  static async open(options: KeyRingOptions): Promise<{ ring: KeyRing; created: boolean }> {
+    const { store, sealer, clock } = options;
+    let sealed = await store.loadSecrets();
+    let created = false;
+    if (sealed === null) {
+      const now = clock.now();
+      created = await store.createRingIfAbsent({
+        secrets: sealer.seal(JSON.stringify(newSecrets())),
+        firstKey: await generateSigningKeyRecord(sealer, now),
+        createdAt: now,
+      });
+      sealed = await store.loadSecrets();
+      if (sealed === null) throw new Error('The key ring was not created.');
+    }
+    const ring = new KeyRing(options, JSON.parse(sealer.unseal(sealed)) as RingSecrets);
+    await ring.refresh();
+    return { ring, created };
+  }
+
+  /** The key that signs new tokens: the newest active one. */
+  get current(): SigningKey {
+    const key = this.keys[0];
+    if (!key) throw new Error('The key ring has no active signing key.');
+    return key;
+  }
+
+  /** A key that may verify a token, by kid; undefined for unknown, revoked or retired keys. */
+  verificationKey(kid: string): SigningKey | undefined {
+    return this.byKid.get(kid);
+  }
+
+  /** The JWKS document, serialised once per change. */
+  get jwks(): string {
+    return this.jwksJson;
+  }
+
+  async refresh(): Promise<void> {
+    const records = await this.options.store.listActiveSigningKeys();
+    const now = this.options.clock.now();
+    const retireAfter = this.options.retireAfterSeconds * 1000;
+    const kept = records.filter((record, index) => index === 0 || now - records[index - 1]!.createdAt < retireAfter);
+    const known = this.byKid;
+    const keys = await Promise.all(
+      kept.map((record) => known.get(record.kid) ?? importSigningKey(record, this.options.sealer)),
+    );
+    this.keys = keys;
+    this.byKid = new Map(keys.map((key) => [key.kid, key]));
+    this.jwksJson = JSON.stringify({ keys: keys.map((key) => key.publicJwk) });
+  }
+
+  /** Adds a new current key; returns its kid. */
+  async rotate(): Promise<string> {
+    const record = await generateSigningKeyRecord(this.options.sealer, Math.max(this.options.clock.now(), this.current.createdAt + 1));
+    await this.options.store.addSigningKey(record);
+    await this.refresh();
+    return record.kid;
+  }
+
+  /**
+   * Drops a key at once. Revoking the current key first rotates, so that signing goes on;
+   * returns the new kid then. Returns false as `revoked` for an unknown kid.
+   */
+  async revoke(kid: string): Promise<{ revoked: boolean; newKid: string | null }> {
+    await this.refresh();
+    const newKid = this.keys[0]?.kid === kid ? await this.rotate() : null;
+    const revoked = await this.options.store.revokeSigningKey(kid, this.options.clock.now());
+    await this.refresh();
+    return { revoked, newKid };
+  }
+}
+
+function newSecrets(): RingSecrets {
+  const secret = () => randomBytes(32).toString('base64url');
+  return { cookie: secret(), antiforgery: secret(), oidcCorrelation: secret(), refreshGrace: secret() };
+}

@@ -1,0 +1,42 @@
+import { afterAll, afterEach, beforeEach } from 'vitest';
+import { createStore, type CreateStoreOptions } from '../../src/store/create-store.ts';
+import type { Store } from '../../src/store/ports.ts';
+import type { TestEngine } from '../helpers/databases.ts';
+
+export interface MigratedStore {
+  /** The current test's store, on a fresh migrated database. */
+  readonly store: Store;
+  /** That database, for a second Store or another process. */
+  readonly databaseUrl: string;
+}
+
+/**
+ * Registers hooks that give each test of the enclosing `describe` its own fresh, migrated
+ * database on `engine`, closed after the test and dropped after the suite.
+ */
+export function useMigratedStore(engine: TestEngine, options: CreateStoreOptions = {}): MigratedStore {
+  let current: { store: Store; databaseUrl: string } | undefined;
+  beforeEach(async () => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    const store = await createStore(databaseUrl, options);
+    await store.migrate();
+    current = { store, databaseUrl };
+  });
+  afterEach(async () => {
+    await current?.store.close();
+    current = undefined;
+  });
+  afterAll(() => engine.dropAll());
+  const now = () => {
+    if (!current) throw new Error('The store exists only inside a test.');
+    return current;
+  };
+  return {
+    get store() {
+      return now().store;
+    },
+    get databaseUrl() {
+      return now().databaseUrl;
+    },
+  };
+}

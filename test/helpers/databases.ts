@@ -1,0 +1,174 @@
+/**
+ * Databases for tests, one engine per entry; every storage suite runs against each.
+ *
+ *   testEngines(): Promise<TestEngine[]>
+ *     SQLite always; PostgreSQL when TEST_DATABASE_URL (default
+ *     postgres://postgres@127.0.0.1:5432/test) answers. Each engine gives
+ *       createDatabaseUrl(): a fresh, empty, unmigrated database (SQLite: a new temp file;
+ *         PostgreSQL: CREATE DATABASE gh_<random> through the admin URL), so parallel test
+ *         files never share data;
+ *       dropAll(): drops every database that engine created (call it in afterAll).
+ *
+ *   redisAvailable(): Promise<boolean>
+ *     Whether TEST_REDIS_URL (default redis://127.0.0.1:6379) answers PING.
+ *
+ * A missing service skips its suites with one loud line on stderr per test run, unless
+ * REQUIRE_SERVICES=1, when the helper throws and the suite fails.
+ *
+ *   const engines = await testEngines();
+ *   describe.each(engines)('UserStore on $engine', ({ createDatabaseUrl, dropAll }) => { … });
+ */
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { StoreEngine } from '../../src/store/ports.ts';
+
+export interface TestEngine {
+  readonly engine: StoreEngine;
+  /** A fresh, empty database (not migrated) for one test or suite. */
+  createDatabaseUrl(): Promise<string>;
+  /** Drops every database this engine created. */
+  dropAll(): Promise<void>;
+}
+
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** How long to wait for a service before calling it missing. */
+const PROBE_TIMEOUT_MS = 2000;
+
+let postgresProbe: Promise<string | null> | undefined;
+let redisProbe: Promise<boolean> | undefined;
+
+export async function testEngines(): Promise<TestEngine[]> {
+  const engines = [sqliteEngine()];
+  const adminUrl = await (postgresProbe ??= probePostgres());
+  if (adminUrl !== null) engines.push(postgresEngine(adminUrl));
+  return engines;
+}
+
+export async function redisAvailable(): Promise<boolean> {
+  return (redisProbe ??= probeRedis());
+}
+
+function sqliteEngine(): TestEngine {
+  const folders: string[] = [];
+  return {
+    engine: 'sqlite',
+    async createDatabaseUrl() {
+      const folder = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
+      folders.push(folder);
+      return `sqlite:${join(folder, 'gatehouse.db')}`;
+    },
+    async dropAll() {
+      const created = folders.splice(0);
+      await Promise.all(created.map((folder) => rm(folder, { recursive: true, force: true })));
+    },
+  };
+}
+
+function postgresEngine(adminUrl: string): TestEngine {
+  const names: string[] = [];
+  return {
+    engine: 'postgres',
+    async createDatabaseUrl() {
+      // Lower-case letters and digits only: a valid identifier without quoting.
+      const name = `gh_${randomBytes(8).toString('hex')}`;
+      await admin(adminUrl, `create database ${name}`);
+      names.push(name);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+    async dropAll() {
+      const created = names.splice(0);
+      // WITH (FORCE), PostgreSQL 13+: ends connections a test forgot to close.
+      for (const name of created) await admin(adminUrl, `drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+async function admin(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The admin URL when PostgreSQL answers; otherwise null (after the skip line) or a throw. */
+async function probePostgres(): Promise<string | null> {
+  const adminUrl = process.env.TEST_DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  try {
+    await admin(adminUrl, 'select 1');
+    return adminUrl;
+  } catch (error) {
+    await missing('PostgreSQL', 'TEST_DATABASE_URL', redact(adminUrl), error);
+    return null;
+  }
+}
+
+async function probeRedis(): Promise<boolean> {
+  const url = process.env.TEST_REDIS_URL ?? DEFAULT_REDIS_URL;
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: PROBE_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
+  // ioredis also emits connection errors as events; unheard, they are logged as unhandled.
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return true;
+  } catch (error) {
+    await missing('Redis', 'TEST_REDIS_URL', redact(url), error);
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function missing(service: string, variable: string, url: string, error: unknown): Promise<void> {
+  const reason = error instanceof Error ? error.message || error.name : String(error);
+  if (process.env.REQUIRE_SERVICES === '1') {
+    throw new Error(`${service} not reachable at ${url} (${variable}): ${reason}. REQUIRE_SERVICES=1 forbids skipping.`);
+  }
+  if (await firstInThisRun(service)) {
+    process.stderr.write(
+      `\nSKIPPED: ${service} suites — ${service} not reachable at ${url} (${reason}); set REQUIRE_SERVICES=1 to fail instead\n\n`,
+    );
+  }
+}
+
+/**
+ * True for the first test file of this run to ask. Vitest runs each file in its own process
+ * (pool "forks"), all children of one runner; a marker file named after the runner's pid keeps
+ * the skip notice to one line instead of one per file.
+ */
+async function firstInThisRun(service: string): Promise<boolean> {
+  const marker = join(tmpdir(), `gatehouse-skip-notice-${service.toLowerCase()}-${process.ppid}`);
+  try {
+    await writeFile(marker, '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The URL without its password, fit for a log line. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
