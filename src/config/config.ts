@@ -113,7 +113,8 @@ function requireProductionSettings(publicUrl: URL, keyringSecret: string | undef
 function readDatabaseUrl(env: Env): string {
   const value = readString(env, 'DATABASE_URL', 'sqlite:./data/gatehouse.db');
   if (/^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value)) return value;
-  throw new ConfigError('DATABASE_URL', '`sqlite:<path>` or `postgres://…`', value.replace(/\/\/[^@/]*@/, '//…@'));
+  // Only the scheme is shown: the rest may hold a password.
+  throw new ConfigError('DATABASE_URL', '`sqlite:<path>` or `postgres://…`', value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:).*$/s, '$1…'));
 }
 
 function readCorsOrigins(env: Env): string[] {

@@ -20,6 +20,7 @@ export class OrgAdminHandler extends RequirementHandler<OrgAdminRequirement, Org
     organization: OrganizationResource | null,
   ): void {
     const { user } = context;
+    if (!user.isAuthenticated) return;
     if (user.isInRole('SuperAdmin')) return context.succeed(requirement);
     if (organization && user.isInRole('OrgAdmin') && user.hasClaim('org_id', String(organization.id))) context.succeed(requirement);
   }

@@ -17,6 +17,6 @@ export class OwnershipHandler extends RequirementHandler<OwnershipRequirement, O
 
   protected handleRequirement(context: AuthorizationHandlerContext, requirement: OwnershipRequirement, resource: OwnedResource | null): void {
     const subject = context.user.subject;
-    if (resource && subject !== null && String(resource.ownerId) === subject) context.succeed(requirement);
+    if (context.user.isAuthenticated && resource && subject !== null && String(resource.ownerId) === subject) context.succeed(requirement);
   }
 }

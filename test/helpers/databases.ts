@@ -121,14 +121,16 @@ async function probeRedis(): Promise<boolean> {
     retryStrategy: () => null,
     enableOfflineQueue: false,
   });
-  // ioredis also emits connection errors as events; unheard, they are logged as unhandled.
-  redis.on('error', () => {});
+  // ioredis emits the cause (ECONNREFUSED…) as an event and rejects connect() with a bare
+  // "Connection is closed"; keep the event's error for the message.
+  let cause: unknown;
+  redis.on('error', (error: unknown) => (cause ??= error));
   try {
     await redis.connect();
     await redis.ping();
     return true;
   } catch (error) {
-    await missing('Redis', 'TEST_REDIS_URL', redact(url), error);
+    await missing('Redis', 'TEST_REDIS_URL', redact(url), cause ?? error);
     return false;
   } finally {
     redis.disconnect();
@@ -136,7 +138,7 @@ async function probeRedis(): Promise<boolean> {
 }
 
 async function missing(service: string, variable: string, url: string, error: unknown): Promise<void> {
-  const reason = error instanceof Error ? error.message || error.name : String(error);
+  const reason = (error instanceof Error ? error.message || error.name : String(error)).replace(/\.$/, '');
   if (process.env.REQUIRE_SERVICES === '1') {
     throw new Error(`${service} not reachable at ${url} (${variable}): ${reason}. REQUIRE_SERVICES=1 forbids skipping.`);
   }

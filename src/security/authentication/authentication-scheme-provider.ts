@@ -40,7 +40,8 @@ export class AuthenticationSchemeProvider {
  */
 export const forwardByRequestShape: ForwardDefaultSelector = (request) => {
   const authorization = request.headers.authorization;
-  if (typeof authorization === 'string' && /^bearer(\s|$)/i.test(authorization)) return 'Bearer';
+  // A repeated Authorization header goes to Bearer too, which refuses it as malformed.
+  if (Array.isArray(authorization) || (typeof authorization === 'string' && /^bearer(\s|$)/i.test(authorization))) return 'Bearer';
   if (request.headers['x-api-key'] !== undefined) return 'ApiKey';
   return 'Cookies';
 };

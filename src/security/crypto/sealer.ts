@@ -2,6 +2,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 
 const ENCRYPTED = 'enc.v1.';
 const PLAIN = 'plain.v1.';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
 /** The sealed value could not be opened: wrong secret, tampered, or sealed in another way. */
 export class UnsealError extends Error {
@@ -29,8 +31,8 @@ export class Sealer {
 
   seal(plaintext: string): string {
     if (!this.key) return PLAIN + Buffer.from(plaintext, 'utf8').toString('base64url');
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ENCRYPTED + [iv, body, cipher.getAuthTag()].map((part) => part.toString('base64url')).join('.');
   }
@@ -39,9 +41,14 @@ export class Sealer {
     if (sealed.startsWith(PLAIN)) return Buffer.from(sealed.slice(PLAIN.length), 'base64url').toString('utf8');
     if (!sealed.startsWith(ENCRYPTED)) throw new UnsealError('The key ring holds a value in an unknown format.');
     if (!this.key) throw new UnsealError('The key ring is encrypted: set KEYRING_SECRET to the secret it was created with.');
-    const [iv, body, tag] = sealed.slice(ENCRYPTED.length).split('.').map((part) => Buffer.from(part, 'base64url'));
+    const parts = sealed.slice(ENCRYPTED.length).split('.').map((part) => Buffer.from(part, 'base64url'));
+    const [iv, body, tag] = parts;
+    if (parts.length !== 3 || iv!.length !== IV_BYTES || tag!.length !== TAG_BYTES) {
+      throw new UnsealError('The key ring cannot be opened with this KEYRING_SECRET: the sealed value is damaged.');
+    }
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);
+      // The tag length is fixed: without it Node would accept a truncated tag (DEP0182).
+      const decipher = createDecipheriv('aes-256-gcm', this.key, iv!, { authTagLength: TAG_BYTES });
       decipher.setAuthTag(tag!);
       return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');
     } catch {

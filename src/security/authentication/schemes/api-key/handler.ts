@@ -16,8 +16,8 @@ export interface ApiKeyValidator {
 }
 
 /**
- * `X-Api-Key: <key>`: the exact bytes of a single header (a repeated header, joined by Node
- * with ", ", is invalid). Success gives a principal with claim `client` and no name.
+ * `X-Api-Key: <key>`: the exact bytes of a single header. A repeated header (joined by Node
+ * with ", ", or an array from other transports) cannot match the key pattern and is invalid. Success gives a principal with claim `client` and no name.
  */
 export class ApiKeyHandler implements AuthenticationHandler {
   readonly scheme = API_KEY_SCHEME;

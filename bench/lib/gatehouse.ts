@@ -1,0 +1,44 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { runToCompletion } from './processes.ts';
+
+/** A port free right now on `host` (the OS picks it). */
+export function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not pick a free port'));
+      });
+    });
+  });
+}
+
+/** Runs `bin/gatehouse.js <args>` against the bench's database; answers the last line it printed. */
+export async function gatehouseCli(root: string, env: NodeJS.ProcessEnv, args: readonly string[]): Promise<string> {
+  const { stdout } = await runToCompletion(`gatehouse ${args.slice(0, 2).join(' ')}`, process.execPath, [join(root, 'bin/gatehouse.js'), ...args], {
+    env,
+    cwd: root,
+  });
+  const line = stdout.trim().split('\n').pop()?.trim() ?? '';
+  if (line === '' || /\s/.test(line)) throw new Error(`gatehouse ${args.slice(0, 2).join(' ')}: unexpected output:\n${stdout}`);
+  return line;
+}
+
+/** `POST /auth/token` with a password; answers the access token. */
+export async function obtainAccessToken(baseUrl: string, email: string, password: string): Promise<string> {
+  const response = await fetch(new URL('/auth/token', baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST /auth/token answered ${response.status}: ${text.slice(0, 500)}`);
+  const body = JSON.parse(text) as { accessToken?: unknown; tokenType?: unknown };
+  if (typeof body.accessToken !== 'string' || body.accessToken === '') throw new Error(`POST /auth/token gave no accessToken: ${text.slice(0, 500)}`);
+  return body.accessToken;
+}

@@ -1,0 +1,117 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import type { Target } from './scenario.ts';
+
+export interface ScenarioResult {
+  readonly name: string;
+  readonly description: string;
+  readonly target: Target;
+  readonly requestsPerSecond: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  readonly non2xx: number;
+  /** Requests/s over bare Fastify's `GET /hello` requests/s in the same run. */
+  readonly ratioToBare: number;
+}
+
+export interface Results {
+  readonly date: string;
+  readonly node: string;
+  readonly machine: {
+    readonly cores: number;
+    readonly cpuModel: string;
+    readonly platform: string;
+    readonly arch: string;
+    /** 1-minute load average before the servers started: other work on the machine skews every figure. */
+    readonly loadAverageBefore: number;
+  };
+  readonly settings: {
+    readonly seconds: number;
+    readonly warmupSeconds: number;
+    readonly connections: number;
+    readonly pinning: { readonly serverCpu: number; readonly loadGeneratorCpu: number } | null;
+    readonly pinningNote: string | null;
+    readonly loadGenerator: string;
+    readonly database: string;
+    readonly logLevel: string;
+  };
+  readonly scenarios: readonly ScenarioResult[];
+}
+
+const START = '<!-- results:start -->';
+const END = '<!-- results:end -->';
+
+/** Writes through a temporary file, so a crash never leaves half a file. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
+/** The console table. */
+export function textTable(results: Results): string {
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× bare'];
+  const rows = results.scenarios.map((s) => [
+    s.name,
+    s.target,
+    formatRate(s.requestsPerSecond),
+    formatMs(s.latencyP50Ms),
+    formatMs(s.latencyP99Ms),
+    String(s.non2xx),
+    s.ratioToBare.toFixed(2),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The Markdown placed between the README's markers. */
+export function markdownTable(results: Results): string {
+  const { settings, machine } = results;
+  const pinning =
+    settings.pinning === null
+      ? `not pinned (${settings.pinningNote ?? 'unknown reason'})`
+      : `servers on core ${settings.pinning.serverCpu}, load generator on core ${settings.pinning.loadGeneratorCpu}`;
+  const lines = [
+    `Measured ${results.date} on ${machine.cores} cores (${machine.cpuModel}), Node ${results.node}, ` +
+      `${settings.loadGenerator}: ${settings.connections} connections, ${settings.seconds} s per scenario ` +
+      `after ${settings.warmupSeconds} s of warm-up; ${pinning}; ${settings.database}, \`LOG_LEVEL=${settings.logLevel}\`; ` +
+      `1-minute load average ${machine.loadAverageBefore.toFixed(2)} before the run.`,
+    '',
+    '| Scenario | Request | Requests/s (mean) | p50 (ms) | p99 (ms) | Non-2xx | Ratio to bare `/hello` |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...results.scenarios.map(
+      (s) =>
+        `| \`${s.name}\` | ${s.description} | ${formatRate(s.requestsPerSecond)} | ${formatMs(s.latencyP50Ms)} | ` +
+        `${formatMs(s.latencyP99Ms)} | ${s.non2xx} | ${s.ratioToBare.toFixed(2)}× |`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+/** Replaces what lies between the markers of `readmePath`; appends a marked section if they are missing. */
+export async function updateReadme(readmePath: string, markdown: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(readmePath, 'utf8');
+  } catch {
+    text = '# Benchmarks\n';
+  }
+  const block = `${START}\n${markdown}\n${END}`;
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  const updated =
+    start !== -1 && end > start
+      ? text.slice(0, start) + block + text.slice(end + END.length)
+      : `${text.trimEnd()}\n\n## Results\n\n${block}\n`;
+  await writeAtomically(readmePath, updated);
+}
+
+function formatRate(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+/** autocannon records latencies in whole milliseconds; fractions only appear in means. */
+function formatMs(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}

@@ -1,0 +1,97 @@
+import { readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** Which of the two servers a scenario loads. */
+export type Target = 'bare' | 'gatehouse';
+
+/**
+ * One HTTP load scenario, as plain data: `bench/scenarios/<name>.ts` default-exports one.
+ *
+ * Header values (and `body`) may hold placeholders, `{accessToken}` or `{apiKey}`, replaced with the
+ * run's credentials; the same credential is then sent with every request of the run. Every response
+ * must be 200 (checked once before the load) and 2xx under load.
+ */
+export interface Scenario {
+  /** Equal to the file's base name; used in the table and in `latest.json`. */
+  readonly name: string;
+  /** One line for humans. */
+  readonly description: string;
+  readonly target: Target;
+  /** `GET` unless told. */
+  readonly method?: 'GET' | 'POST';
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** The scenario every ratio is taken against. */
+export const BASELINE_SCENARIO = 'hello-bare';
+
+/** Values the placeholders of a scenario expand to. */
+export type Credentials = Readonly<Record<string, string>>;
+
+/** Replaces every `{name}` in `text`; an unknown name is an error, never sent as is. */
+export function expand(text: string, credentials: Credentials, where: string): string {
+  return text.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (_match, key: string) => {
+    const value = credentials[key];
+    if (value === undefined) throw new Error(`${where}: unknown placeholder {${key}} (known: ${Object.keys(credentials).join(', ')})`);
+    return value;
+  });
+}
+
+/** A scenario with its placeholders expanded: what is actually sent. */
+export interface ResolvedRequest {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | undefined;
+}
+
+export function resolveRequest(scenario: Scenario, credentials: Credentials): ResolvedRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(scenario.headers)) {
+    headers[name] = expand(value, credentials, `scenario ${scenario.name}, header ${name}`);
+  }
+  return {
+    method: scenario.method ?? 'GET',
+    path: scenario.path,
+    headers,
+    body: scenario.body === undefined ? undefined : expand(scenario.body, credentials, `scenario ${scenario.name}, body`),
+  };
+}
+
+/**
+ * Loads every `*.ts` file of `directory`, baseline first, then by name. `only` (names) narrows the
+ * list; the baseline is always kept, since every ratio needs it.
+ */
+export async function loadScenarios(directory: string, only: readonly string[] = []): Promise<Scenario[]> {
+  const files = (await readdir(directory)).filter((file) => file.endsWith('.ts')).sort();
+  const scenarios: Scenario[] = [];
+  for (const file of files) {
+    const module = (await import(pathToFileURL(join(directory, file)).href)) as { default?: unknown };
+    scenarios.push(checkScenario(module.default, file));
+  }
+  const unknown = only.filter((name) => !scenarios.some((scenario) => scenario.name === name));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (have: ${scenarios.map((s) => s.name).join(', ')})`);
+  if (!scenarios.some((scenario) => scenario.name === BASELINE_SCENARIO)) {
+    throw new Error(`the baseline scenario ${BASELINE_SCENARIO} is missing from ${directory}`);
+  }
+  return scenarios
+    .filter((scenario) => only.length === 0 || scenario.name === BASELINE_SCENARIO || only.includes(scenario.name))
+    .sort((a, b) => Number(b.name === BASELINE_SCENARIO) - Number(a.name === BASELINE_SCENARIO));
+}
+
+function checkScenario(value: unknown, file: string): Scenario {
+  const fail = (why: string): never => {
+    throw new Error(`bench/scenarios/${file}: ${why}`);
+  };
+  if (typeof value !== 'object' || value === null) return fail('must `export default` a Scenario object');
+  const scenario = value as Partial<Scenario>;
+  if (scenario.name !== basename(file, '.ts')) fail(`name must be the file's base name, ${basename(file, '.ts')}`);
+  if (scenario.target !== 'bare' && scenario.target !== 'gatehouse') fail("target must be 'bare' or 'gatehouse'");
+  if (typeof scenario.path !== 'string' || !scenario.path.startsWith('/')) fail('path must start with /');
+  if (typeof scenario.headers !== 'object' || scenario.headers === null) fail('headers must be an object');
+  if (typeof scenario.description !== 'string') fail('description must be a string');
+  return scenario as Scenario;
+}

@@ -1,0 +1,239 @@
+// `npm run bench`: the HTTP benchmarks of SPEC section 11. Starts Gatehouse (fresh SQLite database)
+// and a bare Fastify server side by side, pinned to one core, loads each scenario of
+// bench/scenarios/ in turn with autocannon pinned to the other core, and reports every scenario as a
+// ratio to bare Fastify's `GET /hello` measured in the same run. See bench/README.md.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
+import { freePort, gatehouseCli, obtainAccessToken } from './lib/gatehouse.ts';
+import { planPinning } from './lib/pinning.ts';
+import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
+import { markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
+import { BASELINE_SCENARIO, type Credentials, loadScenarios, resolveRequest, type Target } from './lib/scenario.ts';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const root = dirname(benchDir);
+const HOST = '127.0.0.1';
+const LOG_LEVEL = 'warn';
+
+function readIntegerEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+const settings = {
+  seconds: readIntegerEnv('BENCH_SECONDS', 10, 1, 3_600),
+  warmupSeconds: readIntegerEnv('BENCH_WARMUP_SECONDS', 2, 0, 600),
+  connections: readIntegerEnv('BENCH_CONNECTIONS', 10, 1, 10_000),
+  serverCpu: readIntegerEnv('BENCH_SERVER_CPU', 0, 0, 4_095),
+  loadGeneratorCpu: readIntegerEnv('BENCH_LOADGEN_CPU', 1, 0, 4_095),
+  only: (process.env.BENCH_SCENARIOS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''),
+};
+
+let temporaryDir: string | undefined;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+/** Stops every child and removes the temporary directory; safe to call more than once. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await stopAllChildren();
+    if (temporaryDir !== undefined) await rm(temporaryDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    process.stderr.write(`\nbench: ${signal}, stopping the servers and the load generator…\n`);
+    cleanup().finally(() => process.exit(code));
+  });
+}
+
+function log(message: string): void {
+  process.stdout.write(`${message}\n`);
+}
+
+async function main(): Promise<void> {
+  const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only);
+  const loadBefore = loadavg()[0] ?? 0;
+  if (loadBefore > 0.5) {
+    log(`NOTE: 1-minute load average is ${loadBefore.toFixed(2)}: other processes are busy, the figures will be noisy and low`);
+  }
+  const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
+  if (pinning.note !== null) log(`NOTE: ${pinning.note}`);
+  else log(`pinning: servers on core ${pinning.serverCpu}, load generator on core ${pinning.loadGeneratorCpu}`);
+
+  // A fresh database with one confirmed user and one API key, made through the CLI.
+  temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
+  const email = 'bench@example.test';
+  const password = randomBytes(18).toString('base64url');
+  const gatehousePort = await freePort(HOST);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    HOST,
+    PORT: String(gatehousePort),
+    DATABASE_URL: `sqlite:${join(temporaryDir, 'gatehouse.db')}`,
+    KEYRING_SECRET: randomBytes(32).toString('base64'),
+    LOG_LEVEL,
+    ACCESS_TOKEN_MINUTES: '60',
+  };
+  log(`database: ${env.DATABASE_URL}`);
+  await gatehouseCli(root, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
+  const apiKey = await gatehouseCli(root, env, ['apikeys', 'create', '--client', 'bench']);
+
+  // Both servers run for the whole run, side by side on the server core; one is loaded at a time.
+  const barePort = await freePort(HOST);
+  const [gatehouse, bare] = await Promise.all([
+    startServer({
+      name: 'gatehouse',
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/main.ts'],
+      env,
+      cwd: root,
+      cpu: pinning.serverCpu,
+      readyUrl: `http://${HOST}:${gatehousePort}/health`,
+      timeoutMs: 60_000,
+    }),
+    startServer({
+      name: 'bare fastify',
+      command: process.execPath,
+      args: ['--import', 'tsx', join(benchDir, 'servers/bare-fastify.ts')],
+      env: { ...process.env, HOST, PORT: String(barePort) },
+      cwd: root,
+      cpu: pinning.serverCpu,
+      readyUrl: `http://${HOST}:${barePort}/hello`,
+    }),
+  ]);
+  log(`gatehouse pid ${gatehouse.pid} on port ${gatehousePort}; bare fastify pid ${bare.pid} on port ${barePort}`);
+  const servers: Record<Target, { server: Server; baseUrl: string }> = {
+    gatehouse: { server: gatehouse, baseUrl: `http://${HOST}:${gatehousePort}` },
+    bare: { server: bare, baseUrl: `http://${HOST}:${barePort}` },
+  };
+
+  const credentials: Credentials = {
+    accessToken: await obtainAccessToken(servers.gatehouse.baseUrl, email, password),
+    apiKey,
+  };
+
+  // Every scenario must answer as expected once before anything is measured.
+  const plans = scenarios.map((scenario) => ({ scenario, request: resolveRequest(scenario, credentials), ...servers[scenario.target] }));
+  for (const { scenario, request, baseUrl, server } of plans) {
+    const response = await fetch(new URL(request.path, baseUrl), {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = await response.text();
+    if (response.status !== 200) {
+      throw new Error(
+        `check failed: ${scenario.name} (${request.method} ${request.path}) answered ${response.status}, ` +
+          `expected 200: ${body.slice(0, 500)}\n${server.name} output:\n${server.output()}`,
+      );
+    }
+    log(`check ${scenario.name}: ${response.status} ${JSON.stringify(body.slice(0, 60))}`);
+  }
+
+  const measured = new Map<string, LoadResult>();
+  for (const { scenario, request, baseUrl, server } of plans) {
+    const load = { baseUrl, request, connections: settings.connections, cpu: pinning.loadGeneratorCpu, cwd: root };
+    if (settings.warmupSeconds > 0) {
+      log(`${scenario.name}: warming up ${settings.warmupSeconds} s…`);
+      const warm = await runLoad({ ...load, seconds: settings.warmupSeconds });
+      assertClean(scenario.name, 'warm-up', warm, server);
+    }
+    log(`${scenario.name}: measuring ${settings.seconds} s…`);
+    const result = await runLoad({ ...load, seconds: settings.seconds });
+    assertClean(scenario.name, 'measurement', result, server);
+    measured.set(scenario.name, result);
+  }
+
+  const baseline = measured.get(BASELINE_SCENARIO);
+  if (baseline === undefined || baseline.requestsPerSecond <= 0) throw new Error('the baseline measured no requests');
+  const scenarioResults: ScenarioResult[] = scenarios.map((scenario) => {
+    const result = measured.get(scenario.name);
+    if (result === undefined) throw new Error(`no result for ${scenario.name}`);
+    return {
+      name: scenario.name,
+      description: scenario.description,
+      target: scenario.target,
+      requestsPerSecond: round(result.requestsPerSecond, 1),
+      latencyP50Ms: round(result.latencyP50Ms, 3),
+      latencyP99Ms: round(result.latencyP99Ms, 3),
+      non2xx: result.non2xx,
+      ratioToBare: round(result.requestsPerSecond / baseline.requestsPerSecond, 3),
+    };
+  });
+
+  const cpuList = cpus();
+  const results: Results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: {
+      cores: cpuList.length,
+      cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+      platform: process.platform,
+      arch: process.arch,
+      loadAverageBefore: round(loadBefore, 2),
+    },
+    settings: {
+      seconds: settings.seconds,
+      warmupSeconds: settings.warmupSeconds,
+      connections: settings.connections,
+      pinning:
+        pinning.serverCpu === null || pinning.loadGeneratorCpu === null
+          ? null
+          : { serverCpu: pinning.serverCpu, loadGeneratorCpu: pinning.loadGeneratorCpu },
+      pinningNote: pinning.note,
+      loadGenerator: `autocannon ${autocannonVersion}`,
+      database: 'SQLite (fresh temporary file)',
+      logLevel: LOG_LEVEL,
+    },
+    scenarios: scenarioResults,
+  };
+
+  await mkdir(join(benchDir, 'results'), { recursive: true });
+  await writeAtomically(join(benchDir, 'results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  await updateReadme(join(benchDir, 'README.md'), markdownTable(results));
+  log('');
+  log(textTable(results));
+  log('');
+  log('wrote bench/results/latest.json and the table in bench/README.md');
+}
+
+function assertClean(name: string, phase: string, result: LoadResult, server: Server): void {
+  if (result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && result.totalRequests > 0) return;
+  throw new Error(
+    `${name} ${phase}: ${result.totalRequests} requests, ${result.non2xx} non-2xx ` +
+      `(${JSON.stringify(result.statusClasses)}), ${result.errors} errors, ${result.timeouts} timeouts; all must be 0 ` +
+      `and some requests must be made.\n${server.name} output:\n${server.output()}`,
+  );
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (error) {
+  if (!interrupted) process.stderr.write(`\nbench FAILED: ${error instanceof Error ? error.message : String(error)}\n`);
+  exitCode = interrupted ? 130 : 1;
+} finally {
+  await cleanup();
+  if (liveChildren() > 0) process.stderr.write(`bench: ${liveChildren()} child process(es) still running after cleanup\n`);
+}
+process.exit(exitCode);

@@ -1,0 +1,279 @@
+import { describe, expect, it } from 'vitest';
+import { Claim } from '../claims/claim.ts';
+import { ClaimsIdentity } from '../claims/claims-identity.ts';
+import { ClaimsPrincipal } from '../claims/claims-principal.ts';
+import type { AuthorizationHandlerContext } from './authorization-handler-context.ts';
+import { AuthorizationPolicy } from './authorization-policy.ts';
+import { type AuthorizationHandler, type AuthorizationRequirement, RequirementHandler } from './authorization-requirement.ts';
+import { AuthorizationService } from './authorization-service.ts';
+import { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
+
+const alice = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '1'), new Claim('name', 'alice')], 'Bearer')]);
+
+/** A requirement that its handlers decide; it handles nothing itself. */
+class Gate implements AuthorizationRequirement {
+  constructor(readonly description: string) {}
+}
+
+class OtherGate implements AuthorizationRequirement {
+  readonly description = 'another gate';
+}
+
+type Verdict = 'succeed' | 'fail' | 'nothing';
+
+/** A handler that gives one verdict on the requirements it is told about, and records its calls. */
+function handler(verdict: Verdict, targets: readonly AuthorizationRequirement[], calls: string[] = [], name: string = verdict): AuthorizationHandler {
+  return {
+    handle(context) {
+      calls.push(name);
+      for (const target of targets) {
+        if (!context.requirements.includes(target)) continue;
+        if (verdict === 'succeed') context.succeed(target);
+        if (verdict === 'fail') context.fail(`${name} said no`);
+      }
+    },
+  };
+}
+
+describe('AuthorizationService.authorize', () => {
+  it('succeeds when a handler meets the only requirement', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('succeed', [gate])] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result).toEqual({ succeeded: true, failure: null });
+  });
+
+  it('needs every requirement to succeed (AND): one unmet requirement fails the policy', async () => {
+    const first = new Gate('first');
+    const second = new Gate('second');
+    const service = new AuthorizationService({ handlers: [handler('succeed', [first])] });
+    const result = await service.authorize(alice, null, [first, second]);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure?.failedRequirements).toEqual([second]);
+  });
+
+  it('succeeds with two requirements when each is met by its own handler', async () => {
+    const first = new Gate('first');
+    const second = new Gate('second');
+    const service = new AuthorizationService({ handlers: [handler('succeed', [second]), handler('succeed', [first])] });
+    expect((await service.authorize(alice, null, [first, second])).succeeded).toBe(true);
+  });
+
+  it('meets a requirement when any one of its handlers succeeds (OR across handlers)', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('nothing', [gate]), handler('succeed', [gate])] });
+    expect((await service.authorize(alice, null, gate)).succeeded).toBe(true);
+  });
+
+  it('meets a requirement when the succeeding handler comes first and the other does nothing', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('succeed', [gate]), handler('nothing', [gate])] });
+    expect((await service.authorize(alice, null, gate)).succeeded).toBe(true);
+  });
+
+  it('lets an explicit fail veto a requirement another handler already succeeded', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('succeed', [gate]), handler('fail', [gate])] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure?.failCalled).toBe(true);
+  });
+
+  it('lets an explicit fail veto a requirement a later handler succeeds', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('fail', [gate]), handler('succeed', [gate])] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure?.failCalled).toBe(true);
+    // The requirement was met, so only the veto explains the failure.
+    expect(result.failure?.failedRequirements).toEqual([]);
+  });
+
+  it('leaves a requirement pending when its handler does nothing, and lists it as failed', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('nothing', [gate])] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure).toEqual({ failCalled: false, failedRequirements: [gate], failureReasons: [] });
+  });
+
+  it('fails a requirement that no handler is registered for', async () => {
+    const gate = new Gate('gate');
+    const result = await new AuthorizationService().authorize(alice, null, gate);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure?.failedRequirements).toEqual([gate]);
+  });
+
+  it('reports the reasons handlers gave to fail', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('fail', [gate], [], 'owner-check')] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result.failure?.failureReasons).toEqual(['owner-check said no']);
+  });
+
+  it('keeps running handlers after a fail by default', async () => {
+    const gate = new Gate('gate');
+    const calls: string[] = [];
+    const service = new AuthorizationService({
+      handlers: [handler('fail', [gate], calls, 'first'), handler('succeed', [gate], calls, 'second')],
+    });
+    await service.authorize(alice, null, gate);
+    expect(calls).toEqual(['first', 'second']);
+  });
+
+  it('stops running handlers after a fail when invokeHandlersAfterFailure is false', async () => {
+    const gate = new Gate('gate');
+    const calls: string[] = [];
+    const service = new AuthorizationService({
+      invokeHandlersAfterFailure: false,
+      handlers: [handler('nothing', [gate], calls, 'first'), handler('fail', [gate], calls, 'second'), handler('succeed', [gate], calls, 'third')],
+    });
+    const result = await service.authorize(alice, null, gate);
+    expect(calls).toEqual(['first', 'second']);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure?.failCalled).toBe(true);
+  });
+
+  it('runs every handler when invokeHandlersAfterFailure is false but nothing fails', async () => {
+    const gate = new Gate('gate');
+    const calls: string[] = [];
+    const service = new AuthorizationService({
+      invokeHandlersAfterFailure: false,
+      handlers: [handler('nothing', [gate], calls, 'first'), handler('succeed', [gate], calls, 'second')],
+    });
+    expect((await service.authorize(alice, null, gate)).succeeded).toBe(true);
+    expect(calls).toEqual(['first', 'second']);
+  });
+
+  it('awaits an asynchronous handler before judging', async () => {
+    const gate = new Gate('gate');
+    const slow: AuthorizationHandler = {
+      async handle(context) {
+        await new Promise((resolve) => setImmediate(resolve));
+        context.succeed(gate);
+      },
+    };
+    expect((await new AuthorizationService({ handlers: [slow] }).authorize(alice, null, gate)).succeeded).toBe(true);
+  });
+
+  it('awaits an asynchronous fail before judging', async () => {
+    const gate = new Gate('gate');
+    const slowNo: AuthorizationHandler = {
+      async handle(context) {
+        await new Promise((resolve) => setImmediate(resolve));
+        context.fail('late no');
+      },
+    };
+    const service = new AuthorizationService({ handlers: [handler('succeed', [gate]), slowNo] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result.succeeded).toBe(false);
+    expect(result.failure?.failureReasons).toEqual(['late no']);
+  });
+
+  it('runs asynchronous handlers one after another, in registration order', async () => {
+    const gate = new Gate('gate');
+    const order: string[] = [];
+    const delayed = (name: string, ticks: number): AuthorizationHandler => ({
+      async handle() {
+        order.push(`${name} start`);
+        for (let i = 0; i < ticks; i++) await new Promise((resolve) => setImmediate(resolve));
+        order.push(`${name} end`);
+      },
+    });
+    await new AuthorizationService({ handlers: [delayed('a', 3), delayed('b', 1)] }).authorize(alice, null, gate);
+    expect(order).toEqual(['a start', 'a end', 'b start', 'b end']);
+  });
+
+  it('passes the user and the resource to the handlers', async () => {
+    const gate = new Gate('gate');
+    const resource = { ownerId: 1 };
+    const seen: { user: ClaimsPrincipal; resource: unknown }[] = [];
+    const spy: AuthorizationHandler = { handle: (context) => void seen.push({ user: context.user, resource: context.resource }) };
+    await new AuthorizationService({ handlers: [spy] }).authorize(alice, resource, gate);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.user).toBe(alice);
+    expect(seen[0]!.resource).toBe(resource);
+  });
+
+  it('runs the requirements that handle themselves', async () => {
+    const service = new AuthorizationService();
+    expect((await service.authorize(alice, null, new DenyAnonymousRequirement())).succeeded).toBe(true);
+    expect((await service.authorize(ClaimsPrincipal.anonymous(), null, new DenyAnonymousRequirement())).succeeded).toBe(false);
+  });
+
+  it('accepts a policy', async () => {
+    const gate = new Gate('gate');
+    const policy = new AuthorizationPolicy([new DenyAnonymousRequirement(), gate]);
+    const service = new AuthorizationService({ handlers: [handler('succeed', [gate])] });
+    expect((await service.authorize(alice, null, policy)).succeeded).toBe(true);
+    expect((await service.authorize(ClaimsPrincipal.anonymous(), null, policy)).succeeded).toBe(false);
+  });
+
+  it('accepts a single requirement', async () => {
+    const gate = new Gate('gate');
+    const service = new AuthorizationService({ handlers: [handler('nothing', [gate])] });
+    const result = await service.authorize(alice, null, gate);
+    expect(result.failure?.failedRequirements).toEqual([gate]);
+  });
+
+  it('accepts an array of requirements', async () => {
+    const first = new Gate('first');
+    const second = new Gate('second');
+    const service = new AuthorizationService({ handlers: [handler('nothing', [first, second])] });
+    const result = await service.authorize(alice, null, [first, second]);
+    expect(result.failure?.failedRequirements).toEqual([first, second]);
+  });
+
+  it('refuses an empty array of requirements instead of allowing everything', async () => {
+    await expect(new AuthorizationService().authorize(alice, null, [])).rejects.toThrow(/at least one requirement/);
+  });
+});
+
+describe('RequirementHandler', () => {
+  class GateHandler extends RequirementHandler<Gate, { id: number }> {
+    readonly seen: { requirement: AuthorizationRequirement; resource: { id: number } }[] = [];
+
+    constructor(private readonly verdict: (requirement: Gate, resource: { id: number }) => boolean | Promise<boolean>) {
+      super(Gate);
+    }
+
+    protected async handleRequirement(context: AuthorizationHandlerContext, requirement: Gate, resource: { id: number }): Promise<void> {
+      this.seen.push({ requirement, resource });
+      if (await this.verdict(requirement, resource)) context.succeed(requirement);
+    }
+  }
+
+  it('is called only for requirements of its type', async () => {
+    const gate = new Gate('gate');
+    const other = new OtherGate();
+    const gateHandler = new GateHandler(() => true);
+    const result = await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, { id: 1 }, [other, gate]);
+    expect(gateHandler.seen.map((call) => call.requirement)).toEqual([gate]);
+    expect(result.failure?.failedRequirements).toEqual([other]);
+  });
+
+  it('is called once for each requirement of its type', async () => {
+    const first = new Gate('first');
+    const second = new Gate('second');
+    const gateHandler = new GateHandler((requirement) => requirement === second);
+    const result = await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, { id: 1 }, [first, second]);
+    expect(gateHandler.seen.map((call) => call.requirement)).toEqual([first, second]);
+    expect(result.failure?.failedRequirements).toEqual([first]);
+  });
+
+  it('receives the resource being authorized', async () => {
+    const resource = { id: 5 };
+    const gateHandler = new GateHandler((_, seen) => seen.id === 5);
+    const result = await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, resource, new Gate('gate'));
+    expect(gateHandler.seen[0]!.resource).toBe(resource);
+    expect(result.succeeded).toBe(true);
+  });
+
+  it('is awaited when it decides asynchronously', async () => {
+    const gateHandler = new GateHandler(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return true;
+    });
+    expect((await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, { id: 1 }, new Gate('gate'))).succeeded).toBe(true);
+  });
+});

@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { StoreConflictError, type NewUser } from '../../src/store/ports.ts';
+import { testEngines } from '../helpers/databases.ts';
+import { useMigratedStore } from './migrated-store.ts';
+
+const engines = await testEngines();
+
+function newUser(overrides: Partial<NewUser> = {}): NewUser {
+  return {
+    email: 'Ada@Example.com',
+    normalizedEmail: 'ada@example.com',
+    userName: 'Ada',
+    normalizedUserName: 'ada',
+    passwordHash: '$argon2id$hash',
+    emailConfirmed: true,
+    createdAt: 1_000,
+    ...overrides,
+  };
+}
+
+describe.each(engines)('UserStore on $engine', (engine) => {
+  const clock = new ManualClock(50_000);
+  const database = useMigratedStore(engine, { clock });
+  const users = () => database.store.users;
+
+  describe('create and find', () => {
+    it('creates a user with roles sorted by name, claims in insertion order and both stamps at 1', async () => {
+      const user = await users().create(
+        newUser({ roles: ['writer', 'Admin', 'admin'], claims: [{ type: 'dept', value: 'x' }, { type: 'age', value: '30' }] }),
+      );
+      expect(user).toEqual({
+        id: expect.any(Number),
+        email: 'Ada@Example.com',
+        userName: 'Ada',
+        passwordHash: '$argon2id$hash',
+        emailConfirmed: true,
+        securityStamp: 1,
+        claimsStamp: 1,
+        lockoutEnd: null,
+        lockedByAdmin: false,
+        accessFailedCount: 0,
+        createdAt: 1_000,
+        roles: ['Admin', 'admin', 'writer'],
+        claims: [
+          { type: 'dept', value: 'x' },
+          { type: 'age', value: '30' },
+        ],
+      });
+      expect(await users().findById(user.id)).toEqual(user);
+    });
+
+    it('keeps a null user name, a null password hash and an unconfirmed e-mail as given', async () => {
+      const user = await users().create(
+        newUser({ userName: null, normalizedUserName: null, passwordHash: null, emailConfirmed: false }),
+      );
+      expect(user).toMatchObject({ userName: null, passwordHash: null, emailConfirmed: false, roles: [], claims: [] });
+    });
+
+    it('finds a user by normalized e-mail and by normalized user name, and returns null for unknown ones', async () => {
+      const user = await users().create(newUser());
+      expect((await users().findByNormalizedEmail('ada@example.com'))?.id).toBe(user.id);
+      expect((await users().findByNormalizedUserName('ada'))?.id).toBe(user.id);
+      expect(await users().findByNormalizedEmail('Ada@Example.com')).toBeNull();
+      expect(await users().findByNormalizedUserName('nobody')).toBeNull();
+      expect(await users().findById(user.id + 1000)).toBeNull();
+    });
+
+    it('refuses a second user with the same normalized e-mail as a conflict on "email"', async () => {
+      await users().create(newUser());
+      const error = await users()
+        .create(newUser({ email: 'ADA@example.COM', userName: 'other', normalizedUserName: 'other' }))
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreConflictError);
+      expect(error).toMatchObject({ field: 'email' });
+    });
+
+    it('refuses a second user with the same normalized user name as a conflict on "userName"', async () => {
+      await users().create(newUser());
+      const error = await users()
+        .create(newUser({ email: 'b@example.com', normalizedEmail: 'b@example.com', userName: 'ADA' }))
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreConflictError);
+      expect(error).toMatchObject({ field: 'userName' });
+    });
+
+    it('lets any number of users go without a user name', async () => {
+      for (const name of ['a', 'b', 'c']) {
+        await users().create(newUser({ email: name, normalizedEmail: name, userName: null, normalizedUserName: null }));
+      }
+      expect(await users().list()).toHaveLength(3);
+    });
+
+    it('creates nothing at all when one of the new user\'s claims repeats another (the transaction rolls back)', async () => {
+      const failed = users().create(
+        newUser({
+          roles: ['brand-new-role'],
+          claims: [
+            { type: 'dept', value: 'x' },
+            { type: 'dept', value: 'x' },
+          ],
+        }),
+      );
+      await expect(failed).rejects.toThrow();
+      expect(await users().list()).toEqual([]);
+      // The e-mail and user name are free again: no half-created user holds them.
+      const user = await users().create(newUser({ roles: ['brand-new-role'] }));
+      expect(user.roles).toEqual(['brand-new-role']);
+    });
+
+    it('lists every user by id, each with its own roles and claims, and an empty list when there are none', async () => {
+      expect(await users().list()).toEqual([]);
+      const first = await users().create(newUser({ roles: ['a'], claims: [{ type: 't', value: '1' }] }));
+      const second = await users().create(
+        newUser({ email: 'b', normalizedEmail: 'b', userName: null, normalizedUserName: null, roles: ['b', 'a'] }),
+      );
+      const third = await users().create(newUser({ email: 'c', normalizedEmail: 'c', userName: 'c', normalizedUserName: 'c' }));
+      const listed = await users().list();
+      expect(listed.map((user) => user.id)).toEqual([first.id, second.id, third.id]);
+      expect(listed.map((user) => user.roles)).toEqual([['a'], ['a', 'b'], []]);
+      expect(listed.map((user) => user.claims)).toEqual([[{ type: 't', value: '1' }], [], []]);
+    });
+  });
+
+  describe('roles and claims', () => {
+    it('treats role names case-sensitively: "Admin" and "admin" are two roles', async () => {
+      const user = await users().create(newUser({ roles: ['Admin'] }));
+      expect(await users().addRole(user.id, 'admin')).toBe(true);
+      expect(await users().removeRole(user.id, 'ADMIN')).toBe(false);
+      expect((await users().findById(user.id))?.roles).toEqual(['Admin', 'admin']);
+    });
+
+    it('creates a role on first use, and a second user gets the same role', async () => {
+      const ada = await users().create(newUser());
+      const bob = await users().create(newUser({ email: 'b', normalizedEmail: 'b', userName: null, normalizedUserName: null }));
+      expect(await users().addRole(ada.id, 'auditor')).toBe(true);
+      expect(await users().addRole(bob.id, 'auditor')).toBe(true);
+      expect((await users().list()).map((user) => user.roles)).toEqual([['auditor'], ['auditor']]);
+    });
+
+    it('bumps the claims stamp (not the security stamp) and the change time when a role is added', async () => {
+      const user = await users().create(newUser());
+      clock.set(70_000);
+      expect(await users().addRole(user.id, 'editor')).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ securityStamp: 1, claimsStamp: 2 });
+      expect(await users().listStampsChangedSince(69_999)).toEqual([
+        { id: user.id, securityStamp: 1, claimsStamp: 2, changedAt: 70_000 },
+      ]);
+    });
+
+    it('returns false for a role the user already has, without bumping the claims stamp again', async () => {
+      const user = await users().create(newUser());
+      expect(await users().addRole(user.id, 'editor')).toBe(true);
+      expect(await users().addRole(user.id, 'editor')).toBe(false);
+      expect((await users().findById(user.id))?.claimsStamp).toBe(2);
+    });
+
+    it('returns false when adding a role to a user that does not exist', async () => {
+      expect(await users().addRole(4242, 'editor')).toBe(false);
+    });
+
+    it('removes a role and bumps the claims stamp, and returns false (no bump) when the user lacks it', async () => {
+      const user = await users().create(newUser({ roles: ['editor'] }));
+      expect(await users().removeRole(user.id, 'viewer')).toBe(false);
+      expect((await users().findById(user.id))?.claimsStamp).toBe(1);
+      expect(await users().removeRole(user.id, 'editor')).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ roles: [], claimsStamp: 2 });
+      expect(await users().removeRole(user.id, 'editor')).toBe(false);
+    });
+
+    it('adds a claim once (false for the same pair, without a second bump) and keeps claims in insertion order', async () => {
+      const user = await users().create(newUser({ claims: [{ type: 'dept', value: 'x' }] }));
+      expect(await users().addClaim(user.id, { type: 'age', value: '30' })).toBe(true);
+      expect(await users().addClaim(user.id, { type: 'age', value: '30' })).toBe(false);
+      expect(await users().addClaim(user.id, { type: 'age', value: '31' })).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({
+        claimsStamp: 3,
+        claims: [
+          { type: 'dept', value: 'x' },
+          { type: 'age', value: '30' },
+          { type: 'age', value: '31' },
+        ],
+      });
+      expect(await users().addClaim(4242, { type: 'age', value: '30' })).toBe(false);
+    });
+
+    it('removes exactly the given claim pair and bumps the claims stamp, and returns false when there is none', async () => {
+      const user = await users().create(
+        newUser({ claims: [{ type: 'age', value: '30' }, { type: 'age', value: '31' }] }),
+      );
+      expect(await users().removeClaim(user.id, { type: 'age', value: '32' })).toBe(false);
+      expect(await users().removeClaim(user.id, { type: 'age', value: '30' })).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ claimsStamp: 2, claims: [{ type: 'age', value: '31' }] });
+    });
+  });
+
+  describe('locks and stamps', () => {
+    it('bumps both stamps when an admin locks a user, and neither when the lock is lifted', async () => {
+      const user = await users().create(newUser());
+      clock.set(80_000);
+      expect(await users().setAdminLock(user.id, true)).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ lockedByAdmin: true, securityStamp: 2, claimsStamp: 2 });
+      expect(await users().listStampsChangedSince(79_999)).toEqual([
+        { id: user.id, securityStamp: 2, claimsStamp: 2, changedAt: 80_000 },
+      ]);
+      expect(await users().setAdminLock(user.id, false)).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ lockedByAdmin: false, securityStamp: 2, claimsStamp: 2 });
+    });
+
+    it('returns false when locking or clearing the lockout of a user that does not exist', async () => {
+      expect(await users().setAdminLock(4242, true)).toBe(false);
+      expect(await users().clearLockout(4242)).toBe(false);
+    });
+
+    it('clears an automatic lockout, leaving no end time and no failures', async () => {
+      const user = await users().create(newUser());
+      expect(await users().clearLockout(user.id)).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ lockoutEnd: null, accessFailedCount: 0 });
+    });
+
+    it('lists the stamps of every user for null, and only of users changed strictly after the given time', async () => {
+      const early = await users().create(newUser({ createdAt: 1_000 }));
+      const late = await users().create(
+        newUser({ email: 'b', normalizedEmail: 'b', userName: null, normalizedUserName: null, createdAt: 2_000 }),
+      );
+      expect(await users().listStampsChangedSince(null)).toEqual([
+        { id: early.id, securityStamp: 1, claimsStamp: 1, changedAt: 1_000 },
+        { id: late.id, securityStamp: 1, claimsStamp: 1, changedAt: 2_000 },
+      ]);
+      expect((await users().listStampsChangedSince(1_000)).map((row) => row.id)).toEqual([late.id]);
+      expect(await users().listStampsChangedSince(2_000)).toEqual([]);
+    });
+  });
+
+  describe('delete', () => {
+    it('deletes the user with its roles, claims and documents, and returns false the second time', async () => {
+      const user = await users().create(newUser({ roles: ['editor'], claims: [{ type: 'dept', value: 'x' }] }));
+      const document = await database.store.documents.create({ ownerId: user.id, title: 't', body: 'b', createdAt: 1 });
+      expect(await users().delete(user.id)).toBe(true);
+      expect(await users().findById(user.id)).toBeNull();
+      expect(await database.store.documents.find(document.id)).toBeNull();
+      expect(await users().delete(user.id)).toBe(false);
+      // The same e-mail, user name, role and claim can be used again: nothing was left behind.
+      const again = await users().create(newUser({ roles: ['editor'], claims: [{ type: 'dept', value: 'x' }] }));
+      expect(again).toMatchObject({ roles: ['editor'], claims: [{ type: 'dept', value: 'x' }] });
+    });
+
+    it('never gives a deleted user\'s id to a new user (old tokens name the id)', async () => {
+      const first = await users().create(newUser());
+      await users().delete(first.id);
+      const second = await users().create(newUser());
+      expect(second.id).toBeGreaterThan(first.id);
+    });
+  });
+});
