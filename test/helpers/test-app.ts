@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { type AppOptions, buildApp } from '../../src/http/app.ts';
 import type { NewUserInput } from '../../src/identity/user-manager.ts';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -26,6 +26,8 @@ export interface TestAppOptions {
   /** Environment variables on top of the defaults (`NODE_ENV=test`). */
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
+  /** Options of `buildApp`, e.g. a replacement result handler. */
+  readonly appOptions?: AppOptions;
 }
 
 export interface TestApp {
@@ -56,7 +58,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   });
   const logger = createLogger({ level: 'info', destination });
   const services = await createServices(config, store, { logger, clock: options.clock ?? systemClock });
-  const app = await buildApp(services);
+  const app = await buildApp(services, options.appOptions);
   await app.ready();
   return {
     app,
