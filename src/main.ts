@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger();
-  const store = await createStore(config.databaseUrl);
+  const store = await createStore(config.databaseUrl, {
+    onIdleError: (error) => logger.warn({ err: error }, 'lost a database connection; the next query reconnects'),
+  });
   await store.migrate();
   const services = await createServices(config, store, { logger });
   const app = await buildApp(services);

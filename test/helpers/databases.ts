@@ -85,7 +85,7 @@ function postgresEngine(adminUrl: string): TestEngine {
     async dropAll() {
       const created = names.splice(0);
       // WITH (FORCE), PostgreSQL 13+: ends connections a test forgot to close.
-      for (const name of created) await admin(adminUrl, `drop database if exists ${name} with (force)`);
+      await Promise.all(created.map((name) => admin(adminUrl, `drop database if exists ${name} with (force)`)));
     },
   };
 }

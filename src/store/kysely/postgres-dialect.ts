@@ -27,5 +27,9 @@ export function postgresDialect(connectionString: string, onIdleError: (error: E
   // An idle client whose server went away emits 'error' on the pool; unhandled, that would
   // crash the process. The next query gets a fresh client (or StoreUnavailableError).
   pool.on('error', onIdleError);
+  // A client that is checked out (between Kysely's acquire and release) has no pool listener;
+  // its 'error' on a dropped connection would crash the process too. The query in flight, if
+  // any, rejects on its own and becomes StoreUnavailableError.
+  pool.on('connect', (client) => client.on('error', onIdleError));
   return new PostgresDialect({ pool });
 }

@@ -21,6 +21,8 @@ export function sqliteDialect(filename: string): SqliteDialect {
     database: async () => {
       try {
         if (filename !== ':memory:') await mkdir(dirname(filename), { recursive: true });
+        // `timeout` is SQLite's busy_timeout, set before the first statement (the WAL switch
+        // below needs a lock that another process may hold).
         return configure(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS }));
       } catch (error) {
         throw new StoreUnavailableError({ cause: error });
@@ -31,8 +33,6 @@ export function sqliteDialect(filename: string): SqliteDialect {
 
 function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
   try {
-    // busy_timeout first: switching a fresh file to WAL needs a lock another process may hold.
-    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     database.pragma('journal_mode = WAL');
     // Off by default in SQLite, per connection; the cascades depend on it.
     database.pragma('foreign_keys = ON');

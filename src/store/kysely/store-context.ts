@@ -6,6 +6,9 @@ import type { Database } from './database.ts';
 export interface StoreContext {
   readonly db: Kysely<Database>;
   readonly clock: Clock;
-  /** Runs `work` as one transaction; see `transaction.ts` for the engine differences. */
+  /**
+   * Runs `work` as one transaction; see `transaction.ts` for the engine differences. Inside
+   * `work`, query through `trx` only: on SQLite `db` waits for the connection the transaction holds.
+   */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
 }
