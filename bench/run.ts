@@ -4,10 +4,11 @@
 // ratio to bare Fastify's `GET /hello` measured in the same run. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
+import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
 import { freePort, gatehouseCli, obtainAccessToken } from './lib/gatehouse.ts';
 import { planPinning } from './lib/pinning.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
@@ -18,6 +19,8 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
 const HOST = '127.0.0.1';
 const LOG_LEVEL = 'warn';
+/** Above this share of a core taken by other processes during a measurement, the run says its figures are noisy. */
+const OTHER_CPU_WARNING = 10;
 
 function readIntegerEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -65,10 +68,6 @@ function log(message: string): void {
 
 async function main(): Promise<void> {
   const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only);
-  const loadBefore = loadavg()[0] ?? 0;
-  if (loadBefore > 0.5) {
-    log(`NOTE: 1-minute load average is ${loadBefore.toFixed(2)}: other processes are busy, the figures will be noisy and low`);
-  }
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
   if (pinning.note !== null) log(`NOTE: ${pinning.note}`);
   else log(`pinning: servers on core ${pinning.serverCpu}, load generator on core ${pinning.loadGeneratorCpu}`);
@@ -145,7 +144,8 @@ async function main(): Promise<void> {
     log(`check ${scenario.name}: ${response.status} ${JSON.stringify(body.slice(0, 60))}`);
   }
 
-  const measured = new Map<string, LoadResult>();
+  const measured = new Map<string, { result: LoadResult; otherCpu: number | null }>();
+  const serverPids = [gatehouse.pid, bare.pid];
   for (const { scenario, request, baseUrl, server } of plans) {
     const load = { baseUrl, request, connections: settings.connections, cpu: pinning.loadGeneratorCpu, cwd: root };
     if (settings.warmupSeconds > 0) {
@@ -154,16 +154,22 @@ async function main(): Promise<void> {
       assertClean(scenario.name, 'warm-up', warm, server);
     }
     log(`${scenario.name}: measuring ${settings.seconds} s…`);
+    const before = cpuSnapshot(serverPids);
     const result = await runLoad({ ...load, seconds: settings.seconds });
+    const otherCpu = otherCpuPercent(before, cpuSnapshot(serverPids));
     assertClean(scenario.name, 'measurement', result, server);
-    measured.set(scenario.name, result);
+    if (otherCpu !== null && otherCpu > OTHER_CPU_WARNING) {
+      log(`NOTE: other processes used ${otherCpu.toFixed(0)}% of a core during ${scenario.name}: its figures are low and noisy`);
+    }
+    measured.set(scenario.name, { result, otherCpu });
   }
 
-  const baseline = measured.get(BASELINE_SCENARIO);
+  const baseline = measured.get(BASELINE_SCENARIO)?.result;
   if (baseline === undefined || baseline.requestsPerSecond <= 0) throw new Error('the baseline measured no requests');
   const scenarioResults: ScenarioResult[] = scenarios.map((scenario) => {
-    const result = measured.get(scenario.name);
-    if (result === undefined) throw new Error(`no result for ${scenario.name}`);
+    const entry = measured.get(scenario.name);
+    if (entry === undefined) throw new Error(`no result for ${scenario.name}`);
+    const { result, otherCpu } = entry;
     return {
       name: scenario.name,
       description: scenario.description,
@@ -173,6 +179,7 @@ async function main(): Promise<void> {
       latencyP99Ms: round(result.latencyP99Ms, 3),
       non2xx: result.non2xx,
       ratioToBare: round(result.requestsPerSecond / baseline.requestsPerSecond, 3),
+      otherCpuPercent: otherCpu === null ? null : round(otherCpu, 1),
     };
   });
 
@@ -185,7 +192,6 @@ async function main(): Promise<void> {
       cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
       platform: process.platform,
       arch: process.arch,
-      loadAverageBefore: round(loadBefore, 2),
     },
     settings: {
       seconds: settings.seconds,

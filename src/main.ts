@@ -2,21 +2,13 @@ import { ConfigError } from './config/config-error.ts';
 import { loadConfig } from './config/config.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger } from './platform/logger.ts';
+import { UnsealError } from './security/crypto/sealer.ts';
 import { createServices } from './services.ts';
 import { createStore } from './store/create-store.ts';
 
 /** Process entry: load the configuration, build the service, listen. Nothing else. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`gatehouse: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfig();
   const logger = createLogger();
   const store = await createStore(config.databaseUrl, {
     onIdleError: (error) => logger.warn({ err: error }, 'lost a database connection; the next query reconnects'),
@@ -37,7 +29,10 @@ async function main(): Promise<void> {
   });
 }
 
+/** One line, no stack: exit 2 for a bad setting (a wrong KEYRING_SECRET included), 1 otherwise. */
 main().catch((error: unknown) => {
-  process.stderr.write(`gatehouse: could not start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  const badSetting = error instanceof ConfigError || error instanceof UnsealError;
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`gatehouse: ${badSetting ? message : `could not start: ${message}`}\n`);
+  process.exit(badSetting ? 2 : 1);
 });

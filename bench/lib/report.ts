@@ -11,6 +11,11 @@ export interface ScenarioResult {
   readonly non2xx: number;
   /** Requests/s over bare Fastify's `GET /hello` requests/s in the same run. */
   readonly ratioToBare: number;
+  /**
+   * CPU the rest of the machine used during the measurement, in percent of one core (Linux only,
+   * else null): well above 0, the scenario ran on a shared machine and its figures are low.
+   */
+  readonly otherCpuPercent: number | null;
 }
 
 export interface Results {
@@ -21,8 +26,6 @@ export interface Results {
     readonly cpuModel: string;
     readonly platform: string;
     readonly arch: string;
-    /** 1-minute load average before the servers started: other work on the machine skews every figure. */
-    readonly loadAverageBefore: number;
   };
   readonly settings: {
     readonly seconds: number;
@@ -49,7 +52,7 @@ export async function writeAtomically(path: string, text: string): Promise<void>
 
 /** The console table. */
 export function textTable(results: Results): string {
-  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× bare'];
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× bare', 'other CPU'];
   const rows = results.scenarios.map((s) => [
     s.name,
     s.target,
@@ -58,6 +61,7 @@ export function textTable(results: Results): string {
     formatMs(s.latencyP99Ms),
     String(s.non2xx),
     s.ratioToBare.toFixed(2),
+    formatPercent(s.otherCpuPercent),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   const line = (cells: readonly string[]): string =>
@@ -75,15 +79,14 @@ export function markdownTable(results: Results): string {
   const lines = [
     `Measured ${results.date} on ${machine.cores} cores (${machine.cpuModel}), Node ${results.node}, ` +
       `${settings.loadGenerator}: ${settings.connections} connections, ${settings.seconds} s per scenario ` +
-      `after ${settings.warmupSeconds} s of warm-up; ${pinning}; ${settings.database}, \`LOG_LEVEL=${settings.logLevel}\`; ` +
-      `1-minute load average ${machine.loadAverageBefore.toFixed(2)} before the run.`,
+      `after ${settings.warmupSeconds} s of warm-up; ${pinning}; ${settings.database}, \`LOG_LEVEL=${settings.logLevel}\`.`,
     '',
-    '| Scenario | Request | Requests/s (mean) | p50 (ms) | p99 (ms) | Non-2xx | Ratio to bare `/hello` |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    '| Scenario | Request | Requests/s (mean) | p50 (ms) | p99 (ms) | Non-2xx | Ratio to bare `/hello` | Other processes\' CPU |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.scenarios.map(
       (s) =>
         `| \`${s.name}\` | ${s.description} | ${formatRate(s.requestsPerSecond)} | ${formatMs(s.latencyP50Ms)} | ` +
-        `${formatMs(s.latencyP99Ms)} | ${s.non2xx} | ${s.ratioToBare.toFixed(2)}× |`,
+        `${formatMs(s.latencyP99Ms)} | ${s.non2xx} | ${s.ratioToBare.toFixed(2)}× | ${formatPercent(s.otherCpuPercent)} |`,
     ),
   ];
   return lines.join('\n');
@@ -105,6 +108,10 @@ export async function updateReadme(readmePath: string, markdown: string): Promis
       ? text.slice(0, start) + block + text.slice(end + END.length)
       : `${text.trimEnd()}\n\n## Results\n\n${block}\n`;
   await writeAtomically(readmePath, updated);
+}
+
+function formatPercent(value: number | null): string {
+  return value === null ? 'n/a' : `${value.toFixed(0)}%`;
 }
 
 function formatRate(value: number): string {

@@ -1,13 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config/config-error.ts';
-import { loadConfig } from '../config/config.ts';
-import { createLogger } from '../platform/logger.ts';
-import { createServices, type Services } from '../services.ts';
-import { createStore } from '../store/create-store.ts';
+import type { Services } from '../services.ts';
+import { parse } from './args.ts';
 import { CliError, ExitCode } from './cli-error.ts';
-import { apiKeysCommand } from './commands/apikeys.ts';
-import { keysCommand } from './commands/keys.ts';
-import { usersCommand } from './commands/users.ts';
 import { type CliOutput, processOutput } from './io.ts';
 
 const USAGE = `usage: gatehouse <command>
@@ -22,7 +16,13 @@ const USAGE = `usage: gatehouse <command>
   --version`;
 
 type Command = (args: string[], services: Services, out: CliOutput) => Promise<void>;
-const COMMANDS: Record<string, Command> = { users: usersCommand, apikeys: apiKeysCommand, keys: keysCommand };
+
+/** Commands load on demand, so `--version` and usage errors answer without opening anything. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  users: async () => (await import('./commands/users.ts')).usersCommand,
+  apikeys: async () => (await import('./commands/apikeys.ts')).apiKeysCommand,
+  keys: async () => (await import('./commands/keys.ts')).keysCommand,
+};
 
 /** Runs one CLI command against `DATABASE_URL`; returns the exit code. */
 export async function runCli(argv: string[], out: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -35,36 +35,49 @@ export async function runCli(argv: string[], out: CliOutput = processOutput, env
     out.message(USAGE);
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  const command = COMMANDS[name];
-  if (!command && name !== 'migrate') {
+  if (!(name in COMMANDS) && name !== 'migrate') {
     out.message(`gatehouse: unknown command "${name}"\n${USAGE}`);
     return ExitCode.usage;
   }
   try {
-    const config = loadConfig(env);
-    const store = await createStore(config.databaseUrl);
-    try {
-      await store.migrate();
-      if (command) {
-        const logger = createLogger({ level: env.LOG_LEVEL ?? 'error', destination: process.stderr });
-        await command(args, await createServices(config, store, { logger }), out);
-      }
-    } finally {
-      await store.close();
-    }
+    if (name === 'migrate') parse(args, {});
+    const command = name === 'migrate' ? null : await COMMANDS[name]!();
+    await withStore(env, async (open) => {
+      if (command) await command(args, await open(), out);
+    });
     return ExitCode.ok;
   } catch (error) {
-    if (error instanceof CliError) {
-      out.message(`gatehouse: ${error.message}`);
-      return error.exitCode;
-    }
-    if (error instanceof ConfigError) {
-      out.message(`gatehouse: ${error.message}`);
-      return ExitCode.usage;
-    }
-    out.message(`gatehouse: ${error instanceof Error ? error.message : String(error)}`);
-    return ExitCode.refused;
+    return failure(error, out);
   }
+}
+
+/** Opens the store named by the configuration, migrates it, and hands over the services. */
+async function withStore(env: NodeJS.ProcessEnv, use: (services: () => Promise<Services>) => Promise<void>): Promise<void> {
+  const [{ loadConfig }, { createStore }, { createServices }, { createLogger }] = await Promise.all([
+    import('../config/config.ts'),
+    import('../store/create-store.ts'),
+    import('../services.ts'),
+    import('../platform/logger.ts'),
+  ]);
+  const config = loadConfig(env);
+  const store = await createStore(config.databaseUrl);
+  try {
+    await store.migrate();
+    const logger = createLogger({ level: env.LOG_LEVEL ?? 'error', destination: process.stderr });
+    await use(() => createServices(config, store, { logger }));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Usage and configuration problems exit 2, refusals 1, each with one line. */
+async function failure(error: unknown, out: CliOutput): Promise<number> {
+  const [{ ConfigError }, { UnsealError }] = await Promise.all([import('../config/config-error.ts'), import('../security/crypto/sealer.ts')]);
+  const message = error instanceof Error ? error.message : String(error);
+  out.message(`gatehouse: ${message}`);
+  if (error instanceof CliError) return error.exitCode;
+  if (error instanceof ConfigError || error instanceof UnsealError) return ExitCode.usage;
+  return ExitCode.refused;
 }
 
 function packageVersion(): string {

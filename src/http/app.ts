@@ -11,6 +11,7 @@ import {
 import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
@@ -40,8 +41,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
   });
@@ -55,6 +54,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const context: RouteContext = { services, authorization };
 
   await app.register(problemErrorsPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
   await app.register(pipelinePlugin, {
     policies,

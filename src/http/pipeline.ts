@@ -21,7 +21,7 @@ import {
   type PolicyProvider,
   resolveEndpointPolicy,
 } from '../security/authorization/index.ts';
-import type { PolicyEvaluator } from '../security/authentication/index.ts';
+import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 
@@ -79,7 +79,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
       request.user = anonymous;
       return;
     }
-    const authentication = await evaluator.authenticate(policy, request);
+    const authentication = await evaluator.authenticate(policy, authenticationRequest(request));
     request.user = authentication.principal;
     const result = await evaluator.authorize(policy, authentication);
     if (result.kind === 'challenge') return resultHandler.challenge(request, reply, authentication);
@@ -88,6 +88,20 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
 }
 
 export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });
+
+/**
+ * The request as schemes read it. Node keeps only the first of repeated Authorization headers;
+ * a proxy may have judged another one, so a repeated header is handed over as an array, which
+ * the Bearer scheme refuses as malformed.
+ */
+function authenticationRequest(request: FastifyRequest): AuthenticationRequest {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count++;
+  if (count < 2) return request;
+  const values = raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === 'authorization');
+  return { headers: { ...request.headers, authorization: values } };
+}
 
 /** The caller's user id (`sub`), for endpoints whose policy guarantees one. */
 export function userIdOf(request: FastifyRequest): number {

@@ -68,6 +68,8 @@ export class AccessTokens {
         requiredClaims: ['sub', 'exp', 'iat', 'nbf', 'jti', STAMP_CLAIM],
       });
       if (payload.iat! > Math.floor(clock.now() / 1000) + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token is not valid yet.' };
+      // A token living longer than this service issues was not issued by it as configured.
+      if (payload.exp! - payload.iat! > this.options.lifetimeSeconds + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token lifetime is too long.' };
       return readPayload(payload);
     } catch (error) {
       return { valid: false, reason: describe(error) };

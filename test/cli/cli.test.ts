@@ -180,6 +180,19 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
     expectUsageError(await cli('frobnicate'));
   });
 
+  it('treats an unknown action or a missing flag of users roles and users claims as bad usage (exit 2), before looking the user up', async () => {
+    const nobody = uniqueEmail('usage');
+    const results = await Promise.all([
+      cli('users', 'roles', 'grant', '--email', nobody, '--role', 'Auditor'),
+      cli('users', 'claims', 'add', '--email', nobody),
+    ]);
+    for (const result of results) expectUsageError(result);
+  });
+
+  it('treats an argument after migrate as bad usage (exit 2) instead of ignoring it', async () => {
+    expectUsageError(await cli('migrate', '--dry-run'));
+  });
+
   describe('users roles, claims, unlock and delete', () => {
     it('adds and removes roles, as users list --json then shows', async () => {
       const { user } = await instance.createUser({ roles: ['Reader'] });

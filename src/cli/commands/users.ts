@@ -70,9 +70,11 @@ async function listUsers(args: string[], services: Services, out: CliOutput): Pr
 
 async function changeRoles(args: string[], services: Services, out: CliOutput): Promise<void> {
   const [action, ...rest] = args;
+  if (action !== 'add' && action !== 'remove') throw CliError.usage('usage: users roles add|remove --email E --role R');
   const { values } = parse(rest, { email: { type: 'string' }, role: { type: 'string' } });
-  const user = await userByEmail(services, required(values.email, '--email'));
+  const email = required(values.email, '--email');
   const role = required(values.role, '--role');
+  const user = await userByEmail(services, email);
   if (action === 'add') {
     const added = await refusable(() => services.users.addRole(user.id, role));
     if (added) await services.audit.record('role.added', { userId: user.id, detail: { role, by: 'cli' } });
@@ -81,16 +83,16 @@ async function changeRoles(args: string[], services: Services, out: CliOutput): 
     const removed = await services.users.removeRole(user.id, role);
     if (!removed) throw CliError.refused(`${user.email} does not have the role ${role}`);
     await services.audit.record('role.removed', { userId: user.id, detail: { role, by: 'cli' } });
-  } else {
-    throw CliError.usage('usage: users roles add|remove --email E --role R');
   }
 }
 
 async function changeClaims(args: string[], services: Services, out: CliOutput): Promise<void> {
   const [action, ...rest] = args;
+  if (action !== 'add' && action !== 'remove') throw CliError.usage('usage: users claims add|remove --email E --claim type=value');
   const { values } = parse(rest, { email: { type: 'string' }, claim: { type: 'string' } });
-  const user = await userByEmail(services, required(values.email, '--email'));
+  const email = required(values.email, '--email');
   const claim = parseClaim(required(values.claim, '--claim'));
+  const user = await userByEmail(services, email);
   if (action === 'add') {
     const added = await refusable(() => services.users.addClaim(user.id, claim));
     if (!added) out.message(`${user.email} already has the claim ${claim.type}=${claim.value}`);
@@ -98,8 +100,6 @@ async function changeClaims(args: string[], services: Services, out: CliOutput):
     if (!(await services.users.removeClaim(user.id, claim))) {
       throw CliError.refused(`${user.email} does not have the claim ${claim.type}=${claim.value}`);
     }
-  } else {
-    throw CliError.usage('usage: users claims add|remove --email E --claim type=value');
   }
 }
 

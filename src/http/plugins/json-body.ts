@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import secureJson from 'secure-json-parse';
+import { GatehouseError } from '../../security/errors.ts';
+
+/** Deeper documents are refused before parsing: recursive walkers (serialisers, validators) overflow on them. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The only body parser for JSON endpoints: `application/json` in UTF-8 (another charset is 415),
+ * at most `MAX_JSON_DEPTH` levels, `__proto__` and `constructor.prototype` keys refused.
+ * Fastify's `text/plain` parser is removed, so JSON endpoints answer a plain-text body with 415
+ * (browsers send text/plain cross-site without a preflight).
+ */
+async function jsonBody(app: FastifyInstance): Promise<void> {
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.'));
+    }
+    const text = body as string;
+    if (text.trim() === '') return done(invalid('The JSON body is empty.'));
+    if (nestingDepth(text) > MAX_JSON_DEPTH) return done(invalid(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`));
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(invalid('The body is not valid JSON.'));
+    }
+  });
+}
+
+function invalid(message: string): GatehouseError {
+  return GatehouseError.validation({ body: [message] }, message);
+}
+
+/** The deepest nesting of arrays and objects, counting only brackets outside strings. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) i++; // backslash: skip the escaped character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x7d || char === 0x5d) depth--;
+  }
+  return deepest;
+}
+
+export const jsonBodyPlugin = fp(jsonBody, { name: 'gatehouse-json-body', fastify: '5.x' });
