@@ -9,8 +9,12 @@ import { type Clock, systemClock } from './platform/clock.ts';
 import { cryptoRandom, type Random } from './platform/random.ts';
 import { Sealer } from './security/crypto/sealer.ts';
 import type { Store } from './store/ports.ts';
+import { RevocationFeed } from './revocation/revocation-feed.ts';
+import { RevocationList } from './revocation/revocation-list.ts';
 import { AccessTokens, CLOCK_SKEW_SECONDS } from './tokens/access-token.ts';
+import { AccessTokenValidator } from './tokens/access-token-validator.ts';
 import { KeyRing } from './tokens/key-ring.ts';
+import { RefreshTokens } from './tokens/refresh-tokens.ts';
 
 export interface ServiceDependencies {
   readonly clock?: Clock;
@@ -27,6 +31,12 @@ export interface Services {
   readonly audit: AuditLog;
   readonly keyRing: KeyRing;
   readonly accessTokens: AccessTokens;
+  /** The Bearer scheme's validator: verified-token cache and revocation checks. */
+  readonly bearerTokens: AccessTokenValidator;
+  readonly refreshTokens: RefreshTokens;
+  readonly revocations: RevocationList;
+  /** Started by the HTTP app; the CLI only announces its changes through it. */
+  readonly revocationFeed: RevocationFeed;
   readonly users: UserManager;
   readonly signIn: SignInManager;
   readonly apiKeys: ApiKeyService;
@@ -49,6 +59,14 @@ export async function createServices(config: Config, store: Store, dependencies:
   const audit = new AuditLog(store.audit, clock, logger);
   const hasher = new PasswordHasher();
   const users = new UserManager(store.users, hasher, clock, config.passwordMinLength);
+  const revocations = new RevocationList();
+  const accessTokens = new AccessTokens({
+    keyRing,
+    clock,
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+    lifetimeSeconds: config.accessTokenSeconds,
+  });
   return {
     config,
     store,
@@ -56,15 +74,31 @@ export async function createServices(config: Config, store: Store, dependencies:
     logger,
     audit,
     keyRing,
-    accessTokens: new AccessTokens({
-      keyRing,
+    accessTokens,
+    bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations, clock),
+    refreshTokens: new RefreshTokens({
+      store: store.refreshTokens,
+      users: store.users,
+      accessTokens,
+      audit,
       clock,
-      issuer: config.jwtIssuer,
-      audience: config.jwtAudience,
-      lifetimeSeconds: config.accessTokenSeconds,
+      random,
+      familySeconds: config.refreshTokenSeconds,
+      graceSeconds: config.refreshReuseGraceSeconds,
+      graceSecret: keyRing.secrets.refreshGrace,
+    }),
+    revocations,
+    revocationFeed: new RevocationFeed({
+      store: store.revocations,
+      list: revocations,
+      clock,
+      logger,
+      // Access tokens are the longest-lived credentials checked against the feed's memory.
+      lookBackMs: (config.accessTokenSeconds + CLOCK_SKEW_SECONDS) * 1000 + RevocationFeed.OVERLAP_MS,
+      ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     }),
     users,
     signIn: new SignInManager(users, hasher, audit, config.requireConfirmedEmail),
-    apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit),
+    apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
   };
 }

@@ -64,7 +64,12 @@ async function withStore(env: NodeJS.ProcessEnv, use: (services: () => Promise<S
   try {
     await store.migrate();
     const logger = createLogger({ level: env.LOG_LEVEL ?? 'error', destination: process.stderr });
-    await use(() => createServices(config, store, { logger }));
+    let services: Services | undefined;
+    try {
+      await use(async () => (services = await createServices(config, store, { logger })));
+    } finally {
+      await services?.revocationFeed.stop();
+    }
   } finally {
     await store.close();
   }

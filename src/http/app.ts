@@ -14,6 +14,9 @@ import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
+import fastifyCookie from '@fastify/cookie';
+import { adminRoutes } from './routes/admin.ts';
+import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { contentRoutes } from './routes/content.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -48,13 +51,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const policies = createPolicyProvider(config);
   const authorization = createAuthorizationService(services.clock, config.timeZone);
   const schemes = new AuthenticationSchemeProvider(
-    [new BearerHandler(services.accessTokens), new ApiKeyHandler(services.apiKeys), new CookiesHandler()],
+    [new BearerHandler(services.bearerTokens), new ApiKeyHandler(services.apiKeys), new CookiesHandler()],
     forwardByRequestShape,
   );
   const context: RouteContext = { services, authorization };
 
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
+  await app.register(fastifyCookie);
   await app.register(requestLogPlugin);
   await app.register(pipelinePlugin, {
     policies,
@@ -65,6 +69,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(healthRoutes);
   await app.register(wellKnownRoutes, context);
   await app.register(authTokenRoutes, context);
+  await app.register(authRefreshRoutes, context);
+  await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
   await app.register(meRoutes);
   await app.register(contentRoutes);
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
@@ -72,6 +78,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(integrationRoutes);
 
   refreshKeyRingPeriodically(app, services);
+  await services.revocationFeed.start();
+  app.addHook('onClose', () => services.revocationFeed.stop());
   return app;
 }
 

@@ -1,6 +1,7 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Random } from '../platform/random.ts';
+import type { RevocationList } from '../revocation/revocation-list.ts';
 import { constantTimeEqual } from '../security/crypto/constant-time.ts';
 import { sha256 } from '../security/crypto/digest.ts';
 import { GatehouseError } from '../security/errors.ts';
@@ -15,13 +16,32 @@ const CLIENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export type ApiKeyValidation = { readonly valid: true; readonly client: string } | { readonly valid: false };
 
+/** How many valid keys an instance remembers. */
+const CACHE_CAPACITY = 10_000;
+
+/**
+ * Creates, validates and revokes API keys. Valid keys are remembered (keyed by the whole key) so
+ * that a client repeating its key costs no store round trip; a revocation event, from this
+ * instance, another one or the CLI, drops them from memory at once.
+ */
 export class ApiKeyService {
+  private readonly cache = new Map<string, { client: string; publicId: string }>();
+  /** Bumped by every revocation, so a look-up that raced one is not remembered. */
+  private generation = 0;
+
   constructor(
     private readonly store: ApiKeyStore,
     private readonly clock: Clock,
     private readonly random: Random,
     private readonly audit: AuditLog,
-  ) {}
+    revocations: RevocationList,
+  ) {
+    revocations.onEvent((event) => {
+      if (event.kind !== 'api-key') return;
+      this.generation++;
+      for (const [key, entry] of this.cache) if (entry.publicId === event.subject) this.cache.delete(key);
+    });
+  }
 
   /** A new key for the client; the only time the whole key exists outside the caller. */
   async create(client: string): Promise<string> {
@@ -35,13 +55,22 @@ export class ApiKeyService {
   }
 
   async validate(key: string): Promise<ApiKeyValidation> {
+    const cached = this.cache.get(key);
+    if (cached) return { valid: true, client: cached.client };
     const match = KEY_PATTERN.exec(key);
     if (!match) return INVALID;
+    const generation = this.generation;
     const record = await this.store.findByPublicId(match[1]!);
     const presented = sha256(match[2]!);
     const stored = Buffer.from(record?.secretHash ?? '', 'hex');
     if (!record || !constantTimeEqual(presented, stored) || record.revokedAt !== null) return INVALID;
+    if (generation === this.generation) this.remember(key, { client: record.client, publicId: record.publicId });
     return { valid: true, client: record.client };
+  }
+
+  private remember(key: string, entry: { client: string; publicId: string }): void {
+    if (this.cache.size >= CACHE_CAPACITY) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, entry);
   }
 
   listClients(): Promise<ApiKeyClientSummary[]> {
@@ -51,6 +80,9 @@ export class ApiKeyService {
   /** Ends every key of the client; false when the client has no active key. */
   async revokeClient(client: string): Promise<boolean> {
     const count = await this.store.revokeClient(client, this.clock.now());
+    // This instance forgets them at once; the others when the revocation event reaches them.
+    this.generation++;
+    for (const [key, entry] of this.cache) if (entry.client === client) this.cache.delete(key);
     if (count > 0) await this.audit.record('apikey.revoked', { detail: { client, keys: count } });
     return count > 0;
   }

@@ -84,8 +84,6 @@ export interface UserStore {
   setAdminLock(userId: number, locked: boolean): Promise<boolean>;
   /** Clears an automatic lockout and the failure count; false for an unknown user. */
   clearLockout(userId: number): Promise<boolean>;
-  /** The stamps of every user changed after `sinceMs` (or all when null), for revocation polling. */
-  listStampsChangedSince(sinceMs: number | null): Promise<{ id: number; securityStamp: number; claimsStamp: number; changedAt: number }[]>;
 }
 
 export interface ApiKeyRecord {
@@ -113,8 +111,6 @@ export interface ApiKeyStore {
   listClients(): Promise<ApiKeyClientSummary[]>;
   /** Revokes every active key of the client; returns how many there were. */
   revokeClient(client: string, revokedAt: number): Promise<number>;
-  /** Public ids of keys revoked after `sinceMs`, for revocation polling. */
-  listRevokedSince(sinceMs: number): Promise<string[]>;
 }
 
 export interface SigningKeyRecord {
@@ -186,6 +182,88 @@ export interface AuditStore {
   list(page: { limit: number; before?: number }): Promise<AuditEvent[]>;
 }
 
+/** A refresh-token family: every token rotated from one sign-in. Its lifetime is fixed at creation. */
+export interface RefreshFamily {
+  readonly id: number;
+  readonly userId: number;
+  /** The user's security stamp when the family began; a later security change ends the family. */
+  readonly securityStamp: number;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly revokedAt: number | null;
+}
+
+export interface RefreshTokenRecord {
+  readonly id: number;
+  readonly familyId: number;
+  /** The token this one replaced, or null for the first of its family. */
+  readonly parentId: number | null;
+  /** SHA-256 of the token, hex: the token itself is never stored. */
+  readonly tokenHash: string;
+  readonly createdAt: number;
+  readonly usedAt: number | null;
+  /** The successor pair, sealed with a server-side key, kept only until `graceUntil`. */
+  readonly graceSealed: string | null;
+  readonly graceUntil: number | null;
+}
+
+/** What became of a presented refresh token. */
+export type RotationOutcome =
+  /** The token was the live head of its family: it is now used and `next` is the new head. */
+  | { readonly kind: 'rotated'; readonly family: RefreshFamily; readonly next: RefreshTokenRecord }
+  /**
+   * The token was used before (or lost a race). `successorUnused` tells whether it is the
+   * immediate predecessor of the family's live head, the case a grace window may forgive.
+   */
+  | { readonly kind: 'reused'; readonly family: RefreshFamily; readonly token: RefreshTokenRecord; readonly successorUnused: boolean }
+  /** The family was revoked, or has expired. */
+  | { readonly kind: 'ended'; readonly family: RefreshFamily }
+  | { readonly kind: 'unknown' };
+
+export interface RefreshTokenStore {
+  /** Starts a family with its first token. */
+  createFamily(family: { userId: number; securityStamp: number; tokenHash: string; createdAt: number; expiresAt: number }): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }>;
+  /**
+   * Marks `tokenHash` used and stores its successor `nextHash`, in one atomic step that exactly
+   * one of many concurrent callers wins (on both engines). Only the unused token of a live,
+   * unexpired family rotates; `grace` is kept on the used token for a benign repeat.
+   */
+  rotate(rotation: { tokenHash: string; nextHash: string; now: number; grace: { sealed: string; until: number } | null }): Promise<RotationOutcome>;
+  /** The token and its family, or null. */
+  find(tokenHash: string): Promise<{ token: RefreshTokenRecord; family: RefreshFamily } | null>;
+  /** Ends the family (idempotent); true when it was live. */
+  revokeFamily(familyId: number, now: number): Promise<boolean>;
+  /** Ends every live family of the user; returns how many. */
+  revokeUserFamilies(userId: number, now: number): Promise<number>;
+  /** Housekeeping: deletes families (and their tokens) that expired or were revoked before `before`, and clears grace values past their time. */
+  prune(before: number): Promise<number>;
+}
+
+/**
+ * A change every instance must honour within seconds: the feed that revocation polls (and that
+ * Redis pushes). Written in the same transaction as the change itself.
+ *
+ * - `user`: the user's stamps changed; `subject` is the user id, `claimsStamp`/`securityStamp` the new values;
+ * - `user-deleted`: the user is gone; `subject` is the user id;
+ * - `api-key`: an API key was revoked; `subject` is its public id;
+ * - `signing-key`: a signing key was revoked; `subject` is its kid.
+ */
+export interface RevocationEvent {
+  readonly id: number;
+  readonly kind: 'user' | 'user-deleted' | 'api-key' | 'signing-key';
+  readonly subject: string;
+  readonly claimsStamp: number | null;
+  readonly securityStamp: number | null;
+  readonly at: number;
+}
+
+export interface RevocationStore {
+  /** Events with `at` ≥ `since`, oldest first (callers poll with an overlap; applying an event twice is harmless). */
+  listSince(since: number): Promise<RevocationEvent[]>;
+  /** Housekeeping: deletes events older than `before`. */
+  prune(before: number): Promise<number>;
+}
+
 export type StoreEngine = 'sqlite' | 'postgres';
 
 /** Every port over one database connection. */
@@ -197,6 +275,8 @@ export interface Store {
   readonly documents: DocumentStore;
   readonly organizations: OrganizationStore;
   readonly audit: AuditStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly revocations: RevocationStore;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

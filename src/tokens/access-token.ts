@@ -28,11 +28,25 @@ export interface IssuedAccessToken {
   readonly expiresIn: number;
 }
 
-export type AccessTokenValidation =
-  | { readonly valid: true; readonly principal: ClaimsPrincipal; readonly userId: number; readonly stamp: number; readonly expiresAt: number }
-  | { readonly valid: false; readonly reason: string };
+/** A token whose signature and claims checked out. */
+export interface VerifiedAccessToken {
+  readonly valid: true;
+  readonly principal: ClaimsPrincipal;
+  readonly userId: number;
+  /** The user's claims stamp when the token was issued. */
+  readonly stamp: number;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+  /** The key that signed it. */
+  readonly kid: string;
+}
 
-/** Issues and validates the service's access tokens (ES256 JWTs, `typ: at+jwt`). */
+export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: false; readonly reason: string };
+
+/**
+ * Issues the service's access tokens (ES256 JWTs, `typ: at+jwt`) and verifies their signature
+ * and claims. Whether a verified token still counts (revocation) is `AccessTokenValidator`'s call.
+ */
 export class AccessTokens {
   constructor(private readonly options: AccessTokenOptions) {}
 
@@ -54,11 +68,11 @@ export class AccessTokens {
     return { token, expiresIn };
   }
 
-  async validate(token: string): Promise<AccessTokenValidation> {
+  async verify(token: string): Promise<AccessTokenValidation> {
     if (token.length > MAX_TOKEN_LENGTH) return { valid: false, reason: 'The token is malformed.' };
     const { keyRing, clock, issuer, audience } = this.options;
     try {
-      const { payload } = await jwtVerify(token, (header: ProtectedHeaderParameters) => this.keyFor(header), {
+      const { payload, protectedHeader } = await jwtVerify(token, (header: ProtectedHeaderParameters) => this.keyFor(header), {
         algorithms: [SIGNING_ALGORITHM],
         issuer,
         audience,
@@ -70,7 +84,7 @@ export class AccessTokens {
       if (payload.iat! > Math.floor(clock.now() / 1000) + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token is not valid yet.' };
       // A token living longer than this service issues was not issued by it as configured.
       if (payload.exp! - payload.iat! > this.options.lifetimeSeconds + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token lifetime is too long.' };
-      return readPayload(payload);
+      return readPayload(payload, protectedHeader.kid!);
     } catch (error) {
       return { valid: false, reason: describe(error) };
     }
@@ -101,7 +115,7 @@ function payloadFor(user: User): JWTPayload {
 /** JWT members that describe the token itself and become no claim of the principal. */
 const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', STAMP_CLAIM]);
 
-function readPayload(payload: JWTPayload): AccessTokenValidation {
+function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
   const sub = payload.sub!;
   const stamp = payload[STAMP_CLAIM];
   if (!/^[1-9]\d{0,15}$/.test(sub) || typeof stamp !== 'number' || !Number.isInteger(stamp)) {
@@ -115,7 +129,7 @@ function readPayload(payload: JWTPayload): AccessTokenValidation {
     }
   }
   const principal = new ClaimsPrincipal([new ClaimsIdentity(claims, 'Bearer')]);
-  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000 };
+  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid };
 }
 
 /** One fixed sentence per failure, for `error_description` (RFC 6750); never the library's text. */

@@ -309,7 +309,7 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       const old = instance.services.keyRing.current.kid;
       const { user } = await instance.createUser();
       const oldToken = await instance.tokenFor(user);
-      expect((await instance.services.accessTokens.validate(oldToken)).valid).toBe(true);
+      expect((await instance.services.bearerTokens.validate(oldToken)).valid).toBe(true);
 
       const result = await cli('keys', 'revoke', '--kid', old);
       expect(result.code, result.stderr).toBe(0);
@@ -321,7 +321,7 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       expect(kids).not.toContain(old);
       expect(kids).toContain(newKid);
       expect(instance.services.keyRing.current.kid).toBe(newKid);
-      expect((await instance.services.accessTokens.validate(oldToken)).valid).toBe(false);
+      expect((await instance.services.bearerTokens.validate(oldToken)).valid).toBe(false);
     });
 
     it('revoke of an unknown kid exits 1 and changes nothing', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { StoreConflictError } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
@@ -6,7 +7,8 @@ import { useMigratedStore } from './migrated-store.ts';
 const engines = await testEngines();
 
 describe.each(engines)('ApiKeyStore on $engine', (engine) => {
-  const database = useMigratedStore(engine);
+  const clock = new ManualClock(50_000);
+  const database = useMigratedStore(engine, { clock });
   const apiKeys = () => database.store.apiKeys;
   const key = (client: string, publicId: string, createdAt = 1_000) =>
     apiKeys().create({ client, publicId, secretHash: `hash-of-${publicId}`, createdAt });
@@ -70,14 +72,18 @@ describe.each(engines)('ApiKeyStore on $engine', (engine) => {
     expect(await apiKeys().findByPublicId('pk_1')).toMatchObject({ revokedAt: 7_000 });
   });
 
-  it('lists the public ids of keys revoked strictly after the given time', async () => {
+  it('appends one api-key event per key it revokes, at the store\'s time, and none when it revokes nothing', async () => {
     await key('reports', 'pk_1');
     await key('billing', 'pk_2');
-    await key('audit', 'pk_3');
-    await apiKeys().revokeClient('reports', 7_000);
-    await apiKeys().revokeClient('billing', 8_000);
-    expect(await apiKeys().listRevokedSince(0)).toEqual(['pk_1', 'pk_2']);
-    expect(await apiKeys().listRevokedSince(7_000)).toEqual(['pk_2']);
-    expect(await apiKeys().listRevokedSince(8_000)).toEqual([]);
+    await key('reports', 'pk_3');
+    clock.set(60_000);
+    expect(await apiKeys().revokeClient('reports', 7_000)).toBe(2);
+    await key('reports', 'pk_4');
+    clock.set(61_000);
+    expect(await apiKeys().revokeClient('reports', 7_500)).toBe(1);
+    expect(await apiKeys().revokeClient('reports', 8_000)).toBe(0);
+    expect(await apiKeys().revokeClient('nobody', 8_000)).toBe(0);
+    const event = (publicId: string, at: number) => ({ id: expect.any(Number), kind: 'api-key', subject: publicId, claimsStamp: null, securityStamp: null, at });
+    expect(await database.store.revocations.listSince(0)).toEqual([event('pk_1', 60_000), event('pk_3', 60_000), event('pk_4', 61_000)]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { StoreConflictError, type SigningKeyRecord } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
@@ -11,7 +12,8 @@ function signingKey(kid: string, createdAt = 1_000): SigningKeyRecord {
 }
 
 describe.each(engines)('KeyRingStore on $engine', (engine) => {
-  const database = useMigratedStore(engine);
+  const clock = new ManualClock(50_000);
+  const database = useMigratedStore(engine, { clock });
   const keyRing = () => database.store.keyRing;
 
   it('has no secrets and no keys before the ring is created', async () => {
@@ -90,5 +92,17 @@ describe.each(engines)('KeyRingStore on $engine', (engine) => {
     expect((await keyRing().listActiveSigningKeys()).map((key) => key.kid)).toEqual(['new']);
     expect(await keyRing().revokeSigningKey('old', 6_000)).toBe(false);
     expect(await keyRing().revokeSigningKey('missing', 6_000)).toBe(false);
+  });
+
+  it('appends a signing-key event when it revokes a key, at the store\'s time, and none when it revokes nothing', async () => {
+    await keyRing().addSigningKey(signingKey('old', 1_000));
+    clock.set(60_000);
+    expect(await keyRing().revokeSigningKey('old', 5_000)).toBe(true);
+    clock.set(61_000);
+    expect(await keyRing().revokeSigningKey('old', 6_000)).toBe(false);
+    expect(await keyRing().revokeSigningKey('missing', 6_000)).toBe(false);
+    expect(await database.store.revocations.listSince(0)).toEqual([
+      { id: expect.any(Number), kind: 'signing-key', subject: 'old', claimsStamp: null, securityStamp: null, at: 60_000 },
+    ]);
   });
 });

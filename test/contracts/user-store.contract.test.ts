@@ -23,6 +23,7 @@ describe.each(engines)('UserStore on $engine', (engine) => {
   const clock = new ManualClock(50_000);
   const database = useMigratedStore(engine, { clock });
   const users = () => database.store.users;
+  const feed = () => database.store.revocations.listSince(0);
 
   describe('create and find', () => {
     it('creates a user with roles sorted by name, claims in insertion order and both stamps at 1', async () => {
@@ -138,13 +139,13 @@ describe.each(engines)('UserStore on $engine', (engine) => {
       expect((await users().list()).map((user) => user.roles)).toEqual([['auditor'], ['auditor']]);
     });
 
-    it('bumps the claims stamp (not the security stamp) and the change time when a role is added', async () => {
+    it('bumps the claims stamp (not the security stamp) when a role is added, and tells the feed at the store\'s time', async () => {
       const user = await users().create(newUser());
       clock.set(70_000);
       expect(await users().addRole(user.id, 'editor')).toBe(true);
       expect(await users().findById(user.id)).toMatchObject({ securityStamp: 1, claimsStamp: 2 });
-      expect(await users().listStampsChangedSince(69_999)).toEqual([
-        { id: user.id, securityStamp: 1, claimsStamp: 2, changedAt: 70_000 },
+      expect(await feed()).toEqual([
+        { id: expect.any(Number), kind: 'user', subject: String(user.id), claimsStamp: 2, securityStamp: 1, at: 70_000 },
       ]);
     });
 
@@ -200,11 +201,14 @@ describe.each(engines)('UserStore on $engine', (engine) => {
       clock.set(80_000);
       expect(await users().setAdminLock(user.id, true)).toBe(true);
       expect(await users().findById(user.id)).toMatchObject({ lockedByAdmin: true, securityStamp: 2, claimsStamp: 2 });
-      expect(await users().listStampsChangedSince(79_999)).toEqual([
-        { id: user.id, securityStamp: 2, claimsStamp: 2, changedAt: 80_000 },
+      expect(await feed()).toEqual([
+        { id: expect.any(Number), kind: 'user', subject: String(user.id), claimsStamp: 2, securityStamp: 2, at: 80_000 },
       ]);
+      clock.set(81_000);
       expect(await users().setAdminLock(user.id, false)).toBe(true);
       expect(await users().findById(user.id)).toMatchObject({ lockedByAdmin: false, securityStamp: 2, claimsStamp: 2 });
+      // Unlocking is no revocation: the feed holds the lock's event only.
+      expect(await feed()).toHaveLength(1);
     });
 
     it('returns false when locking or clearing the lockout of a user that does not exist', async () => {
@@ -217,18 +221,108 @@ describe.each(engines)('UserStore on $engine', (engine) => {
       expect(await users().clearLockout(user.id)).toBe(true);
       expect(await users().findById(user.id)).toMatchObject({ lockoutEnd: null, accessFailedCount: 0 });
     });
+  });
 
-    it('lists the stamps of every user for null, and only of users changed strictly after the given time', async () => {
-      const early = await users().create(newUser({ createdAt: 1_000 }));
-      const late = await users().create(
-        newUser({ email: 'b', normalizedEmail: 'b', userName: null, normalizedUserName: null, createdAt: 2_000 }),
-      );
-      expect(await users().listStampsChangedSince(null)).toEqual([
-        { id: early.id, securityStamp: 1, claimsStamp: 1, changedAt: 1_000 },
-        { id: late.id, securityStamp: 1, claimsStamp: 1, changedAt: 2_000 },
+  describe('revocation feed', () => {
+    const userEvent = (userId: number, claimsStamp: number, securityStamp: number, at: number) => ({
+      id: expect.any(Number),
+      kind: 'user',
+      subject: String(userId),
+      claimsStamp,
+      securityStamp,
+      at,
+    });
+
+    it('appends one event per stamp change, with the new stamps, in order', async () => {
+      const user = await users().create(newUser({ roles: ['viewer'], claims: [{ type: 'dept', value: 'x' }] }));
+      clock.set(61_000);
+      await users().addRole(user.id, 'editor');
+      clock.set(62_000);
+      await users().removeRole(user.id, 'viewer');
+      clock.set(63_000);
+      await users().addClaim(user.id, { type: 'age', value: '30' });
+      clock.set(64_000);
+      await users().removeClaim(user.id, { type: 'dept', value: 'x' });
+      clock.set(65_000);
+      await users().setAdminLock(user.id, true);
+      expect(await feed()).toEqual([
+        userEvent(user.id, 2, 1, 61_000),
+        userEvent(user.id, 3, 1, 62_000),
+        userEvent(user.id, 4, 1, 63_000),
+        userEvent(user.id, 5, 1, 64_000),
+        userEvent(user.id, 6, 2, 65_000),
       ]);
-      expect((await users().listStampsChangedSince(1_000)).map((row) => row.id)).toEqual([late.id]);
-      expect(await users().listStampsChangedSince(2_000)).toEqual([]);
+      expect(await users().findById(user.id)).toMatchObject({ claimsStamp: 6, securityStamp: 2 });
+    });
+
+    it('names the user whose stamps changed, not another', async () => {
+      const ada = await users().create(newUser());
+      const bob = await users().create(newUser({ email: 'b', normalizedEmail: 'b', userName: null, normalizedUserName: null }));
+      clock.set(60_500);
+      await users().addRole(bob.id, 'editor');
+      expect(await feed()).toEqual([userEvent(bob.id, 2, 1, 60_500)]);
+      expect((await users().findById(ada.id))?.claimsStamp).toBe(1);
+    });
+
+    it('appends nothing for writes that change no stamp', async () => {
+      const user = await users().create(newUser({ roles: ['editor'], claims: [{ type: 'dept', value: 'x' }] }));
+      expect(await users().addRole(user.id, 'editor')).toBe(false);
+      expect(await users().removeRole(user.id, 'viewer')).toBe(false);
+      expect(await users().addClaim(user.id, { type: 'dept', value: 'x' })).toBe(false);
+      expect(await users().removeClaim(user.id, { type: 'dept', value: 'y' })).toBe(false);
+      expect(await users().setAdminLock(user.id, false)).toBe(true);
+      expect(await users().clearLockout(user.id)).toBe(true);
+      expect(await users().addRole(4242, 'editor')).toBe(false);
+      expect(await users().addClaim(4242, { type: 'dept', value: 'x' })).toBe(false);
+      expect(await users().setAdminLock(4242, true)).toBe(false);
+      expect(await users().delete(4242)).toBe(false);
+      expect(await feed()).toEqual([]);
+    });
+
+    it('appends a user-deleted event when a user is deleted, and nothing for the second delete', async () => {
+      const user = await users().create(newUser());
+      clock.set(66_000);
+      expect(await users().delete(user.id)).toBe(true);
+      clock.set(67_000);
+      expect(await users().delete(user.id)).toBe(false);
+      expect(await feed()).toEqual([
+        { id: expect.any(Number), kind: 'user-deleted', subject: String(user.id), claimsStamp: null, securityStamp: null, at: 66_000 },
+      ]);
+    });
+
+    it('ends every live refresh family of the user with an admin lock, at the store\'s time, and no other user\'s', async () => {
+      const ada = await users().create(newUser());
+      const bob = await users().create(newUser({ email: 'b', normalizedEmail: 'b', userName: null, normalizedUserName: null }));
+      const family = (userId: number, tokenHash: string, expiresAt = 100_000) =>
+        database.store.refreshTokens.createFamily({ userId, securityStamp: 1, tokenHash, createdAt: 1_000, expiresAt });
+      await family(ada.id, 'a1');
+      await family(ada.id, 'a2');
+      const revoked = await family(ada.id, 'a3');
+      await database.store.refreshTokens.revokeFamily(revoked.family.id, 2_000);
+      await family(ada.id, 'a4', 40_000);
+      await family(bob.id, 'b1');
+      clock.set(68_000);
+      expect(await users().setAdminLock(ada.id, true)).toBe(true);
+      const revokedAt = async (tokenHash: string) => (await database.store.refreshTokens.find(tokenHash))?.family.revokedAt;
+      expect(await revokedAt('a1')).toBe(68_000);
+      expect(await revokedAt('a2')).toBe(68_000);
+      expect(await revokedAt('a3')).toBe(2_000);
+      expect(await revokedAt('a4')).toBeNull();
+      expect(await revokedAt('b1')).toBeNull();
+      expect(await database.store.refreshTokens.rotate({ tokenHash: 'a1', nextHash: 'a1-next', now: 69_000, grace: null })).toMatchObject({
+        kind: 'ended',
+      });
+      // Lifting the lock brings no family back.
+      expect(await users().setAdminLock(ada.id, false)).toBe(true);
+      expect(await revokedAt('a1')).toBe(68_000);
+    });
+
+    it('ends no refresh family with a claims change (families live on; clients refresh for new claims)', async () => {
+      const user = await users().create(newUser());
+      await database.store.refreshTokens.createFamily({ userId: user.id, securityStamp: 1, tokenHash: 't0', createdAt: 1_000, expiresAt: 100_000 });
+      await users().addRole(user.id, 'editor');
+      await users().addClaim(user.id, { type: 'age', value: '30' });
+      expect((await database.store.refreshTokens.find('t0'))?.family.revokedAt).toBeNull();
     });
   });
 

@@ -26,6 +26,7 @@ export async function apiKeysCommand(args: string[], services: Services, out: Cl
       const known = (await services.apiKeys.listClients()).some((summary) => summary.client === client);
       if (!known) throw CliError.refused(`no API keys exist for the client ${client}`);
       await services.apiKeys.revokeClient(client);
+      await services.revocationFeed.announce();
       return;
     }
     default:

@@ -24,6 +24,7 @@ export async function keysCommand(args: string[], services: Services, out: CliOu
       }
       if (!revoked) throw CliError.refused(`no active signing key has the kid ${kid}`);
       await services.audit.record('key.revoked', { detail: { kid, by: 'cli' } });
+      await services.revocationFeed.announce();
       return;
     }
     default:

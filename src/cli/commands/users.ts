@@ -77,13 +77,14 @@ async function changeRoles(args: string[], services: Services, out: CliOutput): 
   const user = await userByEmail(services, email);
   if (action === 'add') {
     const added = await refusable(() => services.users.addRole(user.id, role));
-    if (added) await services.audit.record('role.added', { userId: user.id, detail: { role, by: 'cli' } });
-    else out.message(`${user.email} already has the role ${role}`);
+    if (!added) return out.message(`${user.email} already has the role ${role}`);
+    await services.audit.record('role.added', { userId: user.id, detail: { role, by: 'cli' } });
   } else if (action === 'remove') {
     const removed = await services.users.removeRole(user.id, role);
     if (!removed) throw CliError.refused(`${user.email} does not have the role ${role}`);
     await services.audit.record('role.removed', { userId: user.id, detail: { role, by: 'cli' } });
   }
+  await services.revocationFeed.announce();
 }
 
 async function changeClaims(args: string[], services: Services, out: CliOutput): Promise<void> {
@@ -95,12 +96,13 @@ async function changeClaims(args: string[], services: Services, out: CliOutput):
   const user = await userByEmail(services, email);
   if (action === 'add') {
     const added = await refusable(() => services.users.addClaim(user.id, claim));
-    if (!added) out.message(`${user.email} already has the claim ${claim.type}=${claim.value}`);
+    if (!added) return out.message(`${user.email} already has the claim ${claim.type}=${claim.value}`);
   } else if (action === 'remove') {
     if (!(await services.users.removeClaim(user.id, claim))) {
       throw CliError.refused(`${user.email} does not have the claim ${claim.type}=${claim.value}`);
     }
   }
+  await services.revocationFeed.announce();
 }
 
 async function unlockUser(args: string[], services: Services): Promise<void> {
@@ -115,6 +117,7 @@ async function deleteUser(args: string[], services: Services): Promise<void> {
   const user = await userByEmail(services, required(values.email, '--email'));
   await services.users.delete(user.id);
   await services.audit.record('user.deleted', { userId: user.id, detail: { by: 'cli' } });
+  await services.revocationFeed.announce();
 }
 
 async function userByEmail(services: Services, email: string): Promise<User> {

@@ -20,7 +20,8 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
       return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.'));
     }
     const text = body as string;
-    if (text.trim() === '') return done(invalid('The JSON body is empty.'));
+    // An empty body is no body: endpoints whose schema needs one answer 400 for it.
+    if (text.trim() === '') return done(null, undefined);
     if (nestingDepth(text) > MAX_JSON_DEPTH) return done(invalid(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`));
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));

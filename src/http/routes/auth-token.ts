@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
 import { problem, sendProblem } from '../problem.ts';
+import { setRefreshCookie } from '../refresh-cookie.ts';
 import type { RouteContext } from './route-context.ts';
 
 /** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
@@ -19,8 +20,10 @@ const TokenRequest = Type.Object(
 );
 
 /**
- * `POST /auth/token`: a password sign-in that answers an access token. Failures are sign-in
- * results: 401 with `succeeded:false` and only the flags the rule of SPEC section 4 allows.
+ * `POST /auth/token`: a password sign-in that answers an access token and the first refresh
+ * token of a new family (in the body, or as the `gh.refresh` cookie with `setCookie:true`).
+ * Failures are sign-in results: 401 with `succeeded:false` and only the flags the rule of
+ * SPEC section 4 allows.
  */
 export async function authTokenRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   app.post<{ Body: Static<typeof TokenRequest> }>(
@@ -37,8 +40,14 @@ export async function authTokenRoutes(app: FastifyInstance, { services }: RouteC
         const { succeeded: _, ...flags } = result;
         return sendProblem(reply, problem('GH_SIGNIN_FAILED', 'The sign-in failed.', { succeeded: false, ...flags }));
       }
-      const { token, expiresIn } = await services.accessTokens.issue(result.user);
-      return reply.header('cache-control', 'no-store').send({ accessToken: token, tokenType: 'Bearer', expiresIn });
+      const pair = await services.refreshTokens.issue(result.user);
+      reply.header('cache-control', 'no-store');
+      const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
+      if (request.body.setCookie === true) {
+        setRefreshCookie(reply, services.config, pair.refreshToken, pair.refreshExpiresAt);
+        return reply.send(body);
+      }
+      return reply.send({ ...body, refreshToken: pair.refreshToken });
     },
   );
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { ApiKeyClientSummary, ApiKeyRecord, ApiKeyStore } from '../ports.ts';
 import type { ApiKeysTable } from './database.ts';
+import { appendRevocations } from './revocation-store.ts';
 import type { StoreContext } from './store-context.ts';
 
 /** API keys: only the hash of the secret part is stored; keys are revoked, never deleted. */
@@ -37,24 +38,23 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async revokeClient(client: string, revokedAt: number): Promise<number> {
-    const result = await this.context.db
-      .updateTable('api_keys')
-      .set({ revoked_at: revokedAt })
-      .where('client', '=', client)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
-  }
-
-  async listRevokedSince(sinceMs: number): Promise<string[]> {
-    const rows = await this.context.db
-      .selectFrom('api_keys')
-      .select('public_id')
-      .where('revoked_at', '>', sinceMs)
-      .orderBy('revoked_at')
-      .orderBy('id')
-      .execute();
-    return rows.map((row) => row.public_id);
+    return this.context.transaction(async (trx) => {
+      const revoked = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: revokedAt })
+        .where('client', '=', client)
+        .where('revoked_at', 'is', null)
+        .returning(['id', 'public_id'])
+        .execute();
+      const at = this.context.clock.now();
+      await appendRevocations(
+        trx,
+        revoked
+          .sort((a, b) => a.id - b.id)
+          .map((key) => ({ kind: 'api-key' as const, subject: key.public_id, at })),
+      );
+      return revoked.length;
+    });
   }
 }
 

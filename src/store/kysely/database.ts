@@ -16,6 +16,9 @@ export interface Database {
   documents: DocumentsTable;
   organizations: OrganizationsTable;
   audit: AuditTable;
+  refresh_families: RefreshFamiliesTable;
+  refresh_tokens: RefreshTokensTable;
+  revocations: RevocationsTable;
 }
 
 export interface UsersTable {
@@ -101,4 +104,35 @@ export interface AuditTable {
   ip: string | null;
   /** JSON object or null. */
   detail: string | null;
+}
+
+export interface RefreshFamiliesTable {
+  id: Generated<number>;
+  user_id: number;
+  security_stamp: number;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface RefreshTokensTable {
+  id: Generated<number>;
+  family_id: number;
+  parent_id: number | null;
+  /** SHA-256 of the token, hex; unique. */
+  token_hash: string;
+  created_at: number;
+  used_at: number | null;
+  grace_sealed: string | null;
+  grace_until: number | null;
+}
+
+export interface RevocationsTable {
+  id: Generated<number>;
+  /** 'user' | 'user-deleted' | 'api-key' | 'signing-key'. */
+  kind: string;
+  subject: string;
+  claims_stamp: number | null;
+  security_stamp: number | null;
+  at: number;
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { KeyRingStore, SigningKeyRecord } from '../ports.ts';
 import type { Database, SigningKeysTable } from './database.ts';
+import { appendRevocations } from './revocation-store.ts';
 import type { StoreContext } from './store-context.ts';
 
 /** The ring's row id: the table holds one row, and its primary key settles who created it. */
@@ -46,13 +47,17 @@ export class KyselyKeyRingStore implements KeyRingStore {
   }
 
   async revokeSigningKey(kid: string, revokedAt: number): Promise<boolean> {
-    const result = await this.context.db
-      .updateTable('signing_keys')
-      .set({ revoked_at: revokedAt })
-      .where('kid', '=', kid)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.context.transaction(async (trx) => {
+      const result = await trx
+        .updateTable('signing_keys')
+        .set({ revoked_at: revokedAt })
+        .where('kid', '=', kid)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
+      await appendRevocations(trx, [{ kind: 'signing-key', subject: kid, at: this.context.clock.now() }]);
+      return true;
+    });
   }
 }
 

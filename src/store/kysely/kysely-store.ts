@@ -9,6 +9,8 @@ import { KyselyKeyRingStore } from './key-ring-store.ts';
 import { migrateToLatest } from './migrate.ts';
 import { KyselyOrganizationStore } from './organization-store.ts';
 import { atPortBoundary } from './port-boundary.ts';
+import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
+import { KyselyRevocationStore } from './revocation-store.ts';
 import type { StoreContext } from './store-context.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyUserStore } from './user-store.ts';
@@ -35,6 +37,8 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     documents: atPortBoundary(new KyselyDocumentStore(context)),
     organizations: atPortBoundary(new KyselyOrganizationStore(context)),
     audit: atPortBoundary(new KyselyAuditStore(context)),
+    refreshTokens: atPortBoundary(new KyselyRefreshTokenStore(context)),
+    revocations: atPortBoundary(new KyselyRevocationStore(context)),
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

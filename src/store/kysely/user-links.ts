@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './database.ts';
+import { appendRevocations } from './revocation-store.ts';
 
 /** Writes shared by the user store's methods; each runs inside the caller's transaction. */
 
@@ -35,11 +36,29 @@ export async function grantRoles(trx: Kysely<Database>, userId: number, roles: r
   return Number(result.numInsertedOrUpdatedRows ?? 0n);
 }
 
-/** A change of roles or claims: tokens issued before it carry a stale claims stamp. */
+/**
+ * A change of roles or claims: tokens issued before it carry a stale claims stamp. The feed
+ * gets the new stamps in the same transaction.
+ */
 export async function bumpClaimsStamp(trx: Kysely<Database>, userId: number, now: number): Promise<void> {
-  await trx
+  const stamps = await trx
     .updateTable('users')
     .set((eb) => ({ claims_stamp: eb('claims_stamp', '+', 1), stamp_changed_at: now }))
     .where('id', '=', userId)
-    .execute();
+    .returning(['claims_stamp', 'security_stamp'])
+    .executeTakeFirst();
+  // None when the user is gone: its deletion is in the feed already.
+  if (stamps) await appendStampChange(trx, userId, stamps, now);
+}
+
+/** Tells the revocation feed the user's new stamps. */
+export async function appendStampChange(
+  trx: Kysely<Database>,
+  userId: number,
+  stamps: { claims_stamp: number; security_stamp: number },
+  now: number,
+): Promise<void> {
+  await appendRevocations(trx, [
+    { kind: 'user', subject: String(userId), claimsStamp: stamps.claims_stamp, securityStamp: stamps.security_stamp, at: now },
+  ]);
 }

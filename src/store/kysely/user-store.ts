@@ -1,6 +1,8 @@
 import type { NewUser, User, UserClaim, UserStore } from '../ports.ts';
 import type { StoreContext } from './store-context.ts';
-import { bumpClaimsStamp, grantRoles, userExists } from './user-links.ts';
+import { revokeLiveFamilies } from './refresh-token-store.ts';
+import { appendRevocations } from './revocation-store.ts';
+import { appendStampChange, bumpClaimsStamp, grantRoles, userExists } from './user-links.ts';
 import { loadUsers } from './user-query.ts';
 
 /** Users with their roles and claims. Every write that touches more than one row is one transaction. */
@@ -55,9 +57,14 @@ export class KyselyUserStore implements UserStore {
   }
 
   async delete(id: number): Promise<boolean> {
-    // Roles links, claims and documents go with it (ON DELETE CASCADE); audit rows stay.
-    const result = await this.context.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    return this.context.transaction(async (trx) => {
+      // Roles links, claims, documents and refresh families go with it (ON DELETE CASCADE);
+      // audit rows stay.
+      const result = await trx.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await appendRevocations(trx, [{ kind: 'user-deleted', subject: String(id), at: this.context.clock.now() }]);
+      return true;
+    });
   }
 
   async addRole(userId: number, role: string): Promise<boolean> {
@@ -112,24 +119,34 @@ export class KyselyUserStore implements UserStore {
   }
 
   async setAdminLock(userId: number, locked: boolean): Promise<boolean> {
-    const now = this.context.clock.now();
-    const result = await this.context.db
-      .updateTable('users')
-      .set((eb) =>
-        locked
-          ? // A lock is a security change: sessions, refresh families and tokens end.
-            {
-              locked_by_admin: 1,
-              security_stamp: eb('security_stamp', '+', 1),
-              claims_stamp: eb('claims_stamp', '+', 1),
-              stamp_changed_at: now,
-            }
-          : // Unlocking revokes nothing: the user simply signs in again.
-            { locked_by_admin: 0 },
-      )
-      .where('id', '=', userId)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    if (!locked) {
+      // Unlocking revokes nothing: the user simply signs in again.
+      const result = await this.context.db
+        .updateTable('users')
+        .set({ locked_by_admin: 0 })
+        .where('id', '=', userId)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    }
+    return this.context.transaction(async (trx) => {
+      const now = this.context.clock.now();
+      // A lock is a security change: sessions, refresh families and tokens end.
+      const stamps = await trx
+        .updateTable('users')
+        .set((eb) => ({
+          locked_by_admin: 1,
+          security_stamp: eb('security_stamp', '+', 1),
+          claims_stamp: eb('claims_stamp', '+', 1),
+          stamp_changed_at: now,
+        }))
+        .where('id', '=', userId)
+        .returning(['claims_stamp', 'security_stamp'])
+        .executeTakeFirst();
+      if (!stamps) return false;
+      await appendStampChange(trx, userId, stamps, now);
+      await revokeLiveFamilies(trx, userId, now);
+      return true;
+    });
   }
 
   async clearLockout(userId: number): Promise<boolean> {
@@ -139,16 +156,5 @@ export class KyselyUserStore implements UserStore {
       .where('id', '=', userId)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
-  }
-
-  async listStampsChangedSince(
-    sinceMs: number | null,
-  ): Promise<{ id: number; securityStamp: number; claimsStamp: number; changedAt: number }[]> {
-    return this.context.db
-      .selectFrom('users')
-      .select(['id', 'security_stamp as securityStamp', 'claims_stamp as claimsStamp', 'stamp_changed_at as changedAt'])
-      .$if(sinceMs !== null, (q) => q.where('stamp_changed_at', '>', sinceMs ?? 0))
-      .orderBy('id')
-      .execute();
   }
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 import * as initial from './0001-initial.ts';
+import * as refreshTokensAndRevocations from './0002-refresh-tokens-and-revocations.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -15,6 +16,7 @@ interface EngineMigration {
  */
 const migrations: Record<string, EngineMigration> = {
   '0001-initial': initial,
+  '0002-refresh-tokens-and-revocations': refreshTokensAndRevocations,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {

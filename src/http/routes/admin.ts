@@ -1,0 +1,108 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { GatehouseError } from '../../security/errors.ts';
+import type { User } from '../../store/ports.ts';
+import { userIdOf } from '../pipeline.ts';
+import { IdParams, type RouteContext } from './route-context.ts';
+
+const RoleInput = Type.Object({ role: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const RoleParams = Type.Object({ id: IdParams.properties.id, role: Type.String({ minLength: 1, maxLength: 64 }) });
+const AuditQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+    before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,14}$' })),
+  },
+  { additionalProperties: false },
+);
+type ById = { Params: Static<typeof IdParams> };
+
+const AUDIT_PAGE_DEFAULT = 50;
+const AUDIT_PAGE_MAX = 200;
+
+/**
+ * The admin API, all under the group policy `AdminOnly`. Deleting and locking are security
+ * changes (every session, refresh family and token of the user ends); role changes are claims
+ * changes (older access tokens are refused). Each change is announced to every instance at once.
+ */
+export async function adminRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  const { users, audit, revocationFeed } = services;
+
+  async function existingUser(id: string): Promise<User> {
+    const user = await users.findById(Number(id));
+    if (!user) throw GatehouseError.notFound('There is no such user.');
+    return user;
+  }
+
+  app.get('/admin/users', async () =>
+    (await users.list()).map((user) => ({
+      id: user.id,
+      email: user.email,
+      userName: user.userName,
+      roles: user.roles,
+      lockedOut: users.isLockedOut(user),
+      emailConfirmed: user.emailConfirmed,
+    })),
+  );
+
+  app.delete<ById>('/admin/users/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const user = await existingUser(request.params.id);
+    if (!(await users.delete(user.id))) throw GatehouseError.notFound('There is no such user.');
+    await audit.record('user.deleted', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
+    await revocationFeed.changed();
+    return reply.code(204).send();
+  });
+
+  app.post<ById & { Body: Static<typeof RoleInput> }>(
+    '/admin/users/:id/roles',
+    { schema: { params: IdParams, body: RoleInput } },
+    async (request, reply) => {
+      const user = await existingUser(request.params.id);
+      const { role } = request.body;
+      if (await users.addRole(user.id, role)) {
+        await audit.record('role.added', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
+        await revocationFeed.changed();
+      }
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: Static<typeof RoleParams> }>(
+    '/admin/users/:id/roles/:role',
+    { schema: { params: RoleParams } },
+    async (request, reply) => {
+      const user = await existingUser(request.params.id);
+      const { role } = request.params;
+      if (await users.removeRole(user.id, role)) {
+        await audit.record('role.removed', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
+        await revocationFeed.changed();
+      }
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<ById>('/admin/users/:id/lock', { schema: { params: IdParams } }, async (request, reply) => {
+    const user = await existingUser(request.params.id);
+    await users.lock(user.id);
+    await audit.record('user.locked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
+    await revocationFeed.changed();
+    return reply.code(204).send();
+  });
+
+  app.post<ById>('/admin/users/:id/unlock', { schema: { params: IdParams } }, async (request, reply) => {
+    const user = await existingUser(request.params.id);
+    await users.unlock(user.id);
+    await audit.record('user.unlocked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
+    return reply.code(204).send();
+  });
+
+  app.get<{ Querystring: Static<typeof AuditQuery> }>('/admin/audit', { schema: { querystring: AuditQuery } }, async (request) => {
+    const limit = request.query.limit === undefined ? AUDIT_PAGE_DEFAULT : Number(request.query.limit);
+    if (limit > AUDIT_PAGE_MAX) throw GatehouseError.validation({ limit: [`The limit is at most ${AUDIT_PAGE_MAX}.`] });
+    const before = request.query.before === undefined ? undefined : Number(request.query.before);
+    // One more than asked tells whether another page exists.
+    const rows = await services.store.audit.list({ limit: limit + 1, ...(before === undefined ? {} : { before }) });
+    const events = rows.slice(0, limit).map((event) => ({ ...event, at: new Date(event.at).toISOString() }));
+    const next = rows.length > limit ? events[events.length - 1]!.id : null;
+    return { events, next };
+  });
+}

@@ -1,0 +1,109 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Clock } from '../platform/clock.ts';
+import type { RevocationStore } from '../store/ports.ts';
+import type { RevocationList } from './revocation-list.ts';
+
+/** The Redis channel on which instances nudge each other to read the feed at once. */
+export const REVOCATION_CHANNEL = 'gatehouse:revocations';
+
+export interface RevocationFeedOptions {
+  readonly store: RevocationStore;
+  readonly list: RevocationList;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** How far back the first read goes: events older than the longest credential lifetime no longer matter. */
+  readonly lookBackMs: number;
+  /** @default 1000, well inside the contract's 2 s */
+  readonly pollMs?: number;
+  /** When set, changes are announced through Redis and applied at once by every instance. */
+  readonly redisUrl?: string;
+}
+
+/**
+ * Keeps a `RevocationList` current: reads the store's revocation events every second (each read
+ * overlaps the previous by a few seconds, since transactions commit out of order), and when
+ * `REDIS_URL` is set, reads at once whenever any instance or the CLI announces a change. The
+ * store stays the truth; Redis carries only the nudge.
+ */
+export class RevocationFeed {
+  /** Each read goes this far behind the previous one. */
+  static readonly OVERLAP_MS = 5_000;
+  private readPoint = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
+  private publisher: Redis | undefined;
+  private subscriber: Redis | undefined;
+
+  constructor(private readonly options: RevocationFeedOptions) {}
+
+  /** Reads the recent past, then keeps reading. */
+  async start(): Promise<void> {
+    this.readPoint = this.options.clock.now() - this.options.lookBackMs;
+    await this.read();
+    this.timer = setInterval(() => void this.read(), this.options.pollMs ?? 1_000);
+    this.timer.unref();
+    if (this.options.redisUrl) await this.subscribe(this.options.redisUrl);
+  }
+
+  /** Applies the events written since the last read; concurrent calls share one read and queue one more. */
+  read(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return this.reading;
+    }
+    this.reading = this.readOnce()
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not read the revocation feed'))
+      .finally(() => {
+        this.reading = undefined;
+        if (this.readAgain) {
+          this.readAgain = false;
+          void this.read();
+        }
+      });
+    return this.reading;
+  }
+
+  /** After a change this process made: apply it here now, and tell the other instances. */
+  async changed(): Promise<void> {
+    await this.read();
+    await this.announce();
+  }
+
+  /** Tells the other instances to read the feed now (a no-op without Redis; they poll anyway). */
+  async announce(): Promise<void> {
+    if (!this.options.redisUrl) return;
+    this.publisher ??= this.connect(this.options.redisUrl);
+    await this.publisher.publish(REVOCATION_CHANNEL, String(this.options.clock.now())).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'could not announce a revocation through Redis; other instances poll within a second');
+    });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.all([this.subscriber?.quit(), this.publisher?.quit()].map((quit) => quit?.catch(() => undefined)));
+    await this.reading;
+  }
+
+  private async readOnce(): Promise<void> {
+    const { store, list, clock } = this.options;
+    const startedAt = clock.now();
+    const events = await store.listSince(this.readPoint - RevocationFeed.OVERLAP_MS);
+    for (const event of events) list.apply(event);
+    this.readPoint = startedAt;
+    list.forgetAppliedBefore(startedAt - 4 * RevocationFeed.OVERLAP_MS);
+  }
+
+  private async subscribe(redisUrl: string): Promise<void> {
+    this.subscriber = this.connect(redisUrl);
+    this.subscriber.on('message', () => void this.read());
+    await this.subscriber.subscribe(REVOCATION_CHANNEL);
+  }
+
+  private connect(redisUrl: string): Redis {
+    const client = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    client.on('error', (error: unknown) => this.options.logger.warn({ err: error }, 'Redis connection problem'));
+    return client;
+  }
+}

@@ -1,0 +1,57 @@
+import type { RevocationEvent } from '../store/ports.ts';
+
+interface UserStamps {
+  claimsStamp: number;
+  securityStamp: number;
+  deleted: boolean;
+}
+
+/**
+ * What this instance knows of recent revocations: the newest stamps of users that changed, the
+ * users deleted, and listeners (caches) told of every event once. Filled by `RevocationFeed`
+ * from the store, so changes made by other instances and by the CLI count the same.
+ */
+export class RevocationList {
+  private readonly users = new Map<number, UserStamps>();
+  private readonly listeners = new Set<(event: RevocationEvent) => void>();
+  /** Ids of events already applied, with their time, so that overlapping polls apply each once. */
+  private readonly applied = new Map<number, number>();
+
+  apply(event: RevocationEvent): void {
+    if (this.applied.has(event.id)) return;
+    this.applied.set(event.id, event.at);
+    if (event.kind === 'user' || event.kind === 'user-deleted') this.applyToUser(Number(event.subject), event);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** An access token of `userId` carrying claims stamp `stamp` was issued before a change that ends it. */
+  refusesAccessToken(userId: number, stamp: number): boolean {
+    const known = this.users.get(userId);
+    return known !== undefined && (known.deleted || stamp < known.claimsStamp);
+  }
+
+  /** A session or socket of `userId` begun at security stamp `stamp` was ended by a security change. */
+  refusesSecurityStamp(userId: number, stamp: number): boolean {
+    const known = this.users.get(userId);
+    return known !== undefined && (known.deleted || stamp < known.securityStamp);
+  }
+
+  /** Calls `listener` for every event applied from now on; returns the way to stop. */
+  onEvent(listener: (event: RevocationEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Forgets applied-event ids older than `before` (they can no longer come back in a poll). */
+  forgetAppliedBefore(before: number): void {
+    for (const [id, at] of this.applied) if (at < before) this.applied.delete(id);
+  }
+
+  private applyToUser(userId: number, event: RevocationEvent): void {
+    const known = this.users.get(userId) ?? { claimsStamp: 0, securityStamp: 0, deleted: false };
+    if (event.kind === 'user-deleted') known.deleted = true;
+    known.claimsStamp = Math.max(known.claimsStamp, event.claimsStamp ?? 0);
+    known.securityStamp = Math.max(known.securityStamp, event.securityStamp ?? 0);
+    this.users.set(userId, known);
+  }
+}

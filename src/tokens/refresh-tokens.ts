@@ -1,0 +1,116 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Random } from '../platform/random.ts';
+import { sha256Hex } from '../security/crypto/digest.ts';
+import { Sealer } from '../security/crypto/sealer.ts';
+import type { RefreshTokenStore, User, UserStore } from '../store/ports.ts';
+import type { AccessTokens } from './access-token.ts';
+
+/** What a client holds after a sign-in or a refresh. */
+export interface TokenPair {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** Seconds. */
+  readonly expiresIn: number;
+  /** When the refresh token's family ends, epoch ms (the refresh cookie's expiry). */
+  readonly refreshExpiresAt: number;
+}
+
+export type RefreshResult = { readonly ok: true; readonly pair: TokenPair } | { readonly ok: false };
+
+export interface RefreshTokenOptions {
+  readonly store: RefreshTokenStore;
+  readonly users: UserStore;
+  readonly accessTokens: AccessTokens;
+  readonly audit: AuditLog;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** Lifetime of a family, fixed at its first issue. */
+  readonly familySeconds: number;
+  /** A benign repeat of the immediate predecessor within this many seconds gets the same pair. */
+  readonly graceSeconds: number;
+  /** The key ring's secret for sealing successor pairs during the grace window. */
+  readonly graceSecret: string;
+}
+
+/** 256 random bits, base64url: opaque, stored only as SHA-256. */
+const TOKEN_BYTES = 32;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Refresh-token families (RFC 9700 §4.14.2): every use rotates; exactly one of concurrent uses
+ * wins; any other use of a rotated token is reuse and ends the whole family, the winner's new
+ * token included, except a repeat of the immediate predecessor within the grace window, which
+ * gets the very same successor pair back.
+ */
+export class RefreshTokens {
+  private readonly graceSealer: Sealer;
+
+  constructor(private readonly options: RefreshTokenOptions) {
+    this.graceSealer = new Sealer(options.graceSecret);
+  }
+
+  /** A new family for a user who just signed in. */
+  async issue(user: User): Promise<TokenPair> {
+    const { store, clock, familySeconds } = this.options;
+    const refreshToken = this.newToken();
+    const now = clock.now();
+    const { family } = await store.createFamily({
+      userId: user.id,
+      securityStamp: user.securityStamp,
+      tokenHash: sha256Hex(refreshToken),
+      createdAt: now,
+      expiresAt: now + familySeconds * 1000,
+    });
+    const { token, expiresIn } = await this.options.accessTokens.issue(user);
+    return { accessToken: token, refreshToken, expiresIn, refreshExpiresAt: family.expiresAt };
+  }
+
+  async refresh(presented: string, context: { ip?: string | null } = {}): Promise<RefreshResult> {
+    if (!TOKEN_PATTERN.test(presented)) return FAILED;
+    const { store, users, clock, graceSeconds } = this.options;
+    const tokenHash = sha256Hex(presented);
+    const found = await store.find(tokenHash);
+    if (!found) return FAILED;
+    const user = await users.findById(found.family.userId);
+    if (!user || user.lockedByAdmin || user.securityStamp !== found.family.securityStamp) {
+      // The family began before a security change (or its user is gone): it is over.
+      await store.revokeFamily(found.family.id, clock.now());
+      return FAILED;
+    }
+    const next = this.newToken();
+    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user);
+    const pair: TokenPair = { accessToken, refreshToken: next, expiresIn, refreshExpiresAt: found.family.expiresAt };
+    const now = clock.now();
+    const grace = graceSeconds > 0 ? { sealed: this.graceSealer.seal(JSON.stringify(pair)), until: now + graceSeconds * 1000 } : null;
+    const outcome = await store.rotate({ tokenHash, nextHash: sha256Hex(next), now, grace });
+    switch (outcome.kind) {
+      case 'rotated':
+        return { ok: true, pair };
+      case 'reused': {
+        const { token, successorUnused, family } = outcome;
+        if (successorUnused && token.graceSealed !== null && token.graceUntil !== null && now <= token.graceUntil) {
+          return { ok: true, pair: JSON.parse(this.graceSealer.unseal(token.graceSealed)) as TokenPair };
+        }
+        await store.revokeFamily(family.id, now);
+        await this.options.audit.record('refresh.reuse', { userId: family.userId, ip: context.ip, detail: { family: family.id } });
+        return FAILED;
+      }
+      default:
+        return FAILED;
+    }
+  }
+
+  /** Ends the family of `presented`; unknown tokens are ignored (RFC 7009). */
+  async revoke(presented: string): Promise<void> {
+    if (!TOKEN_PATTERN.test(presented)) return;
+    const found = await this.options.store.find(sha256Hex(presented));
+    if (found) await this.options.store.revokeFamily(found.family.id, this.options.clock.now());
+  }
+
+  private newToken(): string {
+    return this.options.random.bytes(TOKEN_BYTES).toString('base64url');
+  }
+}
+
+const FAILED: RefreshResult = Object.freeze({ ok: false });
