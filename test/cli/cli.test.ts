@@ -275,6 +275,8 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       const revoked = await cli('apikeys', 'revoke', '--client', 'billing');
       expect(revoked.code, revoked.stderr).toBe(0);
       expect(revoked.stdout).toBe('');
+      // The instance remembers valid keys; the revocation reaches it through the feed (≤ 1 s).
+      await instance.services.revocationFeed.read();
       for (const key of keys) expect(await instance.services.apiKeys.validate(key)).toEqual({ valid: false });
     });
   });

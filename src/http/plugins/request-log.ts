@@ -6,6 +6,8 @@ import fp from 'fastify-plugin';
  * clients, tokens travel there) and never a header value.
  */
 async function requestLog(app: FastifyInstance): Promise<void> {
+  // Decided once: below info level the hook is not even registered.
+  if (!(app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info')) return;
   app.addHook('onResponse', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
     request.log.info(

@@ -31,10 +31,15 @@ export class PolicyEvaluator {
   ) {}
 
   async authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<PolicyAuthentication> {
-    const handlers =
-      policy && policy.authenticationSchemes.length > 0
-        ? policy.authenticationSchemes.map((scheme) => this.schemes.get(scheme))
-        : [this.schemes.defaultFor(request)];
+    if (!policy || policy.authenticationSchemes.length === 0) {
+      // The common case, kept free of list building: one scheme, chosen by the request's shape.
+      const handler = this.schemes.defaultFor(request);
+      const result = await handler.authenticate(request);
+      const succeeded = result.kind === 'success';
+      return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
+    }
+    // The policy names its schemes: each is tried and the principals merged.
+    const handlers = policy.authenticationSchemes.map((scheme) => this.schemes.get(scheme));
     const attempts = [];
     for (const handler of handlers) attempts.push({ handler, result: await handler.authenticate(request) });
     const principals = attempts.flatMap(({ result }) => (result.kind === 'success' ? [result.principal] : []));

@@ -22,6 +22,8 @@ export interface AuthorizationServiceOptions {
 export class AuthorizationService {
   private readonly handlers: readonly AuthorizationHandler[];
   private readonly invokeHandlersAfterFailure: boolean;
+  /** The handler list of each policy, built once: policies are immutable and live as long as the app. */
+  private readonly policyHandlers = new WeakMap<readonly AuthorizationRequirement[], AuthorizationHandler[]>();
 
   constructor(options: AuthorizationServiceOptions = {}) {
     this.handlers = options.handlers ?? [];
@@ -35,12 +37,20 @@ export class AuthorizationService {
   ): Promise<AuthorizationResult> {
     const requirements = requirementsOf(policyOrRequirements);
     const context = new AuthorizationHandlerContext(requirements, user, resource);
-    for (const handler of this.handlersFor(requirements)) {
+    const handlers =
+      policyOrRequirements instanceof AuthorizationPolicy ? this.handlersOfPolicy(requirements) : this.handlersFor(requirements);
+    for (const handler of handlers) {
       const outcome = handler.handle(context);
       if (outcome) await outcome;
       if (!this.invokeHandlersAfterFailure && context.hasFailed) break;
     }
     return evaluate(context);
+  }
+
+  private handlersOfPolicy(requirements: readonly AuthorizationRequirement[]): AuthorizationHandler[] {
+    let handlers = this.policyHandlers.get(requirements);
+    if (!handlers) this.policyHandlers.set(requirements, (handlers = this.handlersFor(requirements)));
+    return handlers;
   }
 
   /** Requirements that handle themselves run first, then the registered handlers. */
