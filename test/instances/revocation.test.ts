@@ -117,8 +117,8 @@ async function cli(pair: Pair, args: string[]): Promise<string> {
 describe.concurrent.each(engines)('revocation across two instances on one $engine database', (engine) => {
   afterAll(() => engine.dropAll());
 
-  describe.sequential.each(variants)('$name', (variant) => {
-    describe.skipIf(variant.skip)('', { timeout: 60_000 }, () => {
+  describe.concurrent.each(variants)('$name', (variant) => {
+    describe.skipIf(variant.skip).sequential('in order', { timeout: 60_000 }, () => {
       async function withPair(run: (pair: Pair) => Promise<void>): Promise<void> {
         let pair: Pair | undefined;
         try {

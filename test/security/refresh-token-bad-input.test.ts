@@ -35,9 +35,11 @@ function postRaw(ctx: TestApp, payload: string, contentType = 'application/json'
   return ctx.app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload });
 }
 
-function expectRefused(response: LightMyRequestResponse, label: string, allowed: number[] = [400, 401]): void {
+/** Refused with a generic answer: an allowed status, no token issued or echoed, no stack, no cookie. */
+function expectRefused(response: LightMyRequestResponse, label: string, allowed: number[] = [400, 401], secret?: string): void {
   expect(allowed, `${label}: status ${response.statusCode}`).toContain(response.statusCode);
-  expect(response.body, label).not.toMatch(/"accessToken"|"refreshToken"/);
+  expect(response.body, label).not.toContain('accessToken');
+  if (secret !== undefined) expect(response.body, label).not.toContain(secret);
   expect(response.body, label).not.toMatch(/\bat .+\.(ts|js):\d+/);
   expect(response.headers['set-cookie'], label).toBeUndefined();
 }
@@ -74,7 +76,7 @@ describe.each(engines)('bad refresh bodies on $engine (SEC-38)', (engine) => {
       [`{"refreshToken":"${r}"}{"refreshToken":"${r}"}`, 'two JSON documents'],
     ];
     for (const [payload, label] of payloads) {
-      expectRefused(await postRaw(ctx, payload), label);
+      expectRefused(await postRaw(ctx, payload), label, [400, 401], r);
     }
     // Duplicate keys: whichever wins, the result is a refusal or a single rotation, not a 500.
     const duplicate = await postRaw(ctx, `{"refreshToken":"${'C'.repeat(43)}","refreshToken":"${'D'.repeat(43)}"}`);
@@ -116,7 +118,7 @@ describe.each(engines)('bad refresh bodies on $engine (SEC-38)', (engine) => {
     for (const contentType of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16']) {
       const payload = contentType.startsWith('application/x-www-form-urlencoded') ? `refreshToken=${pair.refreshToken}` : body;
       const response = await postRaw(ctx, payload, contentType);
-      expectRefused(response, contentType, [415]);
+      expectRefused(response, contentType, [415], pair.refreshToken);
     }
     expect((await ctx.app.inject({ method: 'POST', url: '/auth/refresh', payload: { refreshToken: pair.refreshToken } })).statusCode).toBe(200);
   });
