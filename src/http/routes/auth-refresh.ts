@@ -6,12 +6,15 @@ import type { RouteContext } from './route-context.ts';
 /** A refresh token in the body (`refreshToken`, or .NET's `RefreshToken`); the cookie otherwise. */
 const RefreshRequest = Type.Object(
   {
-    refreshToken: Type.Optional(Type.String({ maxLength: 512 })),
-    RefreshToken: Type.Optional(Type.String({ maxLength: 512 })),
+    // Long enough for anything a confused client might send (an access token gets 401, not 400).
+    refreshToken: Type.Optional(Type.String({ maxLength: 8192 })),
+    RefreshToken: Type.Optional(Type.String({ maxLength: 8192 })),
   },
   { additionalProperties: false },
 );
 type RefreshRequest = Static<typeof RefreshRequest>;
+/** No body at all is fine: the token then comes from the cookie. */
+const OptionalRefreshRequest = Type.Union([RefreshRequest, Type.Null()]);
 const anonymous = { authorization: { allowAnonymous: true } };
 
 /**
@@ -19,9 +22,9 @@ const anonymous = { authorization: { allowAnonymous: true } };
  * even read. A refused refresh is a bare 401 (no body), whatever the reason.
  */
 export async function authRefreshRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
-  app.post<{ Body: RefreshRequest | undefined }>(
+  app.post<{ Body: RefreshRequest | null | undefined }>(
     '/auth/refresh',
-    { schema: { body: Type.Optional(RefreshRequest) }, config: anonymous },
+    { schema: { body: OptionalRefreshRequest }, config: anonymous },
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
       const presented = fromBody ?? refreshCookieOf(request);
@@ -43,9 +46,9 @@ export async function authRefreshRoutes(app: FastifyInstance, { services }: Rout
     },
   );
 
-  app.post<{ Body: RefreshRequest | undefined }>(
+  app.post<{ Body: RefreshRequest | null | undefined }>(
     '/auth/revoke',
-    { schema: { body: Type.Optional(RefreshRequest) }, config: anonymous },
+    { schema: { body: OptionalRefreshRequest }, config: anonymous },
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
       const presented = fromBody ?? refreshCookieOf(request);
