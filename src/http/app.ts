@@ -78,6 +78,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(integrationRoutes);
 
   refreshKeyRingPeriodically(app, services);
+  // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.
+  services.revocations.onEvent((event) => {
+    if (event.kind === 'signing-key') void services.keyRing.refresh().catch(() => undefined);
+  });
   await services.revocationFeed.start();
   app.addHook('onClose', () => services.revocationFeed.stop());
   return app;

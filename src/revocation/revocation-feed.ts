@@ -32,8 +32,10 @@ export class RevocationFeed {
   private readPoint = 0;
   private timer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
-  private readAgain = false;
+  /** The read queued behind the running one: it starts after, so it sees what committed since. */
+  private queued: Promise<void> | undefined;
   private publisher: Redis | undefined;
+  private stopped = false;
   private subscriber: Redis | undefined;
 
   constructor(private readonly options: RevocationFeedOptions) {}
@@ -47,20 +49,22 @@ export class RevocationFeed {
     if (this.options.redisUrl) await this.subscribe(this.options.redisUrl);
   }
 
-  /** Applies the events written since the last read; concurrent calls share one read and queue one more. */
+  /**
+   * Applies the events written since the last read. A call made while a read runs waits for one
+   * that starts after it (the running read may have queried before the caller's change
+   * committed); all such calls share that one queued read.
+   */
   read(): Promise<void> {
     if (this.reading) {
-      this.readAgain = true;
-      return this.reading;
+      return (this.queued ??= this.reading.then(() => {
+        this.queued = undefined;
+        return this.read();
+      }));
     }
     this.reading = this.readOnce()
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not read the revocation feed'))
       .finally(() => {
         this.reading = undefined;
-        if (this.readAgain) {
-          this.readAgain = false;
-          void this.read();
-        }
       });
     return this.reading;
   }
@@ -73,7 +77,7 @@ export class RevocationFeed {
 
   /** Tells the other instances to read the feed now (a no-op without Redis; they poll anyway). */
   async announce(): Promise<void> {
-    if (!this.options.redisUrl) return;
+    if (!this.options.redisUrl || this.stopped) return;
     this.publisher ??= this.connect(this.options.redisUrl);
     await this.publisher.publish(REVOCATION_CHANNEL, String(this.options.clock.now())).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not announce a revocation through Redis; other instances poll within a second');
@@ -81,6 +85,7 @@ export class RevocationFeed {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     await Promise.all([this.subscriber?.quit(), this.publisher?.quit()].map((quit) => quit?.catch(() => undefined)));
     await this.reading;
@@ -93,6 +98,7 @@ export class RevocationFeed {
     for (const event of events) list.apply(event);
     this.readPoint = startedAt;
     list.forgetAppliedBefore(startedAt - 4 * RevocationFeed.OVERLAP_MS);
+    list.forgetUsersChangedBefore(startedAt - this.options.lookBackMs);
   }
 
   private async subscribe(redisUrl: string): Promise<void> {

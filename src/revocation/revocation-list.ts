@@ -4,6 +4,8 @@ interface UserStamps {
   claimsStamp: number;
   securityStamp: number;
   deleted: boolean;
+  /** When the newest event about the user happened. */
+  changedAt: number;
 }
 
 /**
@@ -47,8 +49,17 @@ export class RevocationList {
     for (const [id, at] of this.applied) if (at < before) this.applied.delete(id);
   }
 
+  /**
+   * Forgets users whose last change is older than `before`: every credential issued before that
+   * change has expired since (the feed passes the access-token lifetime), so nothing is left to refuse.
+   */
+  forgetUsersChangedBefore(before: number): void {
+    for (const [userId, known] of this.users) if (known.changedAt < before) this.users.delete(userId);
+  }
+
   private applyToUser(userId: number, event: RevocationEvent): void {
-    const known = this.users.get(userId) ?? { claimsStamp: 0, securityStamp: 0, deleted: false };
+    const known = this.users.get(userId) ?? { claimsStamp: 0, securityStamp: 0, deleted: false, changedAt: event.at };
+    known.changedAt = Math.max(known.changedAt, event.at);
     if (event.kind === 'user-deleted') known.deleted = true;
     known.claimsStamp = Math.max(known.claimsStamp, event.claimsStamp ?? 0);
     known.securityStamp = Math.max(known.securityStamp, event.securityStamp ?? 0);
