@@ -31,6 +31,7 @@ export interface Results {
     readonly seconds: number;
     readonly warmupSeconds: number;
     readonly connections: number;
+    readonly rounds: number;
     readonly pinning: { readonly serverCpu: number; readonly loadGeneratorCpu: number } | null;
     readonly pinningNote: string | null;
     readonly loadGenerator: string;
@@ -78,7 +79,8 @@ export function markdownTable(results: Results): string {
       : `servers on core ${settings.pinning.serverCpu}, load generator on core ${settings.pinning.loadGeneratorCpu}`;
   const lines = [
     `Measured ${results.date} on ${machine.cores} cores (${machine.cpuModel}), Node ${results.node}, ` +
-      `${settings.loadGenerator}: ${settings.connections} connections, ${settings.seconds} s per scenario ` +
+      `${settings.loadGenerator}: ${settings.connections} connections, ${settings.seconds} s per scenario and round, ` +
+      `${settings.rounds} interleaved rounds (the median round's ratio to its own baseline is shown), ` +
       `after ${settings.warmupSeconds} s of warm-up; ${pinning}; ${settings.database}, \`LOG_LEVEL=${settings.logLevel}\`.`,
     '',
     '| Scenario | Request | Requests/s (mean) | p50 (ms) | p99 (ms) | Non-2xx | Ratio to bare `/hello` | Other processes\' CPU |',

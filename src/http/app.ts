@@ -58,7 +58,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
-  await app.register(fastifyCookie);
   await app.register(requestLogPlugin);
   await app.register(pipelinePlugin, {
     policies,
@@ -68,8 +67,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(healthRoutes);
   await app.register(wellKnownRoutes, context);
-  await app.register(authTokenRoutes, context);
-  await app.register(authRefreshRoutes, context);
+  await app.register(async (auth) => {
+    // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
+    await auth.register(fastifyCookie);
+    await auth.register(authTokenRoutes, context);
+    await auth.register(authRefreshRoutes, context);
+  });
   await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
   await app.register(meRoutes);
   await app.register(contentRoutes);
