@@ -23,6 +23,7 @@ import {
 } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
+import { andThen, isPromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 
 declare module 'fastify' {
@@ -72,18 +73,35 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     route.config = { ...route.config, policy };
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: with a remembered token and handlers that decide on the
+  // spot, the whole check completes in this tick without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const policy = request.routeOptions.config.policy;
     if (!policy) {
       // An anonymous endpoint, or no route at all (404).
       request.user = anonymous;
-      return;
+      return done();
     }
-    const authentication = await evaluator.authenticate(policy, authenticationRequest(request));
-    request.user = authentication.principal;
-    const result = await evaluator.authorize(policy, authentication);
-    if (result.kind === 'challenge') return resultHandler.challenge(request, reply, authentication);
-    if (result.kind === 'forbid') return resultHandler.forbid(request, reply, result.schemes);
+    // Go on only when authorized; a refused request has been answered by the result handler.
+    const proceed = (authorized: boolean) => {
+      if (authorized) done();
+    };
+    const fail = (error: unknown) => done(error instanceof Error ? error : new Error(String(error)));
+    try {
+      const outcome = andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
+        request.user = authentication.principal;
+        return andThen(evaluator.authorize(policy, authentication), (result) => {
+          if (result.kind === 'success') return true;
+          if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
+          else resultHandler.forbid(request, reply, result.schemes);
+          return false;
+        });
+      });
+      if (isPromise(outcome)) outcome.then(proceed, fail);
+      else proceed(outcome);
+    } catch (error) {
+      fail(error);
+    }
   });
 }
 

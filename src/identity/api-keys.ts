@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Random } from '../platform/random.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
+import type { MaybePromise } from '../security/maybe-async.ts';
 import { constantTimeEqual } from '../security/crypto/constant-time.ts';
 import { sha256 } from '../security/crypto/digest.ts';
 import { GatehouseError } from '../security/errors.ts';
@@ -16,6 +17,12 @@ const CLIENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export type ApiKeyValidation = { readonly valid: true; readonly client: string } | { readonly valid: false };
 
+interface CachedKey {
+  readonly client: string;
+  readonly publicId: string;
+  readonly validation: ApiKeyValidation;
+}
+
 /** How many valid keys an instance remembers. */
 const CACHE_CAPACITY = 10_000;
 
@@ -25,7 +32,7 @@ const CACHE_CAPACITY = 10_000;
  * instance, another one or the CLI, drops them from memory at once.
  */
 export class ApiKeyService {
-  private readonly cache = new Map<string, { client: string; publicId: string }>();
+  private readonly cache = new Map<string, CachedKey>();
   /** Bumped by every revocation, so a look-up that raced one is not remembered. */
   private generation = 0;
 
@@ -54,9 +61,14 @@ export class ApiKeyService {
     return `ghk_${publicId}_${secret}`;
   }
 
-  async validate(key: string): Promise<ApiKeyValidation> {
+  /** At once for a remembered key; after a store look-up otherwise. */
+  validate(key: string): MaybePromise<ApiKeyValidation> {
     const cached = this.cache.get(key);
-    if (cached) return { valid: true, client: cached.client };
+    if (cached) return cached.validation;
+    return this.lookUp(key);
+  }
+
+  private async lookUp(key: string): Promise<ApiKeyValidation> {
     const match = KEY_PATTERN.exec(key);
     if (!match) return INVALID;
     const generation = this.generation;
@@ -64,11 +76,12 @@ export class ApiKeyService {
     const presented = sha256(match[2]!);
     const stored = Buffer.from(record?.secretHash ?? '', 'hex');
     if (!record || !constantTimeEqual(presented, stored) || record.revokedAt !== null) return INVALID;
-    if (generation === this.generation) this.remember(key, { client: record.client, publicId: record.publicId });
-    return { valid: true, client: record.client };
+    const validation: ApiKeyValidation = Object.freeze({ valid: true, client: record.client });
+    if (generation === this.generation) this.remember(key, { client: record.client, publicId: record.publicId, validation });
+    return validation;
   }
 
-  private remember(key: string, entry: { client: string; publicId: string }): void {
+  private remember(key: string, entry: CachedKey): void {
     if (this.cache.size >= CACHE_CAPACITY) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, entry);
   }

@@ -1,4 +1,5 @@
 import type { Clock } from '../platform/clock.ts';
+import type { MaybePromise } from '../security/maybe-async.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
 import type { BearerTokenValidator } from '../security/authentication/index.ts';
 import { type AccessTokens, type AccessTokenValidation, CLOCK_SKEW_SECONDS, type VerifiedAccessToken } from './access-token.ts';
@@ -24,17 +25,26 @@ export class AccessTokenValidator implements BearerTokenValidator {
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
-  async validate(token: string): Promise<AccessTokenValidation> {
-    let verified = this.cache.get(token);
-    if (verified === undefined) {
-      const result = await this.tokens.verify(token);
-      if (!result.valid) return result;
-      verified = result;
-      this.remember(token, verified);
-    } else if (this.clock.now() >= verified.expiresAt + CLOCK_SKEW_SECONDS * 1000) {
+  /** At once for a remembered token; after the signature check otherwise. */
+  validate(token: string): MaybePromise<AccessTokenValidation> {
+    const cached = this.cache.get(token);
+    if (cached === undefined) return this.verifyAndRemember(token);
+    if (this.clock.now() >= cached.expiresAt + CLOCK_SKEW_SECONDS * 1000) {
       this.cache.delete(token);
       return EXPIRED;
     }
+    return this.stillCounts(token, cached);
+  }
+
+  private async verifyAndRemember(token: string): Promise<AccessTokenValidation> {
+    const result = await this.tokens.verify(token);
+    if (!result.valid) return result;
+    this.remember(token, result);
+    return this.stillCounts(token, result);
+  }
+
+  /** What can change after verification: the key's place in the ring, and revocations. */
+  private stillCounts(token: string, verified: VerifiedAccessToken): AccessTokenValidation {
     if (this.keyRing.verificationKey(verified.kid) === undefined) {
       this.cache.delete(token);
       return UNKNOWN_KEY;

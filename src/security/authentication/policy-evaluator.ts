@@ -5,6 +5,7 @@ import { AuthenticateResult } from './authenticate-result.ts';
 import type { AuthenticationHandler } from './authentication-handler.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
 import type { AuthenticationSchemeProvider } from './authentication-scheme-provider.ts';
+import { andThen, type MaybePromise } from '../maybe-async.ts';
 
 /** The outcome of authenticating for a policy: the principal and what each scheme tried said. */
 export interface PolicyAuthentication {
@@ -30,14 +31,20 @@ export class PolicyEvaluator {
     private readonly authorization: AuthorizationService,
   ) {}
 
-  async authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<PolicyAuthentication> {
+  /** Synchronous when the schemes answer synchronously (a remembered token or key). */
+  authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): MaybePromise<PolicyAuthentication> {
     if (!policy || policy.authenticationSchemes.length === 0) {
       // The common case, kept free of list building: one scheme, chosen by the request's shape.
       const handler = this.schemes.defaultFor(request);
-      const result = await handler.authenticate(request);
-      const succeeded = result.kind === 'success';
-      return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
+      return andThen(handler.authenticate(request), (result) => {
+        const succeeded = result.kind === 'success';
+        return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
+      });
     }
+    return this.authenticateWithSchemes(policy, request);
+  }
+
+  private async authenticateWithSchemes(policy: AuthorizationPolicy, request: AuthenticationRequest): Promise<PolicyAuthentication> {
     // The policy names its schemes: each is tried and the principals merged.
     const handlers = policy.authenticationSchemes.map((scheme) => this.schemes.get(scheme));
     const attempts = [];
@@ -48,14 +55,15 @@ export class PolicyEvaluator {
   }
 
   /** The one expression that splits 401 from 403: authenticated callers are forbidden, others challenged. */
-  async authorize(
+  authorize(
     policy: AuthorizationPolicy,
     authentication: PolicyAuthentication,
     resource: unknown = null,
-  ): Promise<PolicyAuthorizationResult> {
-    const result = await this.authorization.authorize(authentication.principal, resource, policy);
-    if (result.succeeded) return SUCCESS;
-    return authentication.succeeded ? { kind: 'forbid', schemes: forbidSchemes(policy, authentication) } : CHALLENGE;
+  ): MaybePromise<PolicyAuthorizationResult> {
+    return andThen(this.authorization.decide(authentication.principal, resource, policy), (result): PolicyAuthorizationResult => {
+      if (result.succeeded) return SUCCESS;
+      return authentication.succeeded ? { kind: 'forbid', schemes: forbidSchemes(policy, authentication) } : CHALLENGE;
+    });
   }
 }
 

@@ -7,6 +7,7 @@ import {
   isSelfHandling,
 } from './authorization-requirement.ts';
 import { AUTHORIZATION_SUCCESS, type AuthorizationResult } from './authorization-result.ts';
+import type { MaybePromise } from '../maybe-async.ts';
 
 export interface AuthorizationServiceOptions {
   /** Handlers for requirements that do not handle themselves (resource checks, clock-bound rules). */
@@ -35,16 +36,44 @@ export class AuthorizationService {
     resource: unknown,
     policyOrRequirements: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
   ): Promise<AuthorizationResult> {
+    return this.decide(user, resource, policyOrRequirements);
+  }
+
+  /**
+   * The same decision as `authorize`, returned at once when every handler decides synchronously
+   * (the pipeline's hot path); a promise as soon as one handler has to wait.
+   */
+  decide(
+    user: ClaimsPrincipal,
+    resource: unknown,
+    policyOrRequirements: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
+  ): MaybePromise<AuthorizationResult> {
     const requirements = requirementsOf(policyOrRequirements);
     const context = new AuthorizationHandlerContext(requirements, user, resource);
     const handlers =
       policyOrRequirements instanceof AuthorizationPolicy ? this.handlersOfPolicy(requirements) : this.handlersFor(requirements);
-    for (const handler of handlers) {
-      const outcome = handler.handle(context);
-      if (outcome) await outcome;
-      if (!this.invokeHandlersAfterFailure && context.hasFailed) break;
+    return this.runHandlers(handlers, 0, context);
+  }
+
+  private runHandlers(
+    handlers: readonly AuthorizationHandler[],
+    from: number,
+    context: AuthorizationHandlerContext,
+  ): MaybePromise<AuthorizationResult> {
+    for (let index = from; index < handlers.length; index++) {
+      const outcome = handlers[index]!.handle(context);
+      if (outcome) {
+        return outcome.then(() =>
+          this.stopsAfter(context) ? evaluate(context) : this.runHandlers(handlers, index + 1, context),
+        );
+      }
+      if (this.stopsAfter(context)) break;
     }
     return evaluate(context);
+  }
+
+  private stopsAfter(context: AuthorizationHandlerContext): boolean {
+    return !this.invokeHandlersAfterFailure && context.hasFailed;
   }
 
   private handlersOfPolicy(requirements: readonly AuthorizationRequirement[]): AuthorizationHandler[] {

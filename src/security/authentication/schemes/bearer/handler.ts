@@ -2,14 +2,15 @@ import type { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
+import { andThen, type MaybePromise } from '../../../maybe-async.ts';
 
 export const BEARER_SCHEME = 'Bearer';
 
-/** Checks a token's signature and claims; the scheme itself knows no JWT library. */
+export type BearerTokenValidation = { valid: true; principal: ClaimsPrincipal; expiresAt: number } | { valid: false; reason: string };
+
+/** Checks a token's signature and claims; the scheme itself knows no JWT library. May answer at once (a remembered token). */
 export interface BearerTokenValidator {
-  validate(
-    token: string,
-  ): Promise<{ valid: true; principal: ClaimsPrincipal; expiresAt: number } | { valid: false; reason: string }>;
+  validate(token: string): MaybePromise<BearerTokenValidation>;
 }
 
 /** `Bearer` followed by exactly one space and a compact JWS; the scheme name is case-insensitive (RFC 9110). */
@@ -21,16 +22,18 @@ export class BearerHandler implements AuthenticationHandler {
 
   constructor(private readonly validator: BearerTokenValidator) {}
 
-  async authenticate(request: AuthenticationRequest): Promise<AuthenticateResult> {
+  authenticate(request: AuthenticationRequest): MaybePromise<AuthenticateResult> {
     const header = singleHeader(request, 'authorization');
     if (header === undefined) return AuthenticateResult.noResult();
     // Another scheme's header (Basic, …) is not ours to judge; a repeated header (null) is malformed.
     if (header !== null && !/^bearer(\s|$)/i.test(header)) return AuthenticateResult.noResult();
     const match = header === null ? null : BEARER_HEADER.exec(header);
     if (!match) return AuthenticateResult.fail(this.scheme, 'The token is malformed.');
-    const validation = await this.validator.validate(match[1]!);
-    if (!validation.valid) return AuthenticateResult.fail(this.scheme, validation.reason);
-    return AuthenticateResult.success(this.scheme, validation.principal, validation.expiresAt);
+    return andThen(this.validator.validate(match[1]!), (validation) =>
+      validation.valid
+        ? AuthenticateResult.success(this.scheme, validation.principal, validation.expiresAt)
+        : AuthenticateResult.fail(this.scheme, validation.reason),
+    );
   }
 
   challenge(result: AuthenticateResult): Challenge {
