@@ -4,7 +4,7 @@
  *   routing ──► authentication ──► authorization ──► body parsing ──► validation ──► endpoint
  *   (404)       (scheme results)    (401 / 403)        (400/413/415)   (400)           (2xx, 404, 409)
  *
- * Authentication and authorization run in Fastify's `onRequest` hook, before the body is read,
+ * Authentication and authorization run in an `onRequest` hook of each route, before the body is read,
  * so a caller without the right credentials learns nothing from body errors. Anonymous endpoints
  * skip authentication entirely: credentials sent to them are not evaluated.
  *
@@ -12,7 +12,7 @@
  * metadata beats its group's, and routes that say nothing get the fallback policy. An unknown
  * policy name stops the start-up.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PolicyName } from '../policies/policies.ts';
 import {
@@ -68,40 +68,49 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
 
   app.decorateRequest('user', null as unknown as ClaimsPrincipal);
 
-  app.addHook('onRoute', function resolvePolicy(this: FastifyInstance, route: RouteOptions) {
+  /** Anonymous endpoints: credentials are not even read. */
+  const anonymousHook: onRequestHookHandler = (request, _reply, done) => {
+    request.user = anonymous;
+    done();
+  };
+
+  /**
+   * The hook of an endpoint with a policy, built once per route with the policy in hand. A
+   * callback hook, not an async one: with a remembered token and handlers that decide on the
+   * spot, the whole check completes in this tick without a promise.
+   */
+  const authorizeHook =
+    (policy: AuthorizationPolicy): onRequestHookHandler =>
+    (request, reply, done) => {
+      // Go on only when authorized; a refused request has been answered by the result handler.
+      const proceed = (authorized: boolean) => {
+        if (authorized) done();
+      };
+      const fail = (error: unknown) => done(error instanceof Error ? error : new Error(String(error)));
+      try {
+        const outcome = andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
+          request.user = authentication.principal;
+          return andThen(evaluator.authorize(policy, authentication), (result) => {
+            if (result.kind === 'success') return true;
+            if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
+            else resultHandler.forbid(request, reply, result.schemes);
+            return false;
+          });
+        });
+        if (isPromise(outcome)) outcome.then(proceed, fail);
+        else proceed(outcome);
+      } catch (error) {
+        fail(error);
+      }
+    };
+
+  // Each route's policy is resolved when it is registered and its check attached to the route
+  // itself, ahead of any hook the route brings: nothing is looked up per request.
+  app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
     const policy = resolveEndpointPolicy(policies, route.config?.authorization, groups.get(this));
     route.config = { ...route.config, policy };
-  });
-
-  // A callback hook, not an async one: with a remembered token and handlers that decide on the
-  // spot, the whole check completes in this tick without a promise.
-  app.addHook('onRequest', (request, reply, done) => {
-    const policy = request.routeOptions.config.policy;
-    if (!policy) {
-      // An anonymous endpoint, or no route at all (404).
-      request.user = anonymous;
-      return done();
-    }
-    // Go on only when authorized; a refused request has been answered by the result handler.
-    const proceed = (authorized: boolean) => {
-      if (authorized) done();
-    };
-    const fail = (error: unknown) => done(error instanceof Error ? error : new Error(String(error)));
-    try {
-      const outcome = andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
-        request.user = authentication.principal;
-        return andThen(evaluator.authorize(policy, authentication), (result) => {
-          if (result.kind === 'success') return true;
-          if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
-          else resultHandler.forbid(request, reply, result.schemes);
-          return false;
-        });
-      });
-      if (isPromise(outcome)) outcome.then(proceed, fail);
-      else proceed(outcome);
-    } catch (error) {
-      fail(error);
-    }
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [policy ? authorizeHook(policy) : anonymousHook, ...own];
   });
 }
 
