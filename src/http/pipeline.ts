@@ -12,7 +12,7 @@
  * metadata beats its group's, and routes that say nothing get the fallback policy. An unknown
  * policy name stops the start-up.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PolicyName } from '../policies/policies.ts';
 import {
@@ -23,7 +23,7 @@ import {
 } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
-import { andThen, isPromise } from '../security/maybe-async.ts';
+import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 
 declare module 'fastify' {
@@ -83,26 +83,37 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     (policy: AuthorizationPolicy): onRequestHookHandler =>
     (request, reply, done) => {
       // Go on only when authorized; a refused request has been answered by the result handler.
-      const proceed = (authorized: boolean) => {
-        if (authorized) done();
-      };
-      const fail = (error: unknown) => done(error instanceof Error ? error : new Error(String(error)));
+      // (Callbacks stay inline: named per-request closures cost more than the check itself.)
+      let outcome: MaybePromise<boolean>;
       try {
-        const outcome = andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
-          request.user = authentication.principal;
-          return andThen(evaluator.authorize(policy, authentication), (result) => {
-            if (result.kind === 'success') return true;
-            if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
-            else resultHandler.forbid(request, reply, result.schemes);
-            return false;
-          });
-        });
-        if (isPromise(outcome)) outcome.then(proceed, fail);
-        else proceed(outcome);
+        outcome = authorizeRequest(policy, request, reply);
       } catch (error) {
-        fail(error);
+        return done(error as Error);
       }
+      if (!isPromise(outcome)) {
+        if (outcome) done();
+        return;
+      }
+      outcome.then(
+        (authorized) => {
+          if (authorized) done();
+        },
+        (error: Error) => done(error),
+      );
     };
+
+  /** True when the request may go on; otherwise it has been answered (401 or 403). */
+  function authorizeRequest(policy: AuthorizationPolicy, request: FastifyRequest, reply: FastifyReply): MaybePromise<boolean> {
+    return andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
+      request.user = authentication.principal;
+      return andThen(evaluator.authorize(policy, authentication), (result) => {
+        if (result.kind === 'success') return true;
+        if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
+        else resultHandler.forbid(request, reply, result.schemes);
+        return false;
+      });
+    });
+  }
 
   // Each route's policy is resolved when it is registered and its check attached to the route
   // itself, ahead of any hook the route brings: nothing is looked up per request.

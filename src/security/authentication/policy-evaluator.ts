@@ -33,20 +33,20 @@ export class PolicyEvaluator {
 
   /** Synchronous when the schemes answer synchronously (a remembered token or key). */
   authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): MaybePromise<PolicyAuthentication> {
-    if (!policy || policy.authenticationSchemes.length === 0) {
-      // The common case, kept free of list building: one scheme, chosen by the request's shape.
-      const handler = this.schemes.defaultFor(request);
-      return andThen(handler.authenticate(request), (result) => {
-        const succeeded = result.kind === 'success';
-        return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
-      });
-    }
-    return this.authenticateWithSchemes(policy, request);
+    const schemes = policy?.authenticationSchemes ?? [];
+    if (schemes.length > 1) return this.authenticateWithSchemes(schemes, request);
+    // The common case, kept free of list building: one scheme, named or chosen by the request's shape.
+    const handler = schemes.length === 1 ? this.schemes.get(schemes[0]!) : this.schemes.defaultFor(request);
+    return andThen(handler.authenticate(request), (result) => ({
+      principal: result.kind === 'success' ? result.principal : ClaimsPrincipal.anonymous(),
+      succeeded: result.kind === 'success',
+      attempts: [{ handler, result }],
+    }));
   }
 
-  private async authenticateWithSchemes(policy: AuthorizationPolicy, request: AuthenticationRequest): Promise<PolicyAuthentication> {
-    // The policy names its schemes: each is tried and the principals merged.
-    const handlers = policy.authenticationSchemes.map((scheme) => this.schemes.get(scheme));
+  /** A policy naming several schemes: each is tried and the principals merged. */
+  private async authenticateWithSchemes(schemes: readonly string[], request: AuthenticationRequest): Promise<PolicyAuthentication> {
+    const handlers = schemes.map((scheme) => this.schemes.get(scheme));
     const attempts = [];
     for (const handler of handlers) attempts.push({ handler, result: await handler.authenticate(request) });
     const principals = attempts.flatMap(({ result }) => (result.kind === 'success' ? [result.principal] : []));

@@ -7,17 +7,18 @@ import type { AuthorizationRequirement } from './authorization-requirement.ts';
  * and an explicit `fail` from any handler wins.
  */
 export class AuthorizationHandlerContext {
-  private readonly pending: Set<AuthorizationRequirement>;
+  /** Requirements no handler has met yet; policies hold a handful, so a list beats a set. */
+  private readonly pending: AuthorizationRequirement[];
   private failCalled = false;
   private succeedCalled = false;
-  private readonly reasons: string[] = [];
+  private reasons: string[] | undefined;
 
   constructor(
     readonly requirements: readonly AuthorizationRequirement[],
     readonly user: ClaimsPrincipal,
     readonly resource: unknown,
   ) {
-    this.pending = new Set(requirements);
+    this.pending = [...requirements];
   }
 
   get pendingRequirements(): AuthorizationRequirement[] {
@@ -29,21 +30,24 @@ export class AuthorizationHandlerContext {
   }
 
   get hasSucceeded(): boolean {
-    return !this.failCalled && this.succeedCalled && this.pending.size === 0;
+    return !this.failCalled && this.succeedCalled && this.pending.length === 0;
   }
 
   /** Reasons given to `fail`, for logs; never sent to the caller. */
   get failureReasons(): readonly string[] {
-    return this.reasons;
+    return this.reasons ?? [];
   }
 
   succeed(requirement: AuthorizationRequirement): void {
     this.succeedCalled = true;
-    this.pending.delete(requirement);
+    // Every copy goes: a requirement listed twice is met once.
+    for (let index = this.pending.indexOf(requirement); index !== -1; index = this.pending.indexOf(requirement)) {
+      this.pending.splice(index, 1);
+    }
   }
 
   fail(reason?: string): void {
     this.failCalled = true;
-    if (reason) this.reasons.push(reason);
+    if (reason) (this.reasons ??= []).push(reason);
   }
 }

@@ -33,14 +33,14 @@ export abstract class RequirementHandler<R extends AuthorizationRequirement, TRe
   protected constructor(private readonly requirementType: RequirementClass<R>) {}
 
   handle(context: AuthorizationHandlerContext): void | Promise<void> {
-    const pending: Promise<void>[] = [];
+    let pending: Promise<void>[] | undefined;
     for (const requirement of context.requirements) {
       if (requirement instanceof this.requirementType) {
         const outcome = this.handleRequirement(context, requirement, context.resource as TResource);
-        if (outcome) pending.push(outcome);
+        if (outcome) (pending ??= []).push(outcome);
       }
     }
-    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+    if (pending) return Promise.all(pending).then(() => undefined);
   }
 
   protected abstract handleRequirement(
