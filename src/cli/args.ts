@@ -28,8 +28,28 @@ type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 /** Strict flag parsing: an unknown flag or a stray argument is a usage error (exit 2). */
 export function parse<O extends Options>(args: string[], options: O) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false });
+    return parseArgs({ args: attachValues(args, options), options, strict: true, allowPositionals: false });
   } catch (error) {
     throw CliError.usage(error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * `--kid -MV04…` as `--kid=-MV04…`: node's parser refuses a value that starts with a dash, yet
+ * kids (base64url), keys and passwords may. Only a value starting with `--` stays a flag.
+ */
+function attachValues(args: string[], options: Options): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const next = args[index + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name !== undefined && options?.[name]?.type === 'string' && next !== undefined && next.startsWith('-') && !next.startsWith('--')) {
+      result.push(`${arg}=${next}`);
+      index++;
+    } else {
+      result.push(arg);
+    }
+  }
+  return result;
 }
