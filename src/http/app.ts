@@ -87,7 +87,29 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   await services.revocationFeed.start();
   app.addHook('onClose', () => services.revocationFeed.stop());
+  keepHouse(app, services);
   return app;
+}
+
+/** How often ended refresh families and old revocation events are deleted. */
+const HOUSEKEEPING_MS = 10 * 60_000;
+
+/**
+ * Deletes what no check needs any more: ended refresh families (expired or revoked; a token of
+ * one is refused as unknown), grace-window successors past their window, and revocation events
+ * older than any instance reads back. Idempotent, so several instances doing it at once is harmless.
+ */
+function keepHouse(app: FastifyInstance, services: Services): void {
+  const { store, clock, config } = services;
+  const timer = setInterval(() => {
+    const now = clock.now();
+    const eventsKeptMs = (config.accessTokenSeconds + 60) * 1000 + 10 * 60_000;
+    Promise.all([store.refreshTokens.prune(now), store.revocations.prune(now - eventsKeptMs)]).catch(
+      (error: unknown) => app.log.warn({ err: error }, 'housekeeping failed; it runs again later'),
+    );
+  }, HOUSEKEEPING_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 function refreshKeyRingPeriodically(app: FastifyInstance, services: Services): void {
