@@ -38,10 +38,15 @@ const KEY_RING_REFRESH_MS = 2_000;
 /** The HTTP service over the domain services: schemes, policies, the pipeline, and the routes. */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, logger } = services;
+  const requestLinesLogged = logger.isLevelEnabled('info');
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // Fastify's request lines carry the query string; ours (plugins/request-log.ts) do not.
     logController: new LogController({ disableRequestLogging: true }),
+    // A child logger per request (for its reqId) costs more than the whole authorization check;
+    // below info level, where no request line is written, requests log through the root logger.
+    childLoggerFactory: (parent, bindings, options) =>
+      requestLinesLogged ? parent.child(bindings, options) : parent,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
