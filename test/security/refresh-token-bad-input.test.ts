@@ -16,20 +16,9 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { bearer, json, type TestApp, useTestApp } from '../helpers/test-app.ts';
+import { type Pair, signIn } from '../helpers/refresh-tokens.ts';
 
 const engines = await testEngines();
-
-interface Pair {
-  accessToken: string;
-  refreshToken: string;
-}
-
-async function signIn(ctx: TestApp) {
-  const { user, password } = await ctx.createUser();
-  const response = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
-  expect(response.statusCode).toBe(200);
-  return { user, pair: json<Pair>(response) };
-}
 
 function postRaw(ctx: TestApp, payload: string, contentType = 'application/json', url = '/auth/refresh') {
   return ctx.app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload });

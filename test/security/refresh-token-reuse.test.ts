@@ -15,24 +15,9 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { bearer, json, type TestApp, useTestApp } from '../helpers/test-app.ts';
+import { type Pair, refresh, signIn } from '../helpers/refresh-tokens.ts';
 
 const engines = await testEngines();
-
-interface Pair {
-  accessToken: string;
-  refreshToken: string;
-}
-
-async function signIn(ctx: TestApp) {
-  const { user, password } = await ctx.createUser();
-  const response = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
-  expect(response.statusCode).toBe(200);
-  return { user, password, pair: json<Pair>(response) };
-}
-
-function refresh(ctx: TestApp, refreshToken: string) {
-  return ctx.app.inject({ method: 'POST', url: '/auth/refresh', payload: { refreshToken } });
-}
 
 async function rotate(ctx: TestApp, refreshToken: string): Promise<Pair> {
   const response = await refresh(ctx, refreshToken);

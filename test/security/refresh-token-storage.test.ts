@@ -14,23 +14,12 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
 import { json, type TestApp, useTestApp } from '../helpers/test-app.ts';
+import { type Pair, signIn } from '../helpers/refresh-tokens.ts';
 import { dumpDatabase, tableRows } from './database-dump.ts';
 
 const engines = await testEngines();
 
-interface Pair {
-  accessToken: string;
-  refreshToken: string;
-}
-
 const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
-
-async function signIn(ctx: TestApp) {
-  const { user, password } = await ctx.createUser();
-  const response = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: user.email, password } });
-  expect(response.statusCode).toBe(200);
-  return { user, password, pair: json<Pair>(response) };
-}
 
 async function rotate(ctx: TestApp, refreshToken: string): Promise<Pair> {
   const response = await ctx.app.inject({ method: 'POST', url: '/auth/refresh', payload: { refreshToken } });
