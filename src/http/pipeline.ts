@@ -133,12 +133,18 @@ export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify
  * the Bearer scheme refuses as malformed.
  */
 function authenticationRequest(request: FastifyRequest): AuthenticationRequest {
+  if (request.headers.authorization === undefined) return request;
   const raw = request.raw.rawHeaders;
   let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count++;
+  for (let i = 0; i < raw.length; i += 2) if (isAuthorization(raw[i]!)) count++;
   if (count < 2) return request;
-  const values = raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === 'authorization');
+  const values = raw.filter((_, i) => i % 2 === 1 && isAuthorization(raw[i - 1]!));
   return { headers: { ...request.headers, authorization: values } };
+}
+
+/** A raw header name, any case; the usual spellings are matched without lower-casing a copy. */
+function isAuthorization(name: string): boolean {
+  return name === 'authorization' || name === 'Authorization' || (name.length === 13 && name.toLowerCase() === 'authorization');
 }
 
 /** The caller's user id (`sub`), for endpoints whose policy guarantees one. */

@@ -9,13 +9,25 @@ import type { KeyRing } from './key-ring.ts';
 const DEFAULT_CAPACITY = 10_000;
 
 /**
+ * Characters of a token's end that key the cache. The end of a compact JWS is its signature, as
+ * good as random, so the key tells remembered tokens apart; hashing 32 characters instead of a
+ * whole token (600 and more) is most of what a look-up costs. A hit is confirmed on the whole token.
+ */
+const KEY_LENGTH = 32;
+
+interface Remembered {
+  readonly token: string;
+  readonly verified: VerifiedAccessToken;
+}
+
+/**
  * The Bearer scheme's validator: signature and claims checked once per token (the ES256 check is
- * the dearest step of a request), then remembered, keyed by the whole token. Every use, cached or
- * not, is checked against expiry, the signing key still being in the ring, and the revocation
- * list, so the cache never outlives a revocation.
+ * the dearest step of a request), then remembered. Every use, remembered or not, is checked
+ * against expiry, the signing key still being in the ring, and the revocation list, so the cache
+ * never outlives a revocation.
  */
 export class AccessTokenValidator implements BearerTokenValidator {
-  private readonly cache = new Map<string, VerifiedAccessToken>();
+  private readonly cache = new Map<string, Remembered>();
 
   constructor(
     private readonly tokens: AccessTokens,
@@ -27,26 +39,34 @@ export class AccessTokenValidator implements BearerTokenValidator {
 
   /** At once for a remembered token; after the signature check otherwise. */
   validate(token: string): MaybePromise<AccessTokenValidation> {
-    const cached = this.cache.get(token);
-    if (cached === undefined) return this.verifyAndRemember(token);
-    if (this.clock.now() >= cached.expiresAt + CLOCK_SKEW_SECONDS * 1000) {
-      this.cache.delete(token);
+    return this.recall(token) ?? this.verifyAndRemember(token);
+  }
+
+  /** The verdict on a remembered token, or undefined for one never verified (or forgotten). */
+  recall(token: string): AccessTokenValidation | undefined {
+    const key = cacheKey(token);
+    const remembered = this.cache.get(key);
+    if (remembered === undefined || remembered.token !== token) return undefined;
+    const { verified } = remembered;
+    if (this.clock.now() >= verified.expiresAt + CLOCK_SKEW_SECONDS * 1000) {
+      this.cache.delete(key);
       return EXPIRED;
     }
-    return this.stillCounts(token, cached);
+    return this.stillCounts(key, verified);
   }
 
   private async verifyAndRemember(token: string): Promise<AccessTokenValidation> {
     const result = await this.tokens.verify(token);
     if (!result.valid) return result;
-    this.remember(token, result);
-    return this.stillCounts(token, result);
+    const key = cacheKey(token);
+    this.remember(key, { token, verified: result });
+    return this.stillCounts(key, result);
   }
 
   /** What can change after verification: the key's place in the ring, and revocations. */
-  private stillCounts(token: string, verified: VerifiedAccessToken): AccessTokenValidation {
+  private stillCounts(key: string, verified: VerifiedAccessToken): AccessTokenValidation {
     if (this.keyRing.verificationKey(verified.kid) === undefined) {
-      this.cache.delete(token);
+      this.cache.delete(key);
       return UNKNOWN_KEY;
     }
     if (this.revocations.refusesAccessToken(verified.userId, verified.stamp)) return REVOKED;
@@ -54,10 +74,14 @@ export class AccessTokenValidator implements BearerTokenValidator {
   }
 
   /** Oldest first out when full: a Map iterates in insertion order. */
-  private remember(token: string, verified: VerifiedAccessToken): void {
-    if (this.cache.size >= this.capacity) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(token, verified);
+  private remember(key: string, remembered: Remembered): void {
+    if (!this.cache.has(key) && this.cache.size >= this.capacity) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, remembered);
   }
+}
+
+function cacheKey(token: string): string {
+  return token.length > KEY_LENGTH ? token.slice(-KEY_LENGTH) : token;
 }
 
 const EXPIRED: AccessTokenValidation = Object.freeze({ valid: false, reason: 'The token expired.' });

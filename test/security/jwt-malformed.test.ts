@@ -92,10 +92,30 @@ describe.each(engines)('malformed tokens and Authorization headers on $engine (S
   it('refuses other syntax deterministically: two spaces, no token, trailing text, a tab, quotes', async () => {
     const { user } = await ctx.createUser();
     const token = await forge(ctx, user);
+    // Accepted first, so the verified-token cache remembers it: the syntax rules hold for it all the same.
+    expect((await me(`Bearer ${token}`)).statusCode).toBe(200);
     for (const header of [`Bearer  ${token}`, 'Bearer', 'Bearer ', `Bearer ${token} extra`, `Bearer\t${token}`, `Bearer "${token}"`, `Bearer ${token},${token}`]) {
       const response = await me(header);
       expectInvalidToken(response, JSON.stringify(header.slice(0, 12)));
     }
+  });
+
+  it('does not take another token for a remembered one because they end alike (the cache key is the signature end)', async () => {
+    const { user } = await ctx.createUser({ userName: 'remembered-user' });
+    const { user: other } = await ctx.createUser({ userName: 'other-user' });
+    const token = await forge(ctx, user);
+    expect((await me(`Bearer ${token}`)).statusCode).toBe(200);
+    const [h, , s] = token.split('.') as [string, string, string];
+    // The remembered token's header and signature over another user's claims, and a token whose
+    // signature only ends like the remembered one's.
+    const otherClaims = `${h}.${segment(baselineClaims(ctx, other))}.${s}`;
+    const sameEnd = `${h}.${token.split('.')[1]}.${'A'.repeat(Math.max(0, s.length - 32))}${s.slice(-32)}`;
+    for (const [label, forged] of [['other claims', otherClaims], ['same signature end', sameEnd]] as const) {
+      const response = await me(`Bearer ${forged}`);
+      expectInvalidToken(response, label);
+      expect(response.body, label).not.toMatch(/remembered-user|other-user/);
+    }
+    expect((await me(`Bearer ${token}`)).body).toBe('remembered-user');
   });
 
   it('refuses a repeated Authorization header instead of silently using one of them', async () => {

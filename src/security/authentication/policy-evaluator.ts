@@ -26,6 +26,8 @@ export type PolicyAuthorizationResult =
  * The policy's schemes are tried when it names any (principals merged), else the default.
  */
 export class PolicyEvaluator {
+  private readonly successes = new WeakMap<AuthenticateResult, PolicyAuthentication>();
+
   constructor(
     private readonly schemes: AuthenticationSchemeProvider,
     private readonly authorization: AuthorizationService,
@@ -37,11 +39,18 @@ export class PolicyEvaluator {
     if (schemes.length > 1) return this.authenticateWithSchemes(schemes, request);
     // The common case, kept free of list building: one scheme, named or chosen by the request's shape.
     const handler = schemes.length === 1 ? this.schemes.get(schemes[0]!) : this.schemes.defaultFor(request);
-    return andThen(handler.authenticate(request), (result) => ({
-      principal: result.kind === 'success' ? result.principal : ClaimsPrincipal.anonymous(),
-      succeeded: result.kind === 'success',
-      attempts: [{ handler, result }],
-    }));
+    return andThen(handler.authenticate(request), (result) => this.authenticationOf(handler, result));
+  }
+
+  /** Schemes answer a remembered credential with the same success object: its outcome is built once. */
+  private authenticationOf(handler: AuthenticationHandler, result: AuthenticateResult): PolicyAuthentication {
+    if (result.kind !== 'success') return { principal: ClaimsPrincipal.anonymous(), succeeded: false, attempts: [{ handler, result }] };
+    let authentication = this.successes.get(result);
+    if (authentication === undefined) {
+      authentication = Object.freeze({ principal: result.principal, succeeded: true, attempts: [{ handler, result }] });
+      this.successes.set(result, authentication);
+    }
+    return authentication;
   }
 
   /** A policy naming several schemes: each is tried and the principals merged. */

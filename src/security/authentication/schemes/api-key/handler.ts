@@ -25,6 +25,12 @@ export interface ApiKeyValidator {
 export class ApiKeyHandler implements AuthenticationHandler {
   readonly scheme = API_KEY_SCHEME;
 
+  /**
+   * The success result of each remembered key's validation, built once: a validator answers a
+   * remembered key with the same object, and principals are immutable.
+   */
+  private readonly successes = new WeakMap<object, AuthenticateResult>();
+
   constructor(private readonly validator: ApiKeyValidator) {}
 
   authenticate(request: AuthenticationRequest): MaybePromise<AuthenticateResult> {
@@ -33,12 +39,18 @@ export class ApiKeyHandler implements AuthenticationHandler {
     if (key === null || key.length > MAX_KEY_LENGTH) return AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
     return andThen(this.validator.validate(key), (validation) => {
       if (!validation.valid) return AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
-      const identity = new ClaimsIdentity([new Claim('client', validation.client)], API_KEY_SCHEME);
-      return AuthenticateResult.success(this.scheme, new ClaimsPrincipal([identity]));
+      let success = this.successes.get(validation);
+      if (success === undefined) this.successes.set(validation, (success = clientSuccess(validation.client)));
+      return success;
     });
   }
 
   challenge(result: AuthenticateResult): Challenge {
     return { wwwAuthenticate: 'ApiKey', detail: result.kind === 'fail' ? result.message : MISSING_API_KEY };
   }
+}
+
+function clientSuccess(client: string): AuthenticateResult {
+  const identity = new ClaimsIdentity([new Claim('client', client)], API_KEY_SCHEME);
+  return AuthenticateResult.success(API_KEY_SCHEME, new ClaimsPrincipal([identity]));
 }

@@ -8,17 +8,30 @@ export const BEARER_SCHEME = 'Bearer';
 
 export type BearerTokenValidation = { valid: true; principal: ClaimsPrincipal; expiresAt: number } | { valid: false; reason: string };
 
-/** Checks a token's signature and claims; the scheme itself knows no JWT library. May answer at once (a remembered token). */
+/** Checks a token's signature and claims; the scheme itself knows no JWT library. */
 export interface BearerTokenValidator {
+  /** The verdict on a well-formed token; at once when the token is remembered. */
   validate(token: string): MaybePromise<BearerTokenValidation>;
+  /**
+   * The verdict on a token this validator has verified before and still remembers, or undefined.
+   * Only well-formed tokens are ever verified, so a remembered one needs no syntax check again.
+   */
+  recall?(token: string): BearerTokenValidation | undefined;
 }
 
-/** `Bearer` followed by exactly one space and a compact JWS; the scheme name is case-insensitive (RFC 9110). */
-const BEARER_HEADER = /^bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
+/** The header names this scheme: `Bearer` alone or followed by white space, in any case (RFC 9110). */
+const BEARER_SCHEME_NAME = /^bearer(?:\s|$)/i;
+/** `Bearer`, exactly one space: what precedes the token in a well-formed header. */
+const SCHEME_AND_SPACE_LENGTH = 'Bearer '.length;
+/** A compact JWS: three base64url segments, the last (signature) possibly empty. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** `Authorization: Bearer <jwt>` (RFC 6750). Tokens in the query string are never read. */
 export class BearerHandler implements AuthenticationHandler {
   readonly scheme = BEARER_SCHEME;
+
+  /** The success result of each remembered token's validation, built once (principals are immutable). */
+  private readonly successes = new WeakMap<object, AuthenticateResult>();
 
   constructor(private readonly validator: BearerTokenValidator) {}
 
@@ -26,14 +39,24 @@ export class BearerHandler implements AuthenticationHandler {
     const header = singleHeader(request, 'authorization');
     if (header === undefined) return AuthenticateResult.noResult();
     // Another scheme's header (Basic, …) is not ours to judge; a repeated header (null) is malformed.
-    if (header !== null && !/^bearer(\s|$)/i.test(header)) return AuthenticateResult.noResult();
-    const match = header === null ? null : BEARER_HEADER.exec(header);
-    if (!match) return AuthenticateResult.fail(this.scheme, 'The token is malformed.');
-    return andThen(this.validator.validate(match[1]!), (validation) =>
-      validation.valid
-        ? AuthenticateResult.success(this.scheme, validation.principal, validation.expiresAt)
-        : AuthenticateResult.fail(this.scheme, validation.reason),
-    );
+    if (header !== null && !BEARER_SCHEME_NAME.test(header)) return AuthenticateResult.noResult();
+    const token = header === null ? null : tokenAfterOneSpace(header);
+    if (token === null) return MALFORMED;
+    // A client repeats its token: one look-up answers, before any scan of the token's characters.
+    const remembered = this.validator.recall?.(token);
+    if (remembered !== undefined) return this.resultOf(remembered);
+    if (!COMPACT_JWS.test(token)) return MALFORMED;
+    return andThen(this.validator.validate(token), (validation) => this.resultOf(validation));
+  }
+
+  private resultOf(validation: BearerTokenValidation): AuthenticateResult {
+    if (!validation.valid) return AuthenticateResult.fail(this.scheme, validation.reason);
+    let success = this.successes.get(validation);
+    if (success === undefined) {
+      success = AuthenticateResult.success(this.scheme, validation.principal, validation.expiresAt);
+      this.successes.set(validation, success);
+    }
+    return success;
   }
 
   challenge(result: AuthenticateResult): Challenge {
@@ -43,4 +66,11 @@ export class BearerHandler implements AuthenticationHandler {
       detail: result.message,
     };
   }
+}
+
+const MALFORMED = Object.freeze(AuthenticateResult.fail(BEARER_SCHEME, 'The token is malformed.'));
+
+/** What follows `Bearer` and exactly one space (a tab or two spaces is malformed), or null. */
+function tokenAfterOneSpace(header: string): string | null {
+  return header.charCodeAt(SCHEME_AND_SPACE_LENGTH - 1) === 0x20 ? header.slice(SCHEME_AND_SPACE_LENGTH) : null;
 }
