@@ -11,6 +11,7 @@ import {
 import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import { antiforgeryPlugin } from './antiforgery.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
@@ -64,6 +65,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
+  // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
+  await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
   await app.register(pipelinePlugin, {
     policies,
     evaluator: new PolicyEvaluator(schemes, authorization),

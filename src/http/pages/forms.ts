@@ -1,0 +1,58 @@
+import { ANTIFORGERY_FIELD } from '../../security/crypto/antiforgery.ts';
+import { type Html, html } from './html.ts';
+
+/** Messages by field name, as problem+json's `errors` member carries them; `''` for the whole form. */
+export type FormErrors = Readonly<Record<string, readonly string[]>>;
+
+export interface FieldOptions {
+  readonly name: string;
+  readonly label: string;
+  readonly type?: 'text' | 'email' | 'password';
+  readonly value?: string;
+  /** The browser's autofill hint (`username`, `current-password`, `new-password`, `email`). */
+  readonly autocomplete: string;
+  readonly required?: boolean;
+  readonly hint?: string;
+}
+
+/**
+ * A labelled input. Its errors sit right after it, tied to it by `aria-describedby` and marked
+ * `aria-invalid`, so a screen reader announces them with the field.
+ */
+export function field(options: FieldOptions, errors: FormErrors = {}): Html {
+  const { name, label, type = 'text', value, autocomplete, required = true, hint } = options;
+  const messages = errors[name] ?? [];
+  const errorId = `${name}-error`;
+  const hintId = `${name}-hint`;
+  const describedBy = [hint ? hintId : '', messages.length > 0 ? errorId : ''].filter(Boolean).join(' ');
+  // Passwords are never written back into a page.
+  const shownValue = type === 'password' ? undefined : value;
+  return html`<label for="${name}">${label}</label>
+${hint ? html`<small id="${hintId}">${hint}</small>` : ''}
+<input id="${name}" name="${name}" type="${type}" autocomplete="${autocomplete}"${shownValue ? html` value="${shownValue}"` : ''}${required ? html` required` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${messages.length > 0 ? html` aria-invalid="true"` : ''}>
+${messages.length > 0 ? html`<p id="${errorId}" class="error">${messages.join(' ')}</p>` : ''}`;
+}
+
+export function checkbox(name: string, label: string, checked = false): Html {
+  return html`<p class="check"><input id="${name}" name="${name}" type="checkbox" value="true"${checked ? html` checked` : ''}> <label for="${name}">${label}</label></p>`;
+}
+
+/** The summary at the top of a form that failed: every message once, announced at once. */
+export function errorSummary(errors: FormErrors): Html {
+  const messages = [...new Set(Object.values(errors).flat())];
+  if (messages.length === 0) return html``;
+  return html`<div role="alert" tabindex="-1"><p><strong>There is a problem</strong></p><ul>${messages.map((message) => html`<li>${message}</li>`)}</ul></div>`;
+}
+
+export function antiforgeryField(token: string): Html {
+  return html`<input type="hidden" name="${ANTIFORGERY_FIELD}" value="${token}">`;
+}
+
+/** A POST form to `action` with its antiforgery field. */
+export function postForm(action: string, antiforgeryToken: string, content: Html, submit: string): Html {
+  return html`<form method="post" action="${action}" novalidate>
+${antiforgeryField(antiforgeryToken)}
+${content}
+<button type="submit">${submit}</button>
+</form>`;
+}

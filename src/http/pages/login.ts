@@ -1,0 +1,44 @@
+import { checkbox, errorSummary, field, type FormErrors, postForm } from './forms.ts';
+import { type Html, html, layout } from './html.ts';
+
+export interface LoginPageModel {
+  readonly antiforgeryToken: string;
+  /** Where a successful sign-in goes; kept only when it is a local path. */
+  readonly returnUrl?: string;
+  /** What the user typed as e-mail or user name, shown again after a failure. */
+  readonly login?: string;
+  readonly rememberMe?: boolean;
+  readonly errors?: FormErrors;
+  /** External providers, by route name (`/account/external-login/<name>`). */
+  readonly providers?: readonly string[];
+  readonly notice?: string;
+}
+
+/** `/account/login`: the cookie scheme's login page. */
+export function loginPage(model: LoginPageModel): Html {
+  const errors = model.errors ?? {};
+  const action = model.returnUrl ? `/account/login?ReturnUrl=${encodeURIComponent(model.returnUrl)}` : '/account/login';
+  const form = postForm(
+    action,
+    model.antiforgeryToken,
+    html`${field({ name: 'email', label: 'E-mail or user name', value: model.login, autocomplete: 'username' }, errors)}
+${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' }, errors)}
+${checkbox('rememberMe', 'Keep me signed in on this device', model.rememberMe)}`,
+    'Sign in',
+  );
+  return layout(
+    'Sign in',
+    html`${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
+${errorSummary(errors)}
+${form}
+${externalLogins(model.providers ?? [], model.returnUrl)}
+<nav><a href="/account/register">Create an account</a> <a href="/account/reset-password">Forgot your password?</a></nav>`,
+  );
+}
+
+function externalLogins(providers: readonly string[], returnUrl: string | undefined): Html {
+  if (providers.length === 0) return html``;
+  const query = returnUrl ? `?returnUrl=${encodeURIComponent(returnUrl)}` : '';
+  return html`<section aria-labelledby="external-heading"><h2 id="external-heading">Or sign in with</h2>
+<ul>${providers.map((provider) => html`<li><a href="/account/external-login/${encodeURIComponent(provider)}${query}">${provider}</a></li>`)}</ul></section>`;
+}

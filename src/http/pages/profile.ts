@@ -1,0 +1,41 @@
+import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
+import { type Html, html, layout } from './html.ts';
+
+export interface ProfilePageModel {
+  readonly antiforgeryToken: string;
+  readonly email: string;
+  readonly userName: string | null;
+  readonly emailConfirmed: boolean;
+  readonly twoFactorEnabled: boolean;
+  readonly roles: readonly string[];
+  readonly logins: readonly string[];
+  readonly errors?: FormErrors;
+  readonly notice?: string;
+}
+
+/** `/account/profile` in a browser: who is signed in, the password form, sign-out. */
+export function profilePage(model: ProfilePageModel): Html {
+  const errors = model.errors ?? {};
+  const passwordForm = postForm(
+    '/account/password',
+    model.antiforgeryToken,
+    html`${field({ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }, errors)}
+${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password' }, errors)}`,
+    'Change the password',
+  );
+  return layout(
+    'Your account',
+    html`${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
+<dl>
+<dt>E-mail</dt><dd id="profile-email">${model.email}${model.emailConfirmed ? '' : ' (not confirmed)'}</dd>
+<dt>User name</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
+<dt>Roles</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
+<dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'}</dd>
+<dt>External logins</dt><dd>${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
+</dl>
+<section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
+${errorSummary(errors)}
+${passwordForm}</section>
+${postForm('/account/logout', model.antiforgeryToken, html``, 'Sign out')}`,
+  );
+}

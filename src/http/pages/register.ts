@@ -1,0 +1,42 @@
+import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
+import { type Html, html, layout } from './html.ts';
+
+export interface RegisterPageModel {
+  readonly antiforgeryToken: string;
+  readonly email?: string;
+  readonly userName?: string;
+  readonly errors?: FormErrors;
+  readonly passwordMinLength: number;
+}
+
+/** `/account/register`. */
+export function registerPage(model: RegisterPageModel): Html {
+  const errors = model.errors ?? {};
+  const form = postForm(
+    '/account/register',
+    model.antiforgeryToken,
+    html`${field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors)}
+${field({ name: 'userName', label: 'User name (optional)', value: model.userName, autocomplete: 'username', required: false, hint: '3 to 64 letters, digits, dots, dashes or underscores.' }, errors)}
+${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}`,
+    'Create the account',
+  );
+  return layout('Create an account', html`${errorSummary(errors)}
+${form}
+<nav><a href="/account/login">Sign in instead</a></nav>`);
+}
+
+/** After a registration: the same words whether or not the address was known (no enumeration). */
+export function registrationSentPage(): Html {
+  return layout(
+    'Check your mail',
+    html`<p class="notice" role="status">If the address can be used, a message is on its way to it. Follow its link to confirm the account, then sign in.</p>
+<nav><a href="/account/login">Sign in</a></nav>`,
+  );
+}
+
+/** `/account/confirm-email` in a browser. */
+export function emailConfirmedPage(confirmed: boolean): Html {
+  return confirmed
+    ? layout('E-mail confirmed', html`<p class="notice" role="status">Your e-mail is confirmed. You can sign in now.</p><nav><a href="/account/login">Sign in</a></nav>`)
+    : layout('Link not valid', html`<p role="alert">This confirmation link is wrong, expired or replaced by a newer one. Register again to get a new one.</p><nav><a href="/account/register">Register</a></nav>`);
+}

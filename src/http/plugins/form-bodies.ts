@@ -1,0 +1,70 @@
+import { Busboy } from '@fastify/busboy';
+import formBody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { GatehouseError } from '../../security/errors.ts';
+
+/** More fields than any of the service's forms has: a bound, not a feature. */
+const MAX_FIELDS = 50;
+
+/**
+ * Form bodies for the routes that take form posts (the account pages), and for no others: JSON
+ * endpoints keep answering forms with 415 (SEC-120). Register it inside the context of those
+ * routes. Url-encoded bodies go through @fastify/formbody; `multipart/form-data` with text fields
+ * only is parsed into the same flat object (busboy, as @fastify/multipart uses, without its file
+ * handling) — browsers send both cross-site without a preflight, so both must reach the
+ * antiforgery check. A file part is refused: no endpoint takes files.
+ */
+async function formBodies(app: FastifyInstance): Promise<void> {
+  await app.register(formBody);
+  app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+    let failed = false;
+    const limit = app.initialConfig.bodyLimit ?? 1_048_576;
+    let received = 0;
+    const stop = (error: GatehouseError) => {
+      if (failed) return;
+      failed = true;
+      payload.unpipe(parser);
+      payload.resume();
+      done(error, undefined);
+    };
+    const fail = (message: string) => stop(GatehouseError.validation({ body: [message] }, message));
+    let parser: ReturnType<typeof Busboy>;
+    try {
+      parser = Busboy({
+        headers: request.headers as { 'content-type': string },
+        limits: { fields: MAX_FIELDS, fieldSize: limit, files: 0, parts: MAX_FIELDS },
+      });
+    } catch {
+      return done(GatehouseError.validation({ body: ['The multipart body is malformed.'] }, 'The multipart body is malformed.'), undefined);
+    }
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (_name, stream) => {
+      stream.resume();
+      fail('File uploads are not accepted.');
+    });
+    parser.on('filesLimit', () => fail('File uploads are not accepted.'));
+    parser.on('fieldsLimit', () => fail(`At most ${MAX_FIELDS} fields are accepted.`));
+    parser.on('partsLimit', () => fail(`At most ${MAX_FIELDS} fields are accepted.`));
+    parser.on('error', () => fail('The multipart body is malformed.'));
+    parser.on('finish', () => {
+      if (!failed) done(null, fields);
+    });
+    payload.on('error', (error: Error) => {
+      if (failed) return;
+      failed = true;
+      done(error, undefined);
+    });
+    // A stream parser gets no body limit from Fastify: count the bytes here.
+    payload.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) stop(new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'));
+    });
+    payload.pipe(parser);
+  });
+}
+
+export const formBodiesPlugin = fp(formBodies, { name: 'gatehouse-form-bodies', fastify: '5.x' });
