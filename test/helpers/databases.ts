@@ -137,7 +137,8 @@ async function probeRedis(): Promise<boolean> {
   }
 }
 
-async function missing(service: string, variable: string, url: string, error: unknown): Promise<void> {
+/** Skips (one loud line a run) or, with REQUIRE_SERVICES=1, fails: the rule for every service a suite needs. */
+export async function missing(service: string, variable: string, url: string, error: unknown): Promise<void> {
   const reason = (error instanceof Error ? error.message || error.name : String(error)).replace(/\.$/, '');
   if (process.env.REQUIRE_SERVICES === '1') {
     throw new Error(`${service} not reachable at ${url} (${variable}): ${reason}. REQUIRE_SERVICES=1 forbids skipping.`);
