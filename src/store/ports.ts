@@ -264,6 +264,30 @@ export interface RevocationStore {
   prune(before: number): Promise<number>;
 }
 
+export type AccountCodePurpose = 'confirm-email' | 'reset-password';
+
+/** Codes mailed to a user (only their SHA-256 is stored); each use is one transaction. */
+export interface AccountCodeStore {
+  /** Stores a code and voids the user's unused codes of the same purpose, at once. */
+  issue(code: {
+    userId: number;
+    purpose: AccountCodePurpose;
+    codeHash: string;
+    /** A re-registration's password, applied only when this confirmation code is used. */
+    pendingPasswordHash: string | null;
+    createdAt: number;
+    expiresAt: number;
+  }): Promise<void>;
+  /**
+   * Confirms the e-mail and applies the code's pending password (a security change). Also
+   * `confirmed` when this user already used this code; `invalid` when it is unknown, voided,
+   * expired or another user's.
+   */
+  confirmEmail(use: { userId: number; codeHash: string; now: number }): Promise<'confirmed' | 'invalid'>;
+  /** Sets the password with a reset code, once: a security change. False for a wrong, used, voided or expired code. */
+  resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean>;
+}
+
 export type StoreEngine = 'sqlite' | 'postgres';
 
 /** Every port over one database connection. */
@@ -277,6 +301,7 @@ export interface Store {
   readonly audit: AuditStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
+  readonly accountCodes: AccountCodeStore;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

@@ -19,6 +19,19 @@ export interface Database {
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
   revocations: RevocationsTable;
+  account_codes: AccountCodesTable;
+}
+
+export interface AccountCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  purpose: 'confirm-email' | 'reset-password';
+  /** SHA-256 of the code; unique. */
+  code_hash: string;
+  pending_password_hash: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface UsersTable {

@@ -1,3 +1,4 @@
+import { KyselyAccountCodeStore } from './account-code-store.ts';
 import { Kysely, sql, type Dialect, type LogEvent } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
 import type { Store, StoreEngine } from '../ports.ts';
@@ -39,6 +40,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     audit: atPortBoundary(new KyselyAuditStore(context)),
     refreshTokens: atPortBoundary(new KyselyRefreshTokenStore(context)),
     revocations: atPortBoundary(new KyselyRevocationStore(context)),
+    accountCodes: atPortBoundary(new KyselyAccountCodeStore(context)),
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

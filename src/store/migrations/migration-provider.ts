@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 import * as initial from './0001-initial.ts';
 import * as refreshTokensAndRevocations from './0002-refresh-tokens-and-revocations.ts';
+import * as accountCodes from './0005-account-codes.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -17,6 +18,7 @@ interface EngineMigration {
 const migrations: Record<string, EngineMigration> = {
   '0001-initial': initial,
   '0002-refresh-tokens-and-revocations': refreshTokensAndRevocations,
+  '0005-account-codes': accountCodes,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {

@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import type { AccountCodePurpose, AccountCodeStore } from '../ports.ts';
+import type { Database } from './database.ts';
+import { revokeLiveFamilies } from './refresh-token-store.ts';
+import type { StoreContext } from './store-context.ts';
+import { appendStampChange } from './user-links.ts';
+
+/**
+ * Confirmation and reset codes. Each use is one transaction: the code is marked used by a
+ * conditional update (`used_at IS NULL`), so of two concurrent uses exactly one changes anything.
+ */
+export class KyselyAccountCodeStore implements AccountCodeStore {
+  constructor(private readonly context: StoreContext) {}
+
+  async issue(code: {
+    userId: number;
+    purpose: AccountCodePurpose;
+    codeHash: string;
+    pendingPasswordHash: string | null;
+    createdAt: number;
+    expiresAt: number;
+  }): Promise<void> {
+    await this.context.transaction(async (trx) => {
+      await voidUnused(trx, code.userId, code.purpose);
+      await trx
+        .insertInto('account_codes')
+        .values({
+          user_id: code.userId,
+          purpose: code.purpose,
+          code_hash: code.codeHash,
+          pending_password_hash: code.pendingPasswordHash,
+          created_at: code.createdAt,
+          expires_at: code.expiresAt,
+        })
+        .execute();
+    });
+  }
+
+  async confirmEmail(use: { userId: number; codeHash: string; now: number }): Promise<'confirmed' | 'invalid'> {
+    return this.context.transaction(async (trx) => {
+      const code = await findCode(trx, use.codeHash, 'confirm-email');
+      if (!code || code.user_id !== use.userId) return 'invalid';
+      // The same link opened twice (or by a mail scanner first) still says "confirmed".
+      if (code.used_at !== null) return 'confirmed';
+      if (code.expires_at <= use.now) return 'invalid';
+      // A concurrent use of the same code won the update: it confirmed, this one need not.
+      if (!(await markUsed(trx, code.id, use.now))) return 'confirmed';
+      await trx.updateTable('users').set({ email_confirmed: 1 }).where('id', '=', use.userId).execute();
+      if (code.pending_password_hash !== null) await setPassword(trx, use.userId, code.pending_password_hash, use.now);
+      await voidUnused(trx, use.userId, 'confirm-email');
+      return 'confirmed';
+    });
+  }
+
+  async resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean> {
+    return this.context.transaction(async (trx) => {
+      const code = await findCode(trx, use.codeHash, 'reset-password');
+      if (!code || code.user_id !== use.userId || code.used_at !== null || code.expires_at <= use.now) return false;
+      if (!(await markUsed(trx, code.id, use.now))) return false;
+      await setPassword(trx, use.userId, use.passwordHash, use.now);
+      await voidUnused(trx, use.userId, 'reset-password');
+      return true;
+    });
+  }
+}
+
+function findCode(trx: Kysely<Database>, codeHash: string, purpose: AccountCodePurpose) {
+  return trx
+    .selectFrom('account_codes')
+    .select(['id', 'user_id', 'pending_password_hash', 'expires_at', 'used_at'])
+    .where('code_hash', '=', codeHash)
+    .where('purpose', '=', purpose)
+    .executeTakeFirst();
+}
+
+async function markUsed(trx: Kysely<Database>, id: number, now: number): Promise<boolean> {
+  const result = await trx.updateTable('account_codes').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** A new code voids the older ones that were never used; used ones stay, for idempotent confirmation. */
+async function voidUnused(trx: Kysely<Database>, userId: number, purpose: AccountCodePurpose): Promise<void> {
+  await trx.deleteFrom('account_codes').where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+}
+
+/** A new password is a security change: every session, refresh family and access token of the user ends. */
+async function setPassword(trx: Kysely<Database>, userId: number, passwordHash: string, now: number): Promise<void> {
+  const stamps = await trx
+    .updateTable('users')
+    .set((eb) => ({
+      password_hash: passwordHash,
+      security_stamp: eb('security_stamp', '+', 1),
+      claims_stamp: eb('claims_stamp', '+', 1),
+      stamp_changed_at: now,
+    }))
+    .where('id', '=', userId)
+    .returning(['claims_stamp', 'security_stamp'])
+    .executeTakeFirstOrThrow();
+  await appendStampChange(trx, userId, stamps, now);
+  await revokeLiveFamilies(trx, userId, now);
+}
