@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
 import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
 import { freePort, gatehouseCli, obtainAccessToken } from './lib/gatehouse.ts';
+import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
 import { planPinning } from './lib/pinning.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
 import { markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
@@ -21,6 +22,8 @@ const HOST = '127.0.0.1';
 const LOG_LEVEL = 'warn';
 /** Above this share of a core taken by other processes during a measurement, the run says its figures are noisy. */
 const OTHER_CPU_WARNING = 10;
+/** The name that selects the sign-in measurement in `BENCH_SCENARIOS` (it is not an HTTP scenario file). */
+const SIGN_IN = 'sign-in';
 
 function readIntegerEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -69,7 +72,9 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only);
+  const httpOnly = settings.only.filter((name) => name !== SIGN_IN);
+  // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
+  const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
   if (pinning.note !== null) log(`NOTE: ${pinning.note}`);
   else log(`pinning: servers on core ${pinning.serverCpu}, load generator on core ${pinning.loadGeneratorCpu}`);
@@ -88,6 +93,9 @@ async function main(): Promise<void> {
     KEYRING_SECRET: randomBytes(32).toString('base64'),
     LOG_LEVEL,
     ACCESS_TOKEN_MINUTES: '60',
+    // The sign-in measurement signs one account in as fast as the hash allows: limits off.
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+    RATE_LIMIT_IP_PER_MINUTE: '0',
   };
   log(`database: ${env.DATABASE_URL}`);
   await gatehouseCli(root, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
@@ -189,6 +197,21 @@ async function main(): Promise<void> {
     };
   });
 
+  let signIn: SignInResult | null = null;
+  if (settings.only.length === 0 || settings.only.includes(SIGN_IN)) {
+    log(`sign-in: measuring the Argon2id verify rate, then sign-ins, ${settings.seconds} s each…`);
+    signIn = await measureSignIn({
+      root,
+      baseUrl: servers.gatehouse.baseUrl,
+      email,
+      password,
+      seconds: settings.seconds,
+      connections: settings.connections,
+      serverCpu: pinning.serverCpu,
+      loadGeneratorCpu: pinning.loadGeneratorCpu,
+    });
+  }
+
   const cpuList = cpus();
   const results: Results = {
     date: new Date().toISOString(),
@@ -214,6 +237,7 @@ async function main(): Promise<void> {
       logLevel: LOG_LEVEL,
     },
     scenarios: scenarioResults,
+    signIn,
   };
 
   await mkdir(join(benchDir, 'results'), { recursive: true });

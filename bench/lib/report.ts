@@ -1,5 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Target } from './scenario.ts';
+import type { SignInResult } from './sign-in.ts';
 
 export interface ScenarioResult {
   readonly name: string;
@@ -39,6 +40,8 @@ export interface Results {
     readonly logLevel: string;
   };
   readonly scenarios: readonly ScenarioResult[];
+  /** Sign-in throughput against the Argon2id verify rate; null when not run (`BENCH_SCENARIOS` without `sign-in`). */
+  readonly signIn: SignInResult | null;
 }
 
 const START = '<!-- results:start -->';
@@ -67,7 +70,16 @@ export function textTable(results: Results): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+  const table = [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+  return results.signIn === null ? table : `${table}\n\n${signInLine(results.signIn)}`;
+}
+
+function signInLine(signIn: SignInResult): string {
+  return (
+    `sign-in: ${signIn.signInsPerSecond.toFixed(1)}/s against ${signIn.verifiesPerSecond.toFixed(1)} Argon2id verifies/s ` +
+    `= ${signIn.ratioToVerifyRate.toFixed(2)}× (target ≥ 0.90×); /health meanwhile p50 ${formatMs(signIn.healthP50Ms)} ms, ` +
+    `p99 ${formatMs(signIn.healthP99Ms)} ms (target ≤ 5 ms)`
+  );
 }
 
 /** The Markdown placed between the README's markers. */
@@ -91,6 +103,17 @@ export function markdownTable(results: Results): string {
         `${formatMs(s.latencyP99Ms)} | ${s.non2xx} | ${s.ratioToBare.toFixed(2)}× | ${formatPercent(s.otherCpuPercent)} |`,
     ),
   ];
+  if (results.signIn !== null) {
+    const signIn = results.signIn;
+    lines.push(
+      '',
+      'Sign-in (`POST /auth/token` with a password, the same connections and seconds), against the Argon2id verify rate of the servers\' core measured alone in the same run, with `/health` requested 100 times a second meanwhile:',
+      '',
+      '| Sign-ins/s | Argon2id verifies/s | Ratio | `/health` p50 (ms) | `/health` p99 (ms) |',
+      '| ---: | ---: | ---: | ---: | ---: |',
+      `| ${signIn.signInsPerSecond.toFixed(1)} | ${signIn.verifiesPerSecond.toFixed(1)} | ${signIn.ratioToVerifyRate.toFixed(2)}× | ${formatMs(signIn.healthP50Ms)} | ${formatMs(signIn.healthP99Ms)} |`,
+    );
+  }
   return lines.join('\n');
 }
 

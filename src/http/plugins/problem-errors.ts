@@ -41,7 +41,7 @@ async function problemErrors(app: FastifyInstance): Promise<void> {
 }
 
 /** Ajv's errors, keyed by the field they concern (`body` for the document as a whole). */
-function validationErrors(error: FastifyError): FieldErrors {
+export function validationErrors(error: FastifyError): FieldErrors {
   const errors: FieldErrors = {};
   for (const item of error.validation ?? []) {
     const params = item.params as Record<string, unknown>;

@@ -34,6 +34,11 @@ export function sqliteDialect(filename: string): SqliteDialect {
 function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
   try {
     database.pragma('journal_mode = WAL');
+    // In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives the process
+    // being killed (it is in the OS's hands), and only a power cut can lose the last ones, never
+    // corrupt the file. FULL would fsync on every sign-in, with the event loop waiting (the
+    // driver is synchronous). docs/decisions/0019-hashing-slots-and-sqlite-sync.md
+    database.pragma('synchronous = NORMAL');
     // Off by default in SQLite, per connection; the cascades depend on it.
     database.pragma('foreign_keys = ON');
     return database;
