@@ -3,9 +3,13 @@ import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/config.ts';
 import { ApiKeyService } from './identity/api-keys.ts';
 import { PasswordHasher } from './identity/password-hasher.ts';
-import { SignInManager } from './identity/sign-in-manager.ts';
+import { SessionManager } from './identity/sessions.ts';
+import { SignInManager, type SignInManagerOptions } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
+import { createMailer } from './platform/mail/create-mailer.ts';
+import type { Mailer } from './platform/mail/mailer.ts';
+import { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
 import { cryptoRandom, type Random } from './platform/random.ts';
 import { Sealer } from './security/crypto/sealer.ts';
 import type { Store } from './store/ports.ts';
@@ -20,6 +24,8 @@ export interface ServiceDependencies {
   readonly clock?: Clock;
   readonly random?: Random;
   readonly logger: Logger;
+  /** Tells an account's owner that it locked (the mailer, once wired); see SignInManagerOptions. */
+  readonly onLockout?: SignInManagerOptions['onLockout'];
 }
 
 /** The domain services over one store: what the HTTP ring and the CLI both use. */
@@ -39,7 +45,13 @@ export interface Services {
   readonly revocationFeed: RevocationFeed;
   readonly users: UserManager;
   readonly signIn: SignInManager;
+  /** Cookie sessions: sign-in, sign-out, and the Cookies scheme's validator. */
+  readonly sessions: SessionManager;
   readonly apiKeys: ApiKeyService;
+  /** Counters of the sign-in and account routes' rate limits (through Redis when REDIS_URL is set); close with the app. */
+  readonly rateLimiter: RateLimiter;
+  /** SMTP when SMTP_URL is set, else the dev outbox; its pooled connections close with the app. */
+  readonly mailer: Mailer;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -98,7 +110,27 @@ export async function createServices(config: Config, store: Store, dependencies:
       ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     }),
     users,
-    signIn: new SignInManager(users, hasher, audit, config.requireConfirmedEmail),
+    signIn: new SignInManager({
+      users,
+      userStore: store.users,
+      hasher,
+      audit,
+      clock,
+      logger,
+      requireConfirmedEmail: config.requireConfirmedEmail,
+      lockout: { maxAttempts: config.lockoutMaxAttempts, durationMs: Math.round(config.lockoutSeconds * 1000) },
+      ...(dependencies.onLockout ? { onLockout: dependencies.onLockout } : {}),
+    }),
+    sessions: new SessionManager({
+      sessions: store.sessions,
+      users: store.users,
+      revocations,
+      clock,
+      random,
+      lifetimeMs: config.cookieSeconds * 1000,
+    }),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
+    rateLimiter: new RateLimiter({ clock, logger, redisUrl: config.redisUrl }),
+    mailer: createMailer(config, store, logger, clock),
   };
 }

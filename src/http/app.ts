@@ -8,14 +8,18 @@ import {
   forwardByRequestShape,
   PolicyEvaluator,
 } from '../security/authentication/index.ts';
+import { closeMailer } from '../platform/mail/create-mailer.ts';
 import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
+import { authCookieName, authCookieProtector } from './auth-cookie.ts';
+import { cookieSessionCheck } from './cookie-session.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import fastifyCookie from '@fastify/cookie';
+import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
@@ -57,7 +61,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const policies = createPolicyProvider(config);
   const authorization = createAuthorizationService(services.clock, config.timeZone);
   const schemes = new AuthenticationSchemeProvider(
-    [new BearerHandler(services.bearerTokens), new ApiKeyHandler(services.apiKeys), new CookiesHandler()],
+    [
+      new BearerHandler(services.bearerTokens),
+      new ApiKeyHandler(services.apiKeys),
+      new CookiesHandler({
+        validator: services.sessions,
+        protector: authCookieProtector(services.keyRing.secrets.cookie),
+        cookieName: authCookieName(config),
+      }),
+    ],
     forwardByRequestShape,
   );
   const context: RouteContext = { services, authorization };
@@ -71,6 +83,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     policies,
     evaluator: new PolicyEvaluator(schemes, authorization),
     ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
+    authorized: cookieSessionCheck(config, services.clock),
   });
 
   await app.register(healthRoutes);
@@ -82,6 +95,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     await auth.register(authRefreshRoutes, context);
   });
   await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
+  await app.register(accountRoutes, context);
   await app.register(meRoutes);
   await app.register(contentRoutes);
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
@@ -95,6 +109,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   await services.revocationFeed.start();
   app.addHook('onClose', () => services.revocationFeed.stop());
+  app.addHook('onClose', () => closeMailer(services.mailer));
   keepHouse(app, services);
   return app;
 }
@@ -105,14 +120,15 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 /**
  * Deletes what no check needs any more: ended refresh families (expired or revoked; a token of
  * one is refused as unknown), grace-window successors past their window, and revocation events
- * older than any instance reads back. Idempotent, so several instances doing it at once is harmless.
+ * older than any instance reads back, and expired cookie sessions. Idempotent, so several
+ * instances doing it at once is harmless.
  */
 function keepHouse(app: FastifyInstance, services: Services): void {
   const { store, clock, config } = services;
   const timer = setInterval(() => {
     const now = clock.now();
     const eventsKeptMs = (config.accessTokenSeconds + 60) * 1000 + 10 * 60_000;
-    Promise.all([store.refreshTokens.prune(now), store.revocations.prune(now - eventsKeptMs)]).catch(
+    Promise.all([store.refreshTokens.prune(now), store.revocations.prune(now - eventsKeptMs), store.sessions.prune(now)]).catch(
       (error: unknown) => app.log.warn({ err: error }, 'housekeeping failed; it runs again later'),
     );
   }, HOUSEKEEPING_MS);

@@ -1,8 +1,9 @@
 /**
  * The request pipeline, in the one place that orders it:
  *
- *   routing ──► authentication ──► authorization ──► body parsing ──► validation ──► endpoint
- *   (404)       (scheme results)    (401 / 403)        (400/413/415)   (400)           (2xx, 404, 409)
+ *   routing ──► authentication ──► authorization ──► cross-site ──► body parsing ──► validation ──► endpoint
+ *   (404)       (scheme results)    (401/403/302)     (403, cookie    (400/413/415)   (400)           (2xx, 404, 409)
+ *                                                      callers only)
  *
  * Authentication and authorization run in an `onRequest` hook of each route, before the body is read,
  * so a caller without the right credentials learns nothing from body errors. Anonymous endpoints
@@ -25,6 +26,7 @@ import type { AuthenticationRequest, PolicyEvaluator } from '../security/authent
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
+import type { AuthorizedCheck } from './cookie-session.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,11 +61,17 @@ export interface PipelineOptions {
   readonly policies: PolicyProvider<PolicyName>;
   readonly evaluator: PolicyEvaluator;
   readonly resultHandler?: AuthorizationResultHandler;
+  /**
+   * Runs after a request is authorized and before the endpoint (the cookie scheme's cross-site
+   * check and cookie renewal, http/cookie-session.ts); false when it answered the request.
+   */
+  readonly authorized?: AuthorizedCheck;
 }
 
 async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise<void> {
   const { policies, evaluator } = options;
   const resultHandler = options.resultHandler ?? problemResultHandler;
+  const authorized = options.authorized;
   const anonymous = ClaimsPrincipal.anonymous();
 
   app.decorateRequest('user', null as unknown as ClaimsPrincipal);
@@ -107,7 +115,8 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     return andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
       request.user = authentication.principal;
       return andThen(evaluator.authorize(policy, authentication), (result) => {
-        if (result.kind === 'success') return true;
+        // Authorized: a request the cookie authenticated is then checked for cross-site origin.
+        if (result.kind === 'success') return authorized === undefined || authorized(request, reply, authentication);
         if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
         else resultHandler.forbid(request, reply, result.schemes);
         return false;

@@ -84,6 +84,26 @@ export interface UserStore {
   setAdminLock(userId: number, locked: boolean): Promise<boolean>;
   /** Clears an automatic lockout and the failure count; false for an unknown user. */
   clearLockout(userId: number): Promise<boolean>;
+  /**
+   * Counts one failed sign-in, atomically: on an account neither locked by an admin nor within
+   * a lockout at `now`, the count goes up by one; the failure that reaches `maxAttempts` instead
+   * sets `lockoutEnd` and resets the count. True only for that failure, so however many fail at
+   * once, exactly one locks. A locked or unknown account is left as it is (false).
+   */
+  recordFailedSignIn(userId: number, failure: FailedSignIn): Promise<boolean>;
+  /**
+   * A completed sign-in: resets the failure count, unless the account is locked at `now` (by an
+   * admin or a lockout that began while the password was being checked). False when it is
+   * locked, or unknown: the sign-in must then fail.
+   */
+  completeSignIn(userId: number, now: number): Promise<boolean>;
+}
+
+export interface FailedSignIn {
+  readonly maxAttempts: number;
+  /** When the lockout ends, should this failure lock the account (epoch ms). */
+  readonly lockoutEnd: number;
+  readonly now: number;
 }
 
 export interface ApiKeyRecord {
@@ -288,6 +308,59 @@ export interface AccountCodeStore {
   resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean>;
 }
 
+/** A cookie session: one sign-in, found by the hash of the token its cookie holds. */
+export interface Session {
+  readonly id: number;
+  readonly userId: number;
+  /** SHA-256 of the session token, hex: the token itself is never stored. */
+  readonly tokenHash: string;
+  /** The user's security stamp at sign-in; a later security change ends the session. */
+  readonly securityStamp: number;
+  /** Signed in with "remember me": the cookie outlives the browser session. */
+  readonly persistent: boolean;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface SessionStore {
+  create(session: Omit<Session, 'id'>): Promise<Session>;
+  /** The session with this token hash that has not expired at `now`, or null. */
+  findByTokenHash(tokenHash: string, now: number): Promise<Session | null>;
+  /** Moves the session's expiry to `expiresAt` (sliding); false when it is gone. */
+  slide(id: number, expiresAt: number): Promise<boolean>;
+  /** Deletes the session with this token hash (sign-out); false when there was none. */
+  delete(tokenHash: string): Promise<boolean>;
+  /** Deletes every session of the user, except the one with id `exceptId`; returns how many. */
+  deleteUserSessions(userId: number, exceptId?: number): Promise<number>;
+  /** Housekeeping: deletes sessions that expired before `before`; returns how many. */
+  prune(before: number): Promise<number>;
+}
+
+export type OutboxChannel = 'mail' | 'sms';
+
+/** A mail or SMS kept in the dev outbox (SPEC section 1) instead of being sent. */
+export interface OutboxMessage {
+  readonly id: number;
+  readonly channel: OutboxChannel;
+  /** The address or phone number it was meant for, exactly as given. */
+  readonly recipient: string;
+  /** Null for SMS. */
+  readonly subject: string | null;
+  readonly text: string;
+  readonly html: string | null;
+  readonly createdAt: number;
+}
+
+/** The dev outbox: where mail and SMS go when no real channel is configured outside production. */
+export interface OutboxStore {
+  append(message: Omit<OutboxMessage, 'id'>): Promise<OutboxMessage>;
+  /**
+   * Newest first (by id), so `list({ recipient, limit: 1 })` is the latest message to someone.
+   * `recipient` matches exactly; `limit` defaults to 100.
+   */
+  list(query?: { recipient?: string; limit?: number }): Promise<OutboxMessage[]>;
+}
+
 export type StoreEngine = 'sqlite' | 'postgres';
 
 /** Every port over one database connection. */
@@ -302,6 +375,8 @@ export interface Store {
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly accountCodes: AccountCodeStore;
+  readonly outbox: OutboxStore;
+  readonly sessions: SessionStore;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

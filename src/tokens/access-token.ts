@@ -121,6 +121,19 @@ function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
   if (!/^[1-9]\d{0,15}$/.test(sub) || typeof stamp !== 'number' || !Number.isInteger(stamp)) {
     return { valid: false, reason: 'The token is malformed.' };
   }
+  const principal = principalOf(payload, 'Bearer');
+  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid };
+}
+
+/**
+ * The principal of a signed-in user, with the claims an access token would carry (`sub`, `name`,
+ * `email`, `role`, custom claims): cookie sessions build theirs here, so both schemes agree.
+ */
+export function userPrincipal(user: User, authenticationType: string): ClaimsPrincipal {
+  return principalOf({ sub: String(user.id), ...payloadFor(user) }, authenticationType);
+}
+
+function principalOf(payload: JWTPayload, authenticationType: string): ClaimsPrincipal {
   const claims: Claim[] = [];
   for (const [type, value] of Object.entries(payload)) {
     if (TOKEN_MEMBERS.has(type)) continue;
@@ -128,8 +141,7 @@ function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
       if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') claims.push(new Claim(type, String(item)));
     }
   }
-  const principal = new ClaimsPrincipal([new ClaimsIdentity(claims, 'Bearer')]);
-  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid };
+  return new ClaimsPrincipal([new ClaimsIdentity(claims, authenticationType)]);
 }
 
 /** One fixed sentence per failure, for `error_description` (RFC 6750); never the library's text. */

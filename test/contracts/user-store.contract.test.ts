@@ -218,8 +218,76 @@ describe.each(engines)('UserStore on $engine', (engine) => {
 
     it('clears an automatic lockout, leaving no end time and no failures', async () => {
       const user = await users().create(newUser());
+      await users().recordFailedSignIn(user.id, { maxAttempts: 2, lockoutEnd: 90_000, now: 50_000 });
+      await users().recordFailedSignIn(user.id, { maxAttempts: 2, lockoutEnd: 90_000, now: 50_000 });
+      expect(await users().findById(user.id)).toMatchObject({ lockoutEnd: 90_000 });
       expect(await users().clearLockout(user.id)).toBe(true);
       expect(await users().findById(user.id)).toMatchObject({ lockoutEnd: null, accessFailedCount: 0 });
+    });
+  });
+
+  describe('failed sign-ins', () => {
+    const failure = { maxAttempts: 3, lockoutEnd: 350_000, now: 50_000 };
+
+    it('counts failures, and the one that reaches the maximum locks the account and resets the count', async () => {
+      const user = await users().create(newUser());
+      expect(await users().recordFailedSignIn(user.id, failure)).toBe(false);
+      expect(await users().recordFailedSignIn(user.id, failure)).toBe(false);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 2, lockoutEnd: null });
+      expect(await users().recordFailedSignIn(user.id, failure)).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 0, lockoutEnd: 350_000 });
+    });
+
+    it('counts nothing while the lockout lasts, and counts again from 0 once it has ended', async () => {
+      const user = await users().create(newUser());
+      for (let i = 0; i < 3; i++) await users().recordFailedSignIn(user.id, failure);
+      expect(await users().recordFailedSignIn(user.id, { ...failure, now: 349_999, lockoutEnd: 649_999 })).toBe(false);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 0, lockoutEnd: 350_000 });
+      expect(await users().recordFailedSignIn(user.id, { ...failure, now: 350_000, lockoutEnd: 650_000 })).toBe(false);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 1, lockoutEnd: 350_000 });
+    });
+
+    it('counts nothing on an account an admin locked, nor for an unknown user', async () => {
+      const user = await users().create(newUser());
+      await users().setAdminLock(user.id, true);
+      expect(await users().recordFailedSignIn(user.id, { ...failure, maxAttempts: 1 })).toBe(false);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 0, lockoutEnd: null });
+      expect(await users().recordFailedSignIn(4242, failure)).toBe(false);
+    });
+
+    it('locks exactly once and loses no count when 20 failures arrive at once', async () => {
+      const user = await users().create(newUser());
+      const attempt = { maxAttempts: 5, lockoutEnd: 350_000, now: 50_000 };
+      const locked = await Promise.all(Array.from({ length: 20 }, () => users().recordFailedSignIn(user.id, attempt)));
+      expect(locked.filter(Boolean)).toHaveLength(1);
+      // Five counted and locked; the other fifteen found the account locked.
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 0, lockoutEnd: 350_000 });
+    });
+
+    it('loses no count under concurrency below the maximum', async () => {
+      const user = await users().create(newUser());
+      await Promise.all(Array.from({ length: 12 }, () => users().recordFailedSignIn(user.id, { ...failure, maxAttempts: 100 })));
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 12, lockoutEnd: null });
+    });
+
+    it('resets the count at a completed sign-in, and leaves another user\'s alone', async () => {
+      const user = await users().create(newUser());
+      const other = await users().create(newUser({ email: 'b@x.io', normalizedEmail: 'b@x.io', userName: null, normalizedUserName: null }));
+      await users().recordFailedSignIn(user.id, failure);
+      await users().recordFailedSignIn(other.id, failure);
+      expect(await users().completeSignIn(user.id, 50_000)).toBe(true);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 0 });
+      expect(await users().findById(other.id)).toMatchObject({ accessFailedCount: 1 });
+    });
+
+    it('refuses to complete a sign-in on a locked account until the lockout ends, and for an unknown user', async () => {
+      const user = await users().create(newUser());
+      for (let i = 0; i < 3; i++) await users().recordFailedSignIn(user.id, failure);
+      expect(await users().completeSignIn(user.id, 349_999)).toBe(false);
+      expect(await users().completeSignIn(user.id, 350_000)).toBe(true);
+      await users().setAdminLock(user.id, true);
+      expect(await users().completeSignIn(user.id, 400_000)).toBe(false);
+      expect(await users().completeSignIn(4242, 50_000)).toBe(false);
     });
   });
 

@@ -1,8 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
-import { problem, sendProblem } from '../problem.ts';
+import { rateLimited } from '../rate-limit.ts';
 import { setRefreshCookie } from '../refresh-cookie.ts';
+import { sendSignInFailure } from '../sign-in-failure.ts';
 import type { RouteContext } from './route-context.ts';
 
 /** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
@@ -28,18 +29,19 @@ const TokenRequest = Type.Object(
 export async function authTokenRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   app.post<{ Body: Static<typeof TokenRequest> }>(
     '/auth/token',
-    { schema: { body: TokenRequest }, config: { authorization: { allowAnonymous: true } } },
+    {
+      schema: { body: TokenRequest },
+      config: { authorization: { allowAnonymous: true } },
+      ...rateLimited(services, { account: (request) => loginOf(request.body as Static<typeof TokenRequest>) }),
+    },
     async (request, reply) => {
-      const { email, userName, password } = request.body;
-      const login = email ?? userName;
+      const { password } = request.body;
+      const login = loginOf(request.body);
       if (login === undefined) {
         throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
       }
       const result = await services.signIn.passwordSignIn(login, password, { ip: request.ip });
-      if (!result.succeeded) {
-        const { succeeded: _, ...flags } = result;
-        return sendProblem(reply, problem('GH_SIGNIN_FAILED', 'The sign-in failed.', { succeeded: false, ...flags }));
-      }
+      if (!result.succeeded) return sendSignInFailure(reply, result);
       const pair = await services.refreshTokens.issue(result.user);
       reply.header('cache-control', 'no-store');
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
@@ -50,4 +52,11 @@ export async function authTokenRoutes(app: FastifyInstance, { services }: RouteC
       return reply.send({ ...body, refreshToken: pair.refreshToken });
     },
   );
+  // The limiter's Redis connection ends with the app; closing twice is harmless.
+  app.addHook('onClose', () => services.rateLimiter.close());
+}
+
+/** The account a token request names: its e-mail, else its user name. */
+function loginOf(body: Static<typeof TokenRequest>): string | undefined {
+  return body.email ?? body.userName;
 }

@@ -11,7 +11,12 @@ import { AuthenticationSchemeProvider, forwardByRequestShape } from './authentic
 import { PolicyEvaluator } from './policy-evaluator.ts';
 import { ApiKeyHandler, type ApiKeyValidator, INVALID_API_KEY, MISSING_API_KEY } from './schemes/api-key/handler.ts';
 import { BearerHandler, type BearerTokenValidator } from './schemes/bearer/handler.ts';
+import { CookieProtector } from './schemes/cookies/cookie-protector.ts';
 import { CookiesHandler } from './schemes/cookies/handler.ts';
+
+/** The Cookies scheme over a store that knows no session (its own tests are beside it). */
+const noSessionCookies = () =>
+  new CookiesHandler({ validator: { validate: async () => ({ valid: false }) }, protector: new CookieProtector('test', 'gh.auth'), cookieName: 'gh.auth' });
 
 const TOKEN = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
 const EXPIRES_AT = Date.UTC(2026, 0, 1, 0, 15);
@@ -93,7 +98,7 @@ describe('forwardByRequestShape', () => {
 describe('AuthenticationSchemeProvider', () => {
   const bearer = new BearerHandler(new FakeBearerValidator());
   const apiKey = new ApiKeyHandler(new FakeApiKeyValidator());
-  const cookies = new CookiesHandler();
+  const cookies = noSessionCookies();
 
   it('lists and finds its schemes by name', () => {
     const provider = new AuthenticationSchemeProvider([cookies, bearer, apiKey], forwardByRequestShape);
@@ -310,7 +315,7 @@ describe('PolicyEvaluator', () => {
     const bearerValidator = new FakeBearerValidator({ 'alice.token.sig': alice, 'admin.token.sig': admin });
     const apiKeyValidator = new FakeApiKeyValidator({ 'good-key': 'billing' });
     const schemes = new AuthenticationSchemeProvider(
-      [new CookiesHandler(), new BearerHandler(bearerValidator), new ApiKeyHandler(apiKeyValidator)],
+      [noSessionCookies(), new BearerHandler(bearerValidator), new ApiKeyHandler(apiKeyValidator)],
       forwardByRequestShape,
     );
     return { bearerValidator, apiKeyValidator, evaluator: new PolicyEvaluator(schemes, new AuthorizationService()) };

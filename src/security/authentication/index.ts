@@ -9,4 +9,12 @@ export {
 export { PolicyEvaluator, type PolicyAuthentication, type PolicyAuthorizationResult } from './policy-evaluator.ts';
 export { ApiKeyHandler, API_KEY_SCHEME, INVALID_API_KEY, MISSING_API_KEY, type ApiKeyValidator } from './schemes/api-key/handler.ts';
 export { BearerHandler, BEARER_SCHEME, type BearerTokenValidator } from './schemes/bearer/handler.ts';
-export { CookiesHandler, COOKIES_SCHEME } from './schemes/cookies/handler.ts';
+export {
+  CookiesHandler,
+  COOKIES_SCHEME,
+  cookieTicketOf,
+  type CookieSessionValidation,
+  type CookieSessionValidator,
+  type CookieTicket,
+} from './schemes/cookies/handler.ts';
+export { CookieProtector } from './schemes/cookies/cookie-protector.ts';

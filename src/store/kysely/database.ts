@@ -20,6 +20,8 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   revocations: RevocationsTable;
   account_codes: AccountCodesTable;
+  outbox: OutboxTable;
+  sessions: SessionsTable;
 }
 
 export interface AccountCodesTable {
@@ -148,4 +150,26 @@ export interface RevocationsTable {
   claims_stamp: number | null;
   security_stamp: number | null;
   at: number;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  /** SHA-256 of the session token, hex; unique. */
+  token_hash: string;
+  user_id: number;
+  security_stamp: number;
+  persistent: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface OutboxTable {
+  id: Generated<number>;
+  channel: 'mail' | 'sms';
+  recipient: string;
+  /** Null for SMS. */
+  subject: string | null;
+  text: string;
+  html: string | null;
+  created_at: number;
 }

@@ -9,9 +9,11 @@ import { KyselyDocumentStore } from './document-store.ts';
 import { KyselyKeyRingStore } from './key-ring-store.ts';
 import { migrateToLatest } from './migrate.ts';
 import { KyselyOrganizationStore } from './organization-store.ts';
+import { KyselyOutboxStore } from './outbox-store.ts';
 import { atPortBoundary } from './port-boundary.ts';
 import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
 import { KyselyRevocationStore } from './revocation-store.ts';
+import { KyselySessionStore } from './session-store.ts';
 import type { StoreContext } from './store-context.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyUserStore } from './user-store.ts';
@@ -41,6 +43,8 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     refreshTokens: atPortBoundary(new KyselyRefreshTokenStore(context)),
     revocations: atPortBoundary(new KyselyRevocationStore(context)),
     accountCodes: atPortBoundary(new KyselyAccountCodeStore(context)),
+    outbox: atPortBoundary(new KyselyOutboxStore(context)),
+    sessions: atPortBoundary(new KyselySessionStore(context)),
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

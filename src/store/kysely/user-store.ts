@@ -1,4 +1,5 @@
-import type { NewUser, User, UserClaim, UserStore } from '../ports.ts';
+import { sql } from 'kysely';
+import type { FailedSignIn, NewUser, User, UserClaim, UserStore } from '../ports.ts';
 import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
 import { appendRevocations } from './revocation-store.ts';
@@ -156,5 +157,38 @@ export class KyselyUserStore implements UserStore {
       .where('id', '=', userId)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  async recordFailedSignIn(userId: number, { maxAttempts, lockoutEnd, now }: FailedSignIn): Promise<boolean> {
+    // One conditional UPDATE, no read first: SQLite runs it alone; PostgreSQL makes concurrent
+    // ones wait on the row and re-checks the WHERE against the row the winner wrote, so the
+    // failure after a lock finds the account locked and counts nothing.
+    const reachesMax = sql<boolean>`access_failed_count + 1 >= ${maxAttempts}`;
+    const row = await this.context.db
+      .updateTable('users')
+      .set({
+        access_failed_count: sql<number>`case when ${reachesMax} then 0 else access_failed_count + 1 end`,
+        lockout_end: sql<number | null>`case when ${reachesMax} then ${lockoutEnd} else lockout_end end`,
+      })
+      .where('id', '=', userId)
+      .where('locked_by_admin', '=', 0)
+      .where((eb) => eb.or([eb('lockout_end', 'is', null), eb('lockout_end', '<=', now)]))
+      .returning('lockout_end')
+      .executeTakeFirst();
+    return row !== undefined && row.lockout_end !== null && row.lockout_end > now;
+  }
+
+  async completeSignIn(userId: number, now: number): Promise<boolean> {
+    // Conditional like recordFailedSignIn: a lockout committed by a concurrent failure after
+    // this sign-in read the user still wins.
+    const row = await this.context.db
+      .updateTable('users')
+      .set({ access_failed_count: 0 })
+      .where('id', '=', userId)
+      .where('locked_by_admin', '=', 0)
+      .where((eb) => eb.or([eb('lockout_end', 'is', null), eb('lockout_end', '<=', now)]))
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
   }
 }

@@ -2,6 +2,8 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 import * as initial from './0001-initial.ts';
 import * as refreshTokensAndRevocations from './0002-refresh-tokens-and-revocations.ts';
+import * as outbox from './0003-outbox.ts';
+import * as sessions from './0004-sessions.ts';
 import * as accountCodes from './0005-account-codes.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
@@ -18,6 +20,8 @@ interface EngineMigration {
 const migrations: Record<string, EngineMigration> = {
   '0001-initial': initial,
   '0002-refresh-tokens-and-revocations': refreshTokensAndRevocations,
+  '0003-outbox': outbox,
+  '0004-sessions': sessions,
   '0005-account-codes': accountCodes,
 };
 

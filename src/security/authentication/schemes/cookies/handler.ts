@@ -1,21 +1,95 @@
+import { parse as parseCookieHeader } from 'cookie';
+import type { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
+import type { AuthenticationRequest } from '../../authentication-request.ts';
+import type { CookieProtector } from './cookie-protector.ts';
 
 export const COOKIES_SCHEME = 'Cookies';
 
+/** What the session behind a cookie says: the signed-in user, or nothing. */
+export type CookieSessionValidation =
+  | {
+      readonly valid: true;
+      readonly principal: ClaimsPrincipal;
+      /** When the session ends unless used again (epoch ms). */
+      readonly expiresAt: number;
+      readonly persistent: boolean;
+      /** The expiry slid forward on this request: a persistent cookie must be sent again. */
+      readonly renewed: boolean;
+    }
+  | { readonly valid: false };
+
+/** Looks a session token up in the store; implemented outside the core (`identity/sessions.ts`). */
+export interface CookieSessionValidator {
+  validate(sessionToken: string): Promise<CookieSessionValidation>;
+}
+
+export interface CookiesHandlerOptions {
+  readonly validator: CookieSessionValidator;
+  /** Opens the cookie; keyed with the key ring's cookie secret. */
+  readonly protector: CookieProtector;
+  /** `gh.auth`, or `__Host-gh.auth` in production: only this exact name is read. */
+  readonly cookieName: string;
+}
+
+/** What the HTTP ring needs to renew a cookie that authenticated a request. */
+export interface CookieTicket {
+  /** The cookie's value as presented: renewal re-sends it with a new expiry. */
+  readonly value: string;
+  readonly expiresAt: number;
+  readonly persistent: boolean;
+  readonly renewed: boolean;
+}
+
+/** The ticket of each success this scheme returned (results are plain values, tickets ride beside them). */
+const tickets = new WeakMap<AuthenticateResult, CookieTicket>();
+
+/** The cookie ticket of a Cookies success, or undefined for any other result. */
+export function cookieTicketOf(result: AuthenticateResult): CookieTicket | undefined {
+  return tickets.get(result);
+}
+
 /**
- * The cookie scheme's place in the registry. Cookie sessions arrive with the membership
- * flows; until then it finds no credentials, and its challenge asks for a bearer token,
- * as the contract says a request without credentials is answered.
+ * The `Cookies` scheme (SPEC section 2): an encrypted, authenticated cookie holding a session
+ * token whose session lives in the store, so sign-out and revocation end it on every instance.
+ * A missing, unreadable, foreign or ended cookie is no credential at all (`noResult`), never an
+ * error: the caller is simply anonymous. The Cookie header is parsed only here, only when sent.
  */
 export class CookiesHandler implements AuthenticationHandler {
   readonly scheme = COOKIES_SCHEME;
 
-  authenticate(): AuthenticateResult {
-    return AuthenticateResult.noResult();
+  constructor(private readonly options: CookiesHandlerOptions) {}
+
+  authenticate(request: AuthenticationRequest): AuthenticateResult | Promise<AuthenticateResult> {
+    const value = this.cookieOf(request);
+    if (value === undefined) return AuthenticateResult.noResult();
+    const sessionToken = this.options.protector.unprotect(value);
+    if (sessionToken === null) return AuthenticateResult.noResult();
+    return this.fromSession(value, sessionToken);
   }
 
+  private async fromSession(value: string, sessionToken: string): Promise<AuthenticateResult> {
+    const session = await this.options.validator.validate(sessionToken);
+    if (!session.valid) return AuthenticateResult.noResult();
+    const result = AuthenticateResult.success(this.scheme, session.principal, session.expiresAt);
+    tickets.set(result, { value, expiresAt: session.expiresAt, persistent: session.persistent, renewed: session.renewed });
+    return result;
+  }
+
+  private cookieOf(request: AuthenticationRequest): string | undefined {
+    const name = this.options.cookieName;
+    if (request.cookies !== undefined) return request.cookies[name];
+    const header = request.headers.cookie;
+    if (header === undefined) return undefined;
+    // A repeated Cookie header (HTTP/2 may split it) is read as one list.
+    return parseCookieHeader(Array.isArray(header) ? header.join('; ') : header)[name];
+  }
+
+  /** A browser asking for a page is sent to the login page; anyone else gets the Bearer challenge. */
   challenge(): Challenge {
-    return { wwwAuthenticate: 'Bearer' };
+    return CHALLENGE;
   }
 }
+
+const CHALLENGE: Challenge = Object.freeze({ wwwAuthenticate: 'Bearer', redirectToLogin: true });

@@ -1,0 +1,41 @@
+import { serialize } from 'cookie';
+import type { FastifyReply } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { CookieProtector } from '../security/authentication/index.ts';
+
+/**
+ * The auth cookie of SPEC section 2: `gh.auth`, or `__Host-gh.auth` in production (Secure, Path=/,
+ * no Domain, so no sibling subdomain or plain-HTTP page can plant it). HttpOnly and SameSite=Lax.
+ * Persistent (Expires/Max-Age) only for "remember me"; otherwise it dies with the browser.
+ */
+export function authCookieName(config: Pick<Config, 'production'>): string {
+  return config.production ? '__Host-gh.auth' : 'gh.auth';
+}
+
+/** The auth cookie's protector, keyed with the key ring's cookie secret for this cookie's purpose only. */
+export function authCookieProtector(cookieSecret: string): CookieProtector {
+  return new CookieProtector(cookieSecret, 'gh.auth');
+}
+
+export interface AuthCookie {
+  /** The sealed session token. */
+  readonly value: string;
+  readonly expiresAt: number;
+  readonly persistent: boolean;
+}
+
+/** `now` is the clock's time, so Max-Age agrees with Expires under an injected clock. */
+export function setAuthCookie(reply: FastifyReply, config: Pick<Config, 'production'>, cookie: AuthCookie, now: number): void {
+  const lifetime = cookie.persistent
+    ? { expires: new Date(cookie.expiresAt), maxAge: Math.max(0, Math.floor((cookie.expiresAt - now) / 1000)) }
+    : {};
+  reply.header('set-cookie', serialize(authCookieName(config), cookie.value, { ...attributes(config), ...lifetime }));
+}
+
+export function clearAuthCookie(reply: FastifyReply, config: Pick<Config, 'production'>): void {
+  reply.header('set-cookie', serialize(authCookieName(config), '', { ...attributes(config), expires: new Date(0), maxAge: 0 }));
+}
+
+function attributes(config: Pick<Config, 'production'>) {
+  return { httpOnly: true, sameSite: 'lax', path: '/', secure: config.production } as const;
+}

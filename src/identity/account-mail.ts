@@ -1,0 +1,114 @@
+import type { MailMessage } from '../platform/mail/mailer.ts';
+import type { User } from '../store/ports.ts';
+
+/**
+ * The mails of the membership flows (SPEC section 7), written so that people and programs can
+ * read them: a text part always, a simple HTML part beside it. A confirmation or reset mail holds
+ * exactly one URL (in the text, and as the one link of the HTML); a sign-in code is the only run
+ * of six digits in its text. Subjects carry no code or link: the dev outbox logs them.
+ * Each mail goes to the stored address (`user.email`), never to what someone typed.
+ */
+
+type Recipient = Pick<User, 'id' | 'email'>;
+
+/** Confirmation and reset codes are base64url (or any URL-safe token). */
+const URL_SAFE_CODE = /^[A-Za-z0-9_-]+$/;
+const SIGN_IN_CODE = /^\d{6}$/;
+
+export function confirmationMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
+  const link = accountLink(publicUrl, '/account/confirm-email', { userId: String(user.id), code: urlSafe(code) });
+  return linkMail(user, {
+    subject: 'Confirm your e-mail address',
+    before: 'To confirm your e-mail address for your Gatehouse account, open this link:',
+    action: 'Confirm my e-mail address',
+    link,
+    after: 'The link works for 24 hours. If you did not create an account, ignore this mail.',
+  });
+}
+
+export function resetMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
+  const link = accountLink(publicUrl, '/account/reset-password', { email: user.email, code: urlSafe(code) });
+  return linkMail(user, {
+    subject: 'Reset your password',
+    before: 'To choose a new password for your Gatehouse account, open this link:',
+    action: 'Choose a new password',
+    link,
+    after: 'The link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is.',
+  });
+}
+
+/** Someone tried to register with this address, which already has an account: no link, no code. */
+export function registrationNoticeMail(user: Recipient): MailMessage {
+  return plainMail(user, 'Someone tried to register with your e-mail address', [
+    'Someone just tried to create a Gatehouse account with this e-mail address, which already has one. Your account has not changed.',
+    'If it was you and you forgot your password, use "Forgot password" on the sign-in page. If it was not you, you can ignore this mail.',
+  ]);
+}
+
+/** The account locked after too many failed sign-ins, until `until` (epoch ms). */
+export function lockoutMail(user: Recipient, until: number): MailMessage {
+  return plainMail(user, 'Your account was locked', [
+    `Your Gatehouse account was locked after too many failed sign-in attempts. You can sign in again after ${utcMinute(until)}.`,
+    'If these attempts were not yours, someone may know or be guessing your password: consider changing it once you are signed in.',
+  ]);
+}
+
+export function signInCodeMail(user: Recipient, code: string): MailMessage {
+  if (!SIGN_IN_CODE.test(code)) throw new Error('A sign-in code is six digits.');
+  return plainMail(user, 'Your sign-in code', [
+    `Your Gatehouse sign-in code is ${code}.`,
+    'It works once, for five minutes. If you did not try to sign in, someone may know your password: consider changing it.',
+  ]);
+}
+
+/**
+ * `PUBLIC_URL` + path + query, as the SPEC spells it: PUBLIC_URL may carry a path prefix
+ * (`https://host/id`), which `new URL('/account/…', base)` would drop.
+ */
+function accountLink(publicUrl: URL, path: string, query: Record<string, string>): string {
+  const base = `${publicUrl.origin}${publicUrl.pathname.replace(/\/+$/, '')}`;
+  const parameters = Object.entries(query)
+    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+    .join('&');
+  return `${base}${path}?${parameters}`;
+}
+
+function urlSafe(code: string): string {
+  if (!URL_SAFE_CODE.test(code)) throw new Error('An account code must be URL-safe (base64url).');
+  return code;
+}
+
+function linkMail(
+  user: Recipient,
+  parts: { subject: string; before: string; action: string; link: string; after: string },
+): MailMessage {
+  return {
+    to: user.email,
+    subject: parts.subject,
+    text: `Hello,\n\n${parts.before}\n\n${parts.link}\n\n${parts.after}\n`,
+    // The URL appears once, as the href: the HTML holds the same single link as the text.
+    html: page(`<p>Hello,</p><p>${escapeHtml(parts.before)}</p><p><a href="${escapeHtml(parts.link)}">${escapeHtml(parts.action)}</a></p><p>${escapeHtml(parts.after)}</p>`),
+  };
+}
+
+function plainMail(user: Recipient, subject: string, paragraphs: string[]): MailMessage {
+  return {
+    to: user.email,
+    subject,
+    text: `Hello,\n\n${paragraphs.join('\n\n')}\n`,
+    html: page(`<p>Hello,</p>${paragraphs.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}`),
+  };
+}
+
+function page(body: string): string {
+  return `<!doctype html><html><body>${body}</body></html>`;
+}
+
+/** `2026-01-01 00:05 UTC`: a fixed, locale-free form. */
+function utcMinute(epochMs: number): string {
+  return `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

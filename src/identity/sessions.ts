@@ -1,0 +1,101 @@
+import type { Clock } from '../platform/clock.ts';
+import type { Random } from '../platform/random.ts';
+import type { RevocationList } from '../revocation/revocation-list.ts';
+import type { CookieSessionValidation, CookieSessionValidator } from '../security/authentication/index.ts';
+import { COOKIES_SCHEME } from '../security/authentication/index.ts';
+import { sha256Hex } from '../security/crypto/digest.ts';
+import type { SessionStore, User, UserStore } from '../store/ports.ts';
+import { userPrincipal } from '../tokens/access-token.ts';
+
+/** However often a session slides, it ends this long after its sign-in. @default 30 days */
+export const ABSOLUTE_SESSION_MS = 30 * 24 * 3_600_000;
+/** Session tokens carry 256 random bits. */
+const TOKEN_BYTES = 32;
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SessionManagerOptions {
+  readonly sessions: SessionStore;
+  readonly users: UserStore;
+  readonly revocations: RevocationList;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** `COOKIE_HOURS`: how long a session lives after its last renewal (ASP.NET's `ExpireTimeSpan`). */
+  readonly lifetimeMs: number;
+}
+
+export interface SignedInSession {
+  /** The token for the cookie; only its hash is stored. */
+  readonly token: string;
+  readonly expiresAt: number;
+  readonly persistent: boolean;
+}
+
+/**
+ * Cookie sessions in the store (SPEC sections 2 and 5). A session counts while it has not
+ * expired and its user still exists, is not locked by an admin, and has the security stamp the
+ * session began with; every check reads the store, so sign-out, deletion, an admin lock and a
+ * password change end it on every instance at once. Expiry slides as ASP.NET's does: once more
+ * than half the lifetime has passed, a use moves it a whole lifetime on (one write per half
+ * lifetime, not one per request), never past `ABSOLUTE_SESSION_MS` after the sign-in.
+ */
+export class SessionManager implements CookieSessionValidator {
+  constructor(private readonly options: SessionManagerOptions) {}
+
+  async signIn(user: User, { persistent }: { persistent: boolean }): Promise<SignedInSession> {
+    const { sessions, clock, random } = this.options;
+    const token = random.bytes(TOKEN_BYTES).toString('base64url');
+    const now = clock.now();
+    const session = await sessions.create({
+      userId: user.id,
+      tokenHash: sha256Hex(token),
+      securityStamp: user.securityStamp,
+      persistent,
+      createdAt: now,
+      expiresAt: this.expiryFrom(now, now),
+    });
+    return { token, expiresAt: session.expiresAt, persistent };
+  }
+
+  /** Ends the session (idempotent): its cookie no longer works on any instance. */
+  async signOut(token: string): Promise<void> {
+    if (TOKEN_SHAPE.test(token)) await this.options.sessions.delete(sha256Hex(token));
+  }
+
+  async validate(token: string): Promise<CookieSessionValidation> {
+    if (!TOKEN_SHAPE.test(token)) return INVALID;
+    const { sessions, users, revocations, clock } = this.options;
+    const now = clock.now();
+    const session = await sessions.findByTokenHash(sha256Hex(token), now);
+    if (session === null) return INVALID;
+    const user = await users.findById(session.userId);
+    const ended =
+      user === null ||
+      user.lockedByAdmin ||
+      user.securityStamp !== session.securityStamp ||
+      revocations.refusesSecurityStamp(user.id, session.securityStamp);
+    if (ended) {
+      await sessions.delete(session.tokenHash);
+      return INVALID;
+    }
+    let { expiresAt } = session;
+    const slidTo = this.dueForRenewal(expiresAt, now) ? this.expiryFrom(session.createdAt, now) : expiresAt;
+    // Near the absolute end the expiry cannot move any more: nothing to write or re-send.
+    const renewed = slidTo > expiresAt;
+    if (renewed) {
+      expiresAt = slidTo;
+      await sessions.slide(session.id, expiresAt);
+    }
+    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent: session.persistent, renewed };
+  }
+
+  /** More than half of the lifetime has passed since the expiry was last set. */
+  private dueForRenewal(expiresAt: number, now: number): boolean {
+    return expiresAt - now < this.options.lifetimeMs / 2;
+  }
+
+  private expiryFrom(signedInAt: number, now: number): number {
+    return Math.min(now + this.options.lifetimeMs, signedInAt + ABSOLUTE_SESSION_MS);
+  }
+}
+
+const INVALID: CookieSessionValidation = Object.freeze({ valid: false });

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { Session } from '../../src/store/ports.ts';
+import { testEngines } from '../helpers/databases.ts';
+import { useMigratedStore } from './migrated-store.ts';
+
+const engines = await testEngines();
+
+describe.each(engines)('SessionStore on $engine', (engine) => {
+  const database = useMigratedStore(engine);
+  const sessions = () => database.store.sessions;
+
+  let emails = 0;
+  const createUser = async () => {
+    emails += 1;
+    const email = `user${emails}@example.com`;
+    const user = await database.store.users.create({
+      email,
+      normalizedEmail: email,
+      userName: null,
+      normalizedUserName: null,
+      passwordHash: null,
+      emailConfirmed: true,
+      createdAt: 1,
+    });
+    return user.id;
+  };
+  const createSession = async (tokenHash: string, options: Partial<Omit<Session, 'id' | 'tokenHash'>> = {}) =>
+    sessions().create({
+      userId: options.userId ?? (await createUser()),
+      tokenHash,
+      securityStamp: options.securityStamp ?? 1,
+      persistent: options.persistent ?? false,
+      createdAt: options.createdAt ?? 1_000,
+      expiresAt: options.expiresAt ?? 10_000,
+    });
+
+  it('creates a session and finds it by its token hash while it has not expired', async () => {
+    const userId = await createUser();
+    const created = await createSession('h1', { userId, securityStamp: 4, persistent: true });
+    expect(created).toEqual({
+      id: expect.any(Number),
+      userId,
+      tokenHash: 'h1',
+      securityStamp: 4,
+      persistent: true,
+      createdAt: 1_000,
+      expiresAt: 10_000,
+    });
+    expect(await sessions().findByTokenHash('h1', 9_999)).toEqual(created);
+    expect(await sessions().findByTokenHash('h1', 10_000)).toBeNull();
+    expect(await sessions().findByTokenHash('unknown', 2_000)).toBeNull();
+  });
+
+  it('keeps the persistent flag false for a browser-session cookie', async () => {
+    const created = await createSession('h1');
+    expect((await sessions().findByTokenHash('h1', 2_000))?.persistent).toBe(false);
+    expect(created.persistent).toBe(false);
+  });
+
+  it('refuses a second session with the same token hash', async () => {
+    await createSession('h1');
+    await expect(createSession('h1')).rejects.toThrow();
+  });
+
+  it('slides the expiry of one session only', async () => {
+    const userId = await createUser();
+    const first = await createSession('h1', { userId });
+    await createSession('h2', { userId });
+    expect(await sessions().slide(first.id, 20_000)).toBe(true);
+    expect((await sessions().findByTokenHash('h1', 15_000))?.expiresAt).toBe(20_000);
+    expect(await sessions().findByTokenHash('h2', 15_000)).toBeNull();
+    expect(await sessions().slide(first.id + 1_000, 20_000)).toBe(false);
+  });
+
+  it('deletes one session by its token hash, once', async () => {
+    await createSession('h1');
+    await createSession('h2');
+    expect(await sessions().delete('h1')).toBe(true);
+    expect(await sessions().delete('h1')).toBe(false);
+    expect(await sessions().findByTokenHash('h1', 2_000)).toBeNull();
+    expect(await sessions().findByTokenHash('h2', 2_000)).not.toBeNull();
+  });
+
+  it("deletes every session of a user, or all but one, and leaves other users' alone", async () => {
+    const userId = await createUser();
+    const kept = await createSession('a1', { userId });
+    await createSession('a2', { userId });
+    await createSession('a3', { userId });
+    await createSession('b1');
+    expect(await sessions().deleteUserSessions(userId, kept.id)).toBe(2);
+    expect(await sessions().findByTokenHash('a1', 2_000)).not.toBeNull();
+    expect(await sessions().findByTokenHash('a2', 2_000)).toBeNull();
+    expect(await sessions().deleteUserSessions(userId)).toBe(1);
+    expect(await sessions().findByTokenHash('a1', 2_000)).toBeNull();
+    expect(await sessions().findByTokenHash('b1', 2_000)).not.toBeNull();
+  });
+
+  it('goes with its user when the user is deleted', async () => {
+    const userId = await createUser();
+    await createSession('h1', { userId });
+    await database.store.users.delete(userId);
+    expect(await sessions().findByTokenHash('h1', 2_000)).toBeNull();
+    expect(await sessions().deleteUserSessions(userId)).toBe(0);
+  });
+
+  it('prunes only sessions that expired before the given time', async () => {
+    await createSession('old', { expiresAt: 5_000 });
+    await createSession('new', { expiresAt: 50_000 });
+    expect(await sessions().prune(6_000)).toBe(1);
+    expect(await sessions().findByTokenHash('new', 6_000)).not.toBeNull();
+    expect(await sessions().prune(6_000)).toBe(0);
+  });
+});
