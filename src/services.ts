@@ -3,6 +3,9 @@ import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/config.ts';
 import { ApiKeyService } from './identity/api-keys.ts';
 import { PasswordHasher } from './identity/password-hasher.ts';
+import { lockoutMail } from './identity/account-mail.ts';
+import { PasswordReset } from './identity/password-reset.ts';
+import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
 import { SignInManager, type SignInManagerOptions } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
@@ -52,6 +55,10 @@ export interface Services {
   readonly rateLimiter: RateLimiter;
   /** SMTP when SMTP_URL is set, else the dev outbox; its pooled connections close with the app. */
   readonly mailer: Mailer;
+  /** Registration and e-mail confirmation. */
+  readonly registration: Registration;
+  /** Forgotten passwords: reset links and resets. */
+  readonly passwordReset: PasswordReset;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -72,6 +79,9 @@ export async function createServices(config: Config, store: Store, dependencies:
   const hasher = new PasswordHasher();
   const users = new UserManager(store.users, hasher, clock, config.passwordMinLength);
   const revocations = new RevocationList();
+  const mailer = createMailer(config, store, logger, clock);
+  // The owner hears of a lockout by mail, unless the caller (a test) listens itself.
+  const onLockout = dependencies.onLockout ?? ((user, until) => mailer.send(lockoutMail(user, until)));
   const accessTokens = new AccessTokens({
     keyRing,
     clock,
@@ -119,7 +129,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       logger,
       requireConfirmedEmail: config.requireConfirmedEmail,
       lockout: { maxAttempts: config.lockoutMaxAttempts, durationMs: Math.round(config.lockoutSeconds * 1000) },
-      ...(dependencies.onLockout ? { onLockout: dependencies.onLockout } : {}),
+      onLockout,
     }),
     sessions: new SessionManager({
       sessions: store.sessions,
@@ -131,6 +141,29 @@ export async function createServices(config: Config, store: Store, dependencies:
     }),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
     rateLimiter: new RateLimiter({ clock, logger, redisUrl: config.redisUrl }),
-    mailer: createMailer(config, store, logger, clock),
+    mailer,
+    registration: new Registration({
+      users,
+      hasher,
+      codes: store.accountCodes,
+      mailer,
+      clock,
+      random,
+      logger,
+      publicUrl: config.publicUrl,
+      requireConfirmedEmail: config.requireConfirmedEmail,
+    }),
+    passwordReset: new PasswordReset({
+      users,
+      hasher,
+      codes: store.accountCodes,
+      mailer,
+      audit,
+      clock,
+      random,
+      logger,
+      publicUrl: config.publicUrl,
+      requireConfirmedEmail: config.requireConfirmedEmail,
+    }),
   };
 }

@@ -20,6 +20,7 @@ import { problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import fastifyCookie from '@fastify/cookie';
 import { accountRoutes } from './routes/account.ts';
+import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
@@ -96,6 +97,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
   await app.register(accountRoutes, context);
+  await app.register(accountRegistrationRoutes, context);
   await app.register(meRoutes);
   await app.register(contentRoutes);
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
@@ -110,6 +112,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await services.revocationFeed.start();
   app.addHook('onClose', () => services.revocationFeed.stop());
   app.addHook('onClose', () => closeMailer(services.mailer));
+  app.addHook('onClose', () => services.rateLimiter.close());
   keepHouse(app, services);
   return app;
 }

@@ -15,10 +15,12 @@ export function normalizeUserName(userName: string): string {
 export const USER_NAME_PATTERN = /^[A-Za-z0-9._-]{3,64}$/;
 
 /**
- * A pragmatic e-mail check: one @, a dot-separated domain, no spaces or control characters,
- * at most 254 characters. Deliverability is proven by the confirmation mail, not by a regex.
+ * A pragmatic e-mail check: one @, a dot-separated domain, no spaces or control characters, none
+ * of the characters that separate or quote addresses (the mailer refuses them, so such an account
+ * could never be mailed), at most 254 characters. Deliverability is proven by the confirmation
+ * mail, not by a regex.
  */
 export function isValidEmail(email: string): boolean {
-  if (email.length > 254 || /[\s\p{Cc}\p{Cf}]/u.test(email)) return false;
+  if (email.length > 254 || /[\s\p{Cc}\p{Cf},;:<>"()[\]\\]/u.test(email)) return false;
   return /^[^@]+@[^@.]+(\.[^@.]+)+$/.test(email);
 }

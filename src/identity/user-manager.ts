@@ -80,6 +80,20 @@ export class UserManager {
     if (problems.length > 0) throw GatehouseError.validation({ [field]: problems });
   }
 
+  /**
+   * A new password chosen by its owner, who proves the current one: 400 for a wrong current
+   * password or a refused new one. A security change: every session and token of the user ends.
+   */
+  async changePassword(user: User, currentPassword: string, newPassword: string): Promise<void> {
+    if (!(await this.hasher.verify(user.passwordHash, currentPassword))) {
+      throw GatehouseError.validation({ currentPassword: ['The current password is wrong.'] }, 'The current password is wrong.');
+    }
+    this.validatePassword(newPassword, 'newPassword');
+    if (!(await this.users.setPassword(user.id, await this.hasher.hash(newPassword)))) {
+      throw GatehouseError.notFound('The account no longer exists.');
+    }
+  }
+
   findByEmail(email: string): Promise<User | null> {
     return this.users.findByNormalizedEmail(normalizeEmail(email));
   }

@@ -84,6 +84,8 @@ export interface UserStore {
   setAdminLock(userId: number, locked: boolean): Promise<boolean>;
   /** Clears an automatic lockout and the failure count; false for an unknown user. */
   clearLockout(userId: number): Promise<boolean>;
+  /** A new password hash: a security change (stamps bumped, refresh families revoked, a revocation event). False for an unknown user. */
+  setPassword(userId: number, passwordHash: string): Promise<boolean>;
   /**
    * Counts one failed sign-in, atomically: on an account neither locked by an admin nor within
    * a lockout at `now`, the count goes up by one; the failure that reaches `maxAttempts` instead

@@ -44,7 +44,9 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 
 /**
  * The page's security headers: no script at all, forms only to this origin, no framing
- * (clickjacking), no referrer carrying codes from the query string to other sites.
+ * (clickjacking), no referrer carrying codes from the query string to other sites. Not
+ * `no-referrer`: browsers then send `Origin: null` with form posts, which the cross-site check
+ * must refuse.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
@@ -52,7 +54,7 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 });
 

@@ -1,10 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
+import type { User } from '../../store/ports.ts';
 import { readCookie } from '../antiforgery.ts';
 import { authCookieName, authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
+import { jsonOrForm } from '../form-posts.ts';
+import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
+import { loginPage } from '../pages/login.ts';
+import { profilePage } from '../pages/profile.ts';
 import { userIdOf } from '../pipeline.ts';
+import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { rateLimited } from '../rate-limit.ts';
+import { LOGIN_PATH, localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -16,17 +23,37 @@ const LoginRequest = Type.Object(
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
     userName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     password: Type.String({ minLength: 1, maxLength: PASSWORD_FIELD_MAX }),
-    rememberMe: Type.Optional(Type.Boolean()),
+    // A form's checkbox sends "true" when ticked and nothing otherwise.
+    rememberMe: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('true')])),
   },
   { additionalProperties: false },
 );
 type LoginRequest = Static<typeof LoginRequest>;
 
+/** `ReturnUrl` (the cookie scheme's name) or `returnUrl`, kept only when it is a local path. */
+const ReturnQuery = Type.Object({
+  ReturnUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+  returnUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+});
+type ReturnQuery = Static<typeof ReturnQuery>;
+
+const PasswordChange = Type.Object(
+  {
+    currentPassword: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
+    newPassword: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
+  },
+  { additionalProperties: false },
+);
+type PasswordChange = Static<typeof PasswordChange>;
+
+const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
+const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
+
 /**
  * The cookie side of membership (SPEC section 4): `POST /account/login` signs in with a password
  * and sets the auth cookie, `POST /account/logout` deletes the session in the store, and
  * `GET /account/profile` describes the signed-in user (policy `User`: an API-key caller acts
- * for no user and gets 403). JSON only for now; the form and page variants come with the pages.
+ * for no user and gets 403). Browsers get the same as pages and form posts (303 on success).
  */
 export async function accountRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const { config, sessions, clock } = services;
@@ -39,37 +66,125 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
     return value === undefined ? null : protector.unprotect(value);
   };
 
-  app.post<{ Body: LoginRequest }>(
+  await app.register(formBodiesPlugin);
+  const providers = config.oidcProviders.map((provider) => provider.name);
+
+  /** The login page, with what the user typed and why it failed when it did. */
+  const renderLogin = (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, failed?: { login?: string; errors: Record<string, readonly string[]> }) =>
+    loginPage({
+      antiforgeryToken: app.antiforgeryToken(request, reply),
+      returnUrl: returnUrlOf(request.query) ?? undefined,
+      providers,
+      ...(failed ? { login: failed.login, errors: failed.errors } : {}),
+    });
+
+  app.get<{ Querystring: ReturnQuery }>(
+    '/account/login',
+    { schema: { querystring: ReturnQuery }, config: { authorization: { allowAnonymous: true } } },
+    async (request, reply) => {
+      if (!wantsPage(request)) return { providers };
+      return sendPage(noStore(reply), renderLogin(request, reply));
+    },
+  );
+
+  app.post<{ Body: LoginRequest; Querystring: ReturnQuery }>(
     '/account/login',
     {
-      schema: { body: LoginRequest },
+      schema: { body: LoginRequest, querystring: ReturnQuery },
+      attachValidation: true,
       config: { authorization: { allowAnonymous: true } },
-      ...rateLimited(services, { account: (request) => loginOf(request.body as LoginRequest) }),
+      ...rateLimited(services, { account: (request) => loginOf(request.body as LoginRequest | undefined) }),
     },
-    async (request, reply) => {
-      const login = loginOf(request.body);
-      if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
-      const result = await services.signIn.passwordSignIn(login, request.body.password, { ip: request.ip });
-      if (!result.succeeded) return sendSignInFailure(reply, result);
-      // A new session for every sign-in (no fixation); the one the browser held before ends.
-      const previous = presentedSession(request);
-      if (previous !== null) await sessions.signOut(previous);
-      const session = await sessions.signIn(result.user, { persistent: request.body.rememberMe === true });
-      setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
-      return noStore(reply).send({ succeeded: true });
-    },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        async () => {
+          const login = loginOf(request.body);
+          if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
+          const result = await services.signIn.passwordSignIn(login, request.body.password, { ip: request.ip });
+          if (!result.succeeded) {
+            if (!isFormPost(request)) return sendSignInFailure(reply, result);
+            const message = result.isNotAllowed ? NOT_ALLOWED : INVALID_SIGN_IN;
+            return sendPage(reply, renderLogin(request, reply, { login, errors: { '': [message] } }), 401);
+          }
+          // A new session for every sign-in (no fixation); the one the browser held before ends.
+          const previous = presentedSession(request);
+          if (previous !== null) await sessions.signOut(previous);
+          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
+          const session = await sessions.signIn(result.user, { persistent });
+          setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
+          if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? '/account/profile');
+          return noStore(reply).send({ succeeded: true });
+        },
+        (errors) => renderLogin(request, reply, { login: loginOf(request.body), errors }),
+      ),
   );
 
   app.post('/account/logout', async (request, reply) => {
     const token = presentedSession(request);
     if (token !== null) await sessions.signOut(token);
     clearAuthCookie(reply, config);
+    if (isFormPost(request)) return seeOther(noStore(reply), LOGIN_PATH);
     return noStore(reply).code(204).send();
   });
 
-  app.get('/account/profile', { config: { authorization: { authorize: [{ policy: 'User' }] } } }, async (request, reply) => {
+  const renderProfile = (request: FastifyRequest, reply: FastifyReply, user: User, extra: { errors?: Record<string, readonly string[]>; notice?: string } = {}) =>
+    profilePage({
+      antiforgeryToken: app.antiforgeryToken(request, reply),
+      email: user.email,
+      userName: user.userName,
+      emailConfirmed: user.emailConfirmed,
+      twoFactorEnabled: false,
+      roles: user.roles,
+      logins: [],
+      ...extra,
+    });
+
+  /** The signed-in user, read afresh (an admin may have changed roles since the cookie was set). */
+  const currentUser = async (request: FastifyRequest): Promise<User> => {
     const user = await services.store.users.findById(userIdOf(request));
     if (user === null) throw GatehouseError.notFound('The account no longer exists.');
+    return user;
+  };
+
+  app.post<{ Body: PasswordChange }>(
+    '/account/password',
+    { schema: { body: PasswordChange }, attachValidation: true, config: { authorization: { authorize: [{ policy: 'User' }] } } },
+    async (request, reply) => {
+      const user = await currentUser(request);
+      return jsonOrForm(
+        request,
+        reply,
+        async () => {
+          // Read before the change ends it: the replacement keeps the browser's choice of persistence.
+          const previous = presentedSession(request);
+          const current = previous === null ? null : await sessions.validate(previous);
+          await services.users.changePassword(user, request.body.currentPassword, request.body.newPassword);
+          await services.audit.record('password.changed', { userId: user.id, ip: request.ip });
+          await services.revocationFeed.changed();
+          // Every other session, refresh token and access token ended with the security stamp; the
+          // session that asked goes on under the new one.
+          if (previous !== null && current?.valid) {
+            await sessions.signOut(previous);
+            const changed = await currentUser(request);
+            const session = await sessions.signIn(changed, { persistent: current.persistent });
+            setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
+          }
+          if (isFormPost(request)) return seeOther(noStore(reply), '/account/profile?status=password-changed');
+          return noStore(reply).code(204).send();
+        },
+        (errors) => renderProfile(request, reply, user, { errors }),
+      );
+    },
+  );
+
+  app.get<{ Querystring: { status?: string } }>('/account/profile', { config: { authorization: { authorize: [{ policy: 'User' }] } } }, async (request, reply) => {
+    const user = await currentUser(request);
+    if (wantsPage(request)) {
+      const notice = request.query.status === 'password-changed' ? 'Your password is changed. Every other session was signed out.' : undefined;
+      return sendPage(noStore(reply), renderProfile(request, reply, user, notice ? { notice } : {}));
+    }
     return noStore(reply).send({
       id: user.id,
       email: user.email,
@@ -86,9 +201,14 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
   });
 }
 
-/** The account a login names: its e-mail, else its user name. */
-function loginOf(body: LoginRequest): string | undefined {
-  return body.email ?? body.userName;
+/** The account a login names: its e-mail, else its user name (undefined for a body that failed validation). */
+function loginOf(body: LoginRequest | undefined): string | undefined {
+  const login = body?.email ?? body?.userName;
+  return typeof login === 'string' ? login : undefined;
+}
+
+function returnUrlOf(query: ReturnQuery | undefined): string | null {
+  return localReturnUrl(query?.ReturnUrl ?? query?.returnUrl);
 }
 
 /** Answers about a signed-in user are never cached by the browser or a proxy. */

@@ -53,7 +53,6 @@ export async function authTokenRoutes(app: FastifyInstance, { services }: RouteC
     },
   );
   // The limiter's Redis connection ends with the app; closing twice is harmless.
-  app.addHook('onClose', () => services.rateLimiter.close());
 }
 
 /** The account a token request names: its e-mail, else its user name. */

@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { AccountCodePurpose, AccountCodeStore } from '../ports.ts';
 import type { Database } from './database.ts';
-import { revokeLiveFamilies } from './refresh-token-store.ts';
 import type { StoreContext } from './store-context.ts';
-import { appendStampChange } from './user-links.ts';
+import { setPassword } from './user-links.ts';
 
 /**
  * Confirmation and reset codes. Each use is one transaction: the code is marked used by a
@@ -81,21 +80,4 @@ async function markUsed(trx: Kysely<Database>, id: number, now: number): Promise
 /** A new code voids the older ones that were never used; used ones stay, for idempotent confirmation. */
 async function voidUnused(trx: Kysely<Database>, userId: number, purpose: AccountCodePurpose): Promise<void> {
   await trx.deleteFrom('account_codes').where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
-}
-
-/** A new password is a security change: every session, refresh family and access token of the user ends. */
-async function setPassword(trx: Kysely<Database>, userId: number, passwordHash: string, now: number): Promise<void> {
-  const stamps = await trx
-    .updateTable('users')
-    .set((eb) => ({
-      password_hash: passwordHash,
-      security_stamp: eb('security_stamp', '+', 1),
-      claims_stamp: eb('claims_stamp', '+', 1),
-      stamp_changed_at: now,
-    }))
-    .where('id', '=', userId)
-    .returning(['claims_stamp', 'security_stamp'])
-    .executeTakeFirstOrThrow();
-  await appendStampChange(trx, userId, stamps, now);
-  await revokeLiveFamilies(trx, userId, now);
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './database.ts';
+import { revokeLiveFamilies } from './refresh-token-store.ts';
 import { appendRevocations } from './revocation-store.ts';
 
 /** Writes shared by the user store's methods; each runs inside the caller's transaction. */
@@ -61,4 +62,21 @@ export async function appendStampChange(
   await appendRevocations(trx, [
     { kind: 'user', subject: String(userId), claimsStamp: stamps.claims_stamp, securityStamp: stamps.security_stamp, at: now },
   ]);
+}
+
+/** A new password is a security change: every session, refresh family and access token of the user ends. */
+export async function setPassword(trx: Kysely<Database>, userId: number, passwordHash: string, now: number): Promise<void> {
+  const stamps = await trx
+    .updateTable('users')
+    .set((eb) => ({
+      password_hash: passwordHash,
+      security_stamp: eb('security_stamp', '+', 1),
+      claims_stamp: eb('claims_stamp', '+', 1),
+      stamp_changed_at: now,
+    }))
+    .where('id', '=', userId)
+    .returning(['claims_stamp', 'security_stamp'])
+    .executeTakeFirstOrThrow();
+  await appendStampChange(trx, userId, stamps, now);
+  await revokeLiveFamilies(trx, userId, now);
 }

@@ -3,7 +3,7 @@ import type { FailedSignIn, NewUser, User, UserClaim, UserStore } from '../ports
 import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
 import { appendRevocations } from './revocation-store.ts';
-import { appendStampChange, bumpClaimsStamp, grantRoles, userExists } from './user-links.ts';
+import { appendStampChange, bumpClaimsStamp, grantRoles, setPassword, userExists } from './user-links.ts';
 import { loadUsers } from './user-query.ts';
 
 /** Users with their roles and claims. Every write that touches more than one row is one transaction. */
@@ -146,6 +146,14 @@ export class KyselyUserStore implements UserStore {
       if (!stamps) return false;
       await appendStampChange(trx, userId, stamps, now);
       await revokeLiveFamilies(trx, userId, now);
+      return true;
+    });
+  }
+
+  async setPassword(userId: number, passwordHash: string): Promise<boolean> {
+    return this.context.transaction(async (trx) => {
+      if (!(await userExists(trx, userId))) return false;
+      await setPassword(trx, userId, passwordHash, this.context.clock.now());
       return true;
     });
   }

@@ -1,0 +1,26 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { prefersHtml } from './browser-navigation.ts';
+import { type Html, PAGE_HEADERS } from './pages/html.ts';
+
+/**
+ * True when the client ranks HTML first (a browser loading a page): `GET` under `/account/*`
+ * answers a page then, JSON otherwise (SPEC section 4). A bare `*\/*` (curl, fetch) gets JSON.
+ */
+export function wantsPage(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return accept !== undefined && prefersHtml(accept);
+}
+
+/** A form post (url-encoded or multipart), which answers with pages and redirects instead of JSON. */
+export function isFormPost(request: FastifyRequest): boolean {
+  return /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(request.headers['content-type'] ?? '');
+}
+
+export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.code(status).headers(PAGE_HEADERS).send(page.toString());
+}
+
+/** After a successful form post: 303 See Other, so a reload does not post again. */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('location', location).send();
+}

@@ -1,0 +1,159 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { GatehouseError } from '../../security/errors.ts';
+import { jsonOrForm } from '../form-posts.ts';
+import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
+import { emailConfirmedPage, registerPage, registrationSentPage } from '../pages/register.ts';
+import { forgotPasswordPage, passwordResetDonePage, resetPasswordPage } from '../pages/reset-password.ts';
+import { formBodiesPlugin } from '../plugins/form-bodies.ts';
+import { rateLimited } from '../rate-limit.ts';
+import type { RouteContext } from './route-context.ts';
+
+/** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
+const PASSWORD_FIELD_MAX = 1024;
+const EMAIL_FIELD_MAX = 254;
+
+const RegisterRequest = Type.Object(
+  {
+    email: Type.String({ maxLength: EMAIL_FIELD_MAX }),
+    password: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
+    userName: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+const ConfirmQuery = Type.Object({ userId: Type.Optional(Type.String({ maxLength: 20 })), code: Type.Optional(Type.String({ maxLength: 100 })) });
+const ForgotRequest = Type.Object({ email: Type.String({ maxLength: EMAIL_FIELD_MAX }) }, { additionalProperties: false });
+const ResetRequest = Type.Object(
+  {
+    email: Type.String({ maxLength: EMAIL_FIELD_MAX }),
+    code: Type.String({ maxLength: 100 }),
+    newPassword: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
+  },
+  { additionalProperties: false },
+);
+const ResetQuery = Type.Object({
+  email: Type.Optional(Type.String({ maxLength: EMAIL_FIELD_MAX })),
+  code: Type.Optional(Type.String({ maxLength: 100 })),
+  status: Type.Optional(Type.String({ maxLength: 10 })),
+});
+const StatusQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 10 })) });
+
+const anonymous = { authorization: { allowAnonymous: true } } as const;
+const INVALID_CONFIRMATION = 'This confirmation link is wrong, expired or replaced by a newer one.';
+const INVALID_RESET = 'The reset link is wrong, expired or already used.';
+
+/**
+ * Registration, e-mail confirmation and password reset (SPEC section 4): JSON for programs, pages
+ * and form posts for browsers, with the same rules. Forms are read only here and on the other
+ * account pages (formBodiesPlugin).
+ */
+export async function accountRegistrationRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  const { registration, passwordReset, config } = services;
+  await app.register(formBodiesPlugin);
+  // Counted per IP, and per the e-mail they name and IP (SPEC section 1).
+  const limited = rateLimited(services, { account: (request) => emailOf(request.body) });
+
+  app.get<{ Querystring: Static<typeof StatusQuery> }>('/account/register', { schema: { querystring: StatusQuery }, config: anonymous }, async (request, reply) => {
+    if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength, userNamePattern: '[A-Za-z0-9._-]{3,64}' };
+    if (request.query.status === 'sent') return sendPage(reply, registrationSentPage());
+    return sendPage(reply, registerPage({ antiforgeryToken: app.antiforgeryToken(request, reply), passwordMinLength: config.passwordMinLength }));
+  });
+
+  app.post<{ Body: Static<typeof RegisterRequest> }>(
+    '/account/register',
+    { schema: { body: RegisterRequest }, attachValidation: true, config: anonymous, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        async () => {
+          const { email, password, userName } = request.body;
+          await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName });
+          if (isFormPost(request)) return seeOther(reply, '/account/register?status=sent');
+          return reply.code(202).send({ status: 'confirmation-sent' });
+        },
+        (errors) =>
+          registerPage({
+            antiforgeryToken: app.antiforgeryToken(request, reply),
+            passwordMinLength: config.passwordMinLength,
+            email: request.body?.email,
+            userName: request.body?.userName,
+            errors,
+          }),
+      ),
+  );
+
+  app.get<{ Querystring: Static<typeof ConfirmQuery> }>(
+    '/account/confirm-email',
+    { schema: { querystring: ConfirmQuery }, config: anonymous },
+    async (request, reply) => {
+      const userId = /^[1-9][0-9]{0,15}$/.test(request.query.userId ?? '') ? Number(request.query.userId) : 0;
+      const confirmed = await registration.confirmEmail(userId, request.query.code);
+      if (wantsPage(request)) return sendPage(reply, emailConfirmedPage(confirmed), confirmed ? 200 : 400);
+      if (!confirmed) throw GatehouseError.validation({ code: [INVALID_CONFIRMATION] }, INVALID_CONFIRMATION);
+      return { confirmed: true };
+    },
+  );
+
+  app.post<{ Body: Static<typeof ForgotRequest> }>(
+    '/account/forgot-password',
+    { schema: { body: ForgotRequest }, attachValidation: true, config: anonymous, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        async () => {
+          // Answered before the look-up and the mail: the time taken must not tell whether the address is known.
+          void passwordReset.requestReset(request.body.email).catch((error: unknown) => {
+            request.log.error({ err: error }, 'could not send a password reset link');
+          });
+          if (isFormPost(request)) return seeOther(reply, '/account/reset-password?status=sent');
+          return reply.code(202).send();
+        },
+        (errors) => forgotPasswordPage({ antiforgeryToken: app.antiforgeryToken(request, reply), email: request.body?.email, errors }),
+      ),
+  );
+
+  app.get<{ Querystring: Static<typeof ResetQuery> }>('/account/reset-password', { schema: { querystring: ResetQuery }, config: anonymous }, async (request, reply) => {
+    if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength };
+    const { email, code, status } = request.query;
+    const antiforgeryToken = app.antiforgeryToken(request, reply);
+    if (status === 'done') return sendPage(reply, passwordResetDonePage());
+    if (email !== undefined && code !== undefined) {
+      return sendPage(reply, resetPasswordPage({ antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
+    }
+    return sendPage(reply, forgotPasswordPage({ antiforgeryToken, sent: status === 'sent' }));
+  });
+
+  app.post<{ Body: Static<typeof ResetRequest> }>(
+    '/account/reset-password',
+    { schema: { body: ResetRequest }, attachValidation: true, config: anonymous, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        async () => {
+          const { email, code, newPassword } = request.body;
+          const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip });
+          if (!done) throw GatehouseError.validation({ code: [INVALID_RESET] }, INVALID_RESET);
+          await services.revocationFeed.changed();
+          if (isFormPost(request)) return seeOther(reply, '/account/reset-password?status=done');
+          return reply.code(204).send();
+        },
+        (errors) =>
+          resetPasswordPage({
+            antiforgeryToken: app.antiforgeryToken(request, reply),
+            email: request.body?.email ?? '',
+            code: request.body?.code ?? '',
+            passwordMinLength: config.passwordMinLength,
+            errors,
+          }),
+      ),
+  );
+}
+
+/** The e-mail a body names, when it is a string (the body may have failed validation). */
+function emailOf(body: unknown): string | undefined {
+  const email = (body as { email?: unknown } | undefined)?.email;
+  return typeof email === 'string' && email !== '' ? email : undefined;
+}

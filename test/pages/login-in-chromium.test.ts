@@ -1,0 +1,85 @@
+/**
+ * The pages in a real browser (Debian's Chromium through playwright-core): a protected page
+ * redirects to the login page, the form signs in and lands back on the page asked for, the profile
+ * shows the account; sign-out ends the session. A screenshot of the profile is kept in
+ * test-artifacts/ for people to look at.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from '../helpers/browser.ts';
+import { testEngines } from '../helpers/databases.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+const engines = await testEngines();
+const browserReady = await chromiumAvailable();
+
+describe.skipIf(!browserReady).each(engines)('account pages in Chromium on $engine', (engine) => {
+  let browser: Browser;
+  let instance: TestApp;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    // The browser's Origin must be PUBLIC_URL's for the cross-site check: pick the port first.
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    instance = await startTestApp(await engine.createDatabaseUrl(), { env: { PUBLIC_URL: baseUrl } });
+    await instance.app.listen({ host: '127.0.0.1', port });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await instance?.close();
+    await engine.dropAll();
+  });
+
+  it('redirects to the login page, signs in with the form, shows the profile, signs out', async () => {
+    const { user, password } = await instance.createUser({ userName: 'browser-user' });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+
+    const first = await page.goto(`${baseUrl}/account/profile`);
+    expect(first?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/account/login');
+    expect(new URL(page.url()).searchParams.get('ReturnUrl')).toBe('/account/profile');
+
+    await page.getByLabel('E-mail or user name').fill('browser-user');
+    await page.getByLabel('Password').fill(password);
+    await Promise.all([page.waitForURL(`${baseUrl}/account/profile`), page.getByRole('button', { name: 'Sign in' }).click()]);
+    expect(await page.locator('#profile-email').textContent()).toContain(user.email);
+    expect(await page.locator('h1').textContent()).toBe('Your account');
+
+    await mkdir('test-artifacts', { recursive: true });
+    await page.screenshot({ path: `test-artifacts/profile-${engine.engine}.png`, fullPage: true });
+
+    await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
+    await page.goto(`${baseUrl}/account/profile`);
+    expect(new URL(page.url()).pathname).toBe('/account/login');
+    await context.close();
+  });
+
+  it('shows a wrong password as an error on the login page, with the field labelled and the login kept', async () => {
+    await instance.createUser({ userName: 'careless-user' });
+    const page = await browser.newPage();
+    await page.goto(`${baseUrl}/account/login`);
+    await page.getByLabel('E-mail or user name').fill('careless-user');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid sign-in attempt');
+    expect(await page.getByLabel('E-mail or user name').inputValue()).toBe('careless-user');
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
+    await page.close();
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
