@@ -19,6 +19,7 @@ import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -87,6 +88,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     authorized: cookieSessionCheck(config, services.clock),
   });
 
+  if (config.corsOrigins.length > 0) {
+    // Browsers on the listed origins may call the API, with credentials; others get no CORS
+    // headers at all (the plugin would otherwise allow credentials to every origin it refuses).
+    const listed = new Set(config.corsOrigins);
+    await app.register(fastifyCors, {
+      delegator: (request, callback) =>
+        callback(null, listed.has(request.headers.origin ?? '') ? { origin: true, credentials: true, maxAge: 600 } : { origin: false }),
+    });
+  }
   await app.register(healthRoutes);
   await app.register(wellKnownRoutes, context);
   await app.register(async (auth) => {

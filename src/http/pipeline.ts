@@ -127,7 +127,8 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   // Each route's policy is resolved when it is registered and its check attached to the route
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
-    const policy = resolveEndpointPolicy(policies, route.config?.authorization, groups.get(this));
+    // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (SPEC section 1).
+    const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, route.config?.authorization, groups.get(this));
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [policy ? authorizeHook(policy) : anonymousHook, ...own];
@@ -135,6 +136,11 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
 }
 
 export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });
+
+function isOptionsOnly(route: RouteOptions): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  return methods.every((method) => method === 'OPTIONS');
+}
 
 /**
  * The request as schemes read it. Node keeps only the first of repeated Authorization headers;

@@ -196,6 +196,22 @@ describe.each(engines)('registration and password reset on $engine', (engine) =>
     expect(events.filter((event) => event.type === 'password.reset' && event.userId === user.id)).toHaveLength(1);
   });
 
+  it('mails the owner once when the account locks after the fifth wrong password', async () => {
+    const { user, password } = await ctx.createUser({ email: newAddress() });
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      expect((await login({ email: user.email, password: `wrong guess ${attempt}` })).statusCode).toBe(401);
+    }
+    const mail = await mailNumber(user.email, 1);
+    expect(mail.subject).toMatch(/locked/i);
+    expect(mail.text).not.toContain(password);
+    // Locked: even the right password is refused, with the same generic answer.
+    const locked = await login({ email: user.email, password });
+    expect(locked.statusCode).toBe(401);
+    expect(JSON.parse(locked.body)).not.toHaveProperty('isLockedOut');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(mailCount(user.email)).toBe(1);
+  });
+
   it('forgot: 202 for an unknown address with no mail; a newer link voids the older one', async () => {
     const unknown = newAddress();
     expect((await ctx.app.inject({ method: 'POST', url: '/account/forgot-password', payload: { email: unknown } })).statusCode).toBe(202);
