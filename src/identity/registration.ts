@@ -30,7 +30,8 @@ export interface RegistrationInput {
 /**
  * Registration and e-mail confirmation (SPEC section 4). The answer is the same whether or not the
  * address is taken; only the mail differs, and it goes only to the stored address:
- *   - a new address gets an account and a confirmation link;
+ *   - a new address gets an account and a confirmation link (also when sign-in does not require
+ *     confirmation: the address is then unconfirmed but usable);
  *   - an unconfirmed account gets a new link whose code holds the new password, applied only when
  *     that link is used (so a stranger cannot change the owner's password), voiding older links;
  *   - a confirmed account (or any, when confirmation is not required) gets a notice and keeps
@@ -70,8 +71,9 @@ export class Registration {
   /** The new account, or null when the e-mail was taken meanwhile. */
   private async createAccount(input: RegistrationInput): Promise<User | null> {
     try {
-      const user = await this.options.users.create({ ...input, emailConfirmed: !this.options.requireConfirmedEmail });
-      if (!user.emailConfirmed) await this.sendConfirmation(user, null);
+      // Confirmation is offered even when sign-in does not require it: the address is proven either way.
+      const user = await this.options.users.create({ ...input, emailConfirmed: false });
+      await this.sendConfirmation(user, null);
       return user;
     } catch (error) {
       if (error instanceof GatehouseError && error.code === 'GH_CONFLICT' && isEmailConflict(error)) return null;

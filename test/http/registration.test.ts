@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authSetCookie, cookiePair } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { json, startTestApp, type TestApp, useTestApp } from '../helpers/test-app.ts';
+import { readOutbox } from '../helpers/smtp.ts';
 
 const engines = await testEngines();
 const PASSWORD = 'a long and uncommon passphrase';
@@ -225,5 +226,25 @@ describe.each(engines)('registration and password reset on $engine', (engine) =>
     expect((await reset(older)).statusCode).toBe(400);
     expect((await reset(newer)).statusCode).toBe(204);
     expect(mailCount(unknown)).toBe(0);
+  });
+});
+
+describe.each(engines)('registration without required confirmation on $engine', (engine) => {
+  const ctx = useTestApp(engine, { env: { REQUIRE_CONFIRMED_EMAIL: 'false' } });
+
+  it('signs a new account in at once, still mails it a confirmation link, and gives a re-registration a notice', async () => {
+    const email = newAddress();
+    expect((await ctx.app.inject({ method: 'POST', url: '/account/register', payload: { email, password: PASSWORD } })).statusCode).toBe(202);
+    expect((await ctx.app.inject({ method: 'POST', url: '/account/login', payload: { email, password: PASSWORD } })).statusCode).toBe(200);
+    await expect.poll(async () => (await readOutbox(ctx, email)).length).toBe(1);
+    const [confirmation] = await readOutbox(ctx, email);
+    expect(confirmation!.text).toContain('/account/confirm-email?userId=');
+
+    // The account exists (unconfirmed): a second registration gets a notice and changes nothing.
+    expect((await ctx.app.inject({ method: 'POST', url: '/account/register', payload: { email, password: OTHER_PASSWORD } })).statusCode).toBe(202);
+    await expect.poll(async () => (await readOutbox(ctx, email)).length).toBe(2);
+    const [notice] = await readOutbox(ctx, email);
+    expect(notice!.text).not.toMatch(/https?:\/\//);
+    expect((await ctx.app.inject({ method: 'POST', url: '/account/login', payload: { email, password: PASSWORD } })).statusCode).toBe(200);
   });
 });
