@@ -107,7 +107,7 @@ export function markdownTable(results: Results): string {
     const signIn = results.signIn;
     lines.push(
       '',
-      'Sign-in (`POST /auth/token` with a password, the same connections and seconds), against the Argon2id verify rate of the servers\' core measured alone in the same run, with `/health` requested 100 times a second meanwhile:',
+      'Sign-in (`POST /account/login` with a password, JSON, the same connections and seconds), against the Argon2id verify rate of the servers\' core measured alone in the same run, with `/health` requested 100 times a second meanwhile:',
       '',
       '| Sign-ins/s | Argon2id verifies/s | Ratio | `/health` p50 (ms) | `/health` p99 (ms) |',
       '| ---: | ---: | ---: | ---: | ---: |',

@@ -14,7 +14,7 @@ export interface SignInSettings {
 }
 
 export interface SignInResult {
-  /** Successful `POST /auth/token` with a password, per second. */
+  /** Successful `POST /account/login` (a cookie sign-in with a password), per second. */
   readonly signInsPerSecond: number;
   /** Argon2id verifications per second of the servers' core, measured alone in the same run. */
   readonly verifiesPerSecond: number;
@@ -33,7 +33,7 @@ const HEALTH_RATE = 100;
  * the servers' core, with the service's own hasher, alone; then password sign-ins on the service
  * for as long, with `/health` requested at a steady rate meanwhile, whose latency shows whether
  * hashing starves the event loop. Sign-ins are bound by the hash, so the ratio says how much the
- * rest of a sign-in (look-up, token, refresh family, audit) costs on top.
+ * rest of a sign-in (look-up, failure counter, audit row, session, cookie) costs on top.
  */
 export async function measureSignIn(settings: SignInSettings): Promise<SignInResult> {
   const verifiesPerSecond = await measureVerifyRate(settings);
@@ -43,7 +43,7 @@ export async function measureSignIn(settings: SignInSettings): Promise<SignInRes
     runLoad({
       ...load,
       connections: settings.connections,
-      request: { method: 'POST', path: '/auth/token', headers: { 'content-type': 'application/json' }, body },
+      request: { method: 'POST', path: '/account/login', headers: { 'content-type': 'application/json' }, body },
     }),
     runLoad({ ...load, connections: 1, rate: HEALTH_RATE, request: { method: 'GET', path: '/health', headers: {}, body: undefined } }),
   ]);
