@@ -161,7 +161,6 @@ export async function createServices(config: Config, store: Store, dependencies:
       audit,
       clock,
       random,
-      logger,
       publicUrl: config.publicUrl,
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),

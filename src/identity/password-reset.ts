@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
@@ -17,7 +16,6 @@ export interface PasswordResetOptions {
   readonly audit: AuditLog;
   readonly clock: Clock;
   readonly random: Random;
-  readonly logger: Logger;
   readonly publicUrl: URL;
   readonly requireConfirmedEmail: boolean;
 }
