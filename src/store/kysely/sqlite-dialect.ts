@@ -1,11 +1,13 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../ports.ts';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
+/** Distinct statements kept compiled; the store issues a few dozen, `IN` lists add one per length. */
+const STATEMENT_CACHE_SIZE = 256;
 
 /**
  * SQLite through better-sqlite3, opened on first use so that a file that cannot be opened
@@ -23,7 +25,7 @@ export function sqliteDialect(filename: string): SqliteDialect {
         if (filename !== ':memory:') await mkdir(dirname(filename), { recursive: true });
         // `timeout` is SQLite's busy_timeout, set before the first statement (the WAL switch
         // below needs a lock that another process may hold).
-        return configure(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS }));
+        return withStatementCache(configure(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS })));
       } catch (error) {
         throw new StoreUnavailableError({ cause: error });
       }
@@ -46,4 +48,27 @@ function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
     database.close();
     throw error;
   }
+}
+
+/**
+ * Kysely prepares every query afresh, and SQLite then parses and plans the same few statements
+ * on every request: a sign-in spent more time in `prepare` than in running its queries. Prepared
+ * statements are reusable, so the same SQL gets the same statement. Safe because better-sqlite3
+ * runs a statement to completion before returning; only an open `iterate()` holds one, and the
+ * store never streams.
+ */
+function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = database.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }

@@ -1,0 +1,33 @@
+// One Argon2id hashing thread (see argon2-workers.ts). Plain JavaScript on purpose: a worker
+// thread starts without the TypeScript loader of the main thread (and under a test runner's
+// module system), and this file needs nothing but Node and @node-rs/argon2.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { hashSync, verifySync } from '@node-rs/argon2';
+
+lowerThisThreadsPriority(workerData.nice);
+
+parentPort.on('message', ({ id, operation, password, storedHash, options }) => {
+  try {
+    const result = operation === 'hash' ? hashSync(password, options) : verifySync(storedHash, password);
+    parentPort.postMessage({ id, result });
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+
+/**
+ * Linux gives every thread its own nice value, and `setpriority` accepts a thread id where it
+ * asks for a process id. Elsewhere there is no portable way to name one thread, and the process
+ * id would lower the whole service, so the thread keeps the process's priority.
+ */
+function lowerThisThreadsPriority(nice) {
+  if (process.platform !== 'linux') return;
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, nice);
+  } catch {
+    // No /proc, or a sandbox that forbids it: hashing still works, at normal priority.
+  }
+}
