@@ -7,6 +7,9 @@ import { lockoutMail } from './identity/account-mail.ts';
 import { PasswordReset } from './identity/password-reset.ts';
 import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
+import { CodeHasher } from './identity/two-factor/code-hashes.ts';
+import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
+import { createSmsSender } from './platform/sms/sms-sender.ts';
 import { SignInManager, type SignInManagerOptions } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -59,6 +62,8 @@ export interface Services {
   readonly registration: Registration;
   /** Forgotten passwords: reset links and resets. */
   readonly passwordReset: PasswordReset;
+  /** The authenticator, recovery codes, sign-in codes by mail or SMS, phone numbers. */
+  readonly twoFactor: TwoFactorManager;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -80,6 +85,15 @@ export async function createServices(config: Config, store: Store, dependencies:
   const users = new UserManager(store.users, hasher, clock, config.passwordMinLength);
   const revocations = new RevocationList();
   const mailer = createMailer(config, store, logger, clock);
+  const twoFactor = new TwoFactorManager({
+    store: store.twoFactor,
+    sealer,
+    codes: new CodeHasher(keyRing.secrets.cookie),
+    audit,
+    mailer,
+    sms: createSmsSender(config, store.outbox, clock, logger),
+    clock,
+  });
   // The owner hears of a lockout by mail, unless the caller (a test) listens itself.
   const onLockout = dependencies.onLockout ?? ((user, until) => mailer.send(lockoutMail(user, until)));
   const accessTokens = new AccessTokens({
@@ -128,6 +142,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       clock,
       logger,
       requireConfirmedEmail: config.requireConfirmedEmail,
+      twoFactor,
       lockout: { maxAttempts: config.lockoutMaxAttempts, durationMs: Math.round(config.lockoutSeconds * 1000) },
       onLockout,
     }),
@@ -164,5 +179,6 @@ export async function createServices(config: Config, store: Store, dependencies:
       publicUrl: config.publicUrl,
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
+    twoFactor,
   };
 }

@@ -22,6 +22,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
+import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
@@ -108,6 +109,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
   await app.register(accountRoutes, context);
   await app.register(accountRegistrationRoutes, context);
+  await app.register(accountTwoFactorRoutes, context);
   await app.register(meRoutes);
   await app.register(contentRoutes);
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);

@@ -7,6 +7,10 @@ import { createStore } from '../store/create-store.ts';
 import type { Store, User } from '../store/ports.ts';
 import { PasswordHasher } from './password-hasher.ts';
 import { SignInManager, type SignInManagerOptions } from './sign-in-manager.ts';
+import { OutboxMailer } from '../platform/mail/outbox-mailer.ts';
+import { Sealer } from '../security/crypto/sealer.ts';
+import { CodeHasher } from './two-factor/code-hashes.ts';
+import { TwoFactorManager } from './two-factor/two-factor-manager.ts';
 import { UserManager } from './user-manager.ts';
 
 const PASSWORD = 'a long and unusual passphrase';
@@ -33,14 +37,25 @@ describe('SignInManager lockout', () => {
   function manager(options: Partial<SignInManagerOptions> = {}): SignInManager {
     const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
     const logger = createLogger({ level: 'info', destination });
+    const audit = new AuditLog(store.audit, clock, logger);
+    const twoFactor = new TwoFactorManager({
+      store: store.twoFactor,
+      sealer: new Sealer('a test secret of enough length for the sealer'),
+      codes: new CodeHasher('a test ring secret'),
+      audit,
+      mailer: new OutboxMailer(store.outbox, clock, logger),
+      sms: null,
+      clock,
+    });
     return new SignInManager({
       users,
       userStore: store.users,
       hasher,
-      audit: new AuditLog(store.audit, clock, logger),
+      audit,
       clock,
       logger,
       requireConfirmedEmail: true,
+      twoFactor,
       lockout: { maxAttempts: 3, durationMs: LOCKOUT_MS },
       ...options,
     });

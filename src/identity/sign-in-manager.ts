@@ -4,11 +4,24 @@ import type { Clock } from '../platform/clock.ts';
 import type { User, UserStore } from '../store/ports.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { SignInResult } from './sign-in-result.ts';
+import type { TwoFactorManager, TwoFactorProvider } from './two-factor/two-factor-manager.ts';
 import type { UserManager } from './user-manager.ts';
 
 export interface SignInContext {
   readonly ip?: string | null;
+  /** This browser carries a valid remember-client cookie of the user: the second step is skipped. */
+  readonly rememberedClient?: (user: User) => boolean;
 }
+
+/** Who passed the first step, as the short-lived two-factor cookie carries it. */
+export interface TwoFactorPending {
+  readonly userId: number;
+  /** The user's security stamp at the first step: a security change since voids the pending sign-in. */
+  readonly securityStamp: number;
+}
+
+/** The second factor presented: a code of a provider, or a recovery code. */
+export type SecondFactor = { readonly provider: TwoFactorProvider; readonly code: string } | { readonly provider: 'Recovery'; readonly code: string };
 
 /** ASP.NET's `LockoutOptions`. */
 export interface LockoutOptions {
@@ -27,6 +40,7 @@ export interface SignInManagerOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly requireConfirmedEmail: boolean;
+  readonly twoFactor: TwoFactorManager;
   readonly lockout: LockoutOptions;
   /**
    * Tells the owner that the account locked until `until` (epoch ms), e.g. by mail. Called once
@@ -36,13 +50,14 @@ export interface SignInManagerOptions {
   readonly onLockout?: (user: User, until: number) => Promise<void>;
 }
 
-type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-not-confirmed';
+type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-not-confirmed' | 'wrong-code' | 'stale-two-factor';
 
 /**
  * Password sign-in as one explicit sequence: find the user, verify the password (a dummy hash
  * for unknown users), refuse locked accounts with the generic failure, count a wrong password
- * toward lockout, then the e-mail rule; a completed sign-in resets the count. A guesser learns
- * nothing but "no" (SPEC section 4). The second factor arrives as a further step here.
+ * toward lockout, then the e-mail rule, then the second factor when the user has it on; only a
+ * completed sign-in (both factors) resets the count. A guesser learns nothing but "no" (SPEC
+ * section 4); every wrong code of the second step counts on the same counter (section 7).
  */
 export class SignInManager {
   constructor(private readonly options: SignInManagerOptions) {}
@@ -65,11 +80,43 @@ export class SignInManager {
       await this.record('signin.failed', user.id, context, 'email-not-confirmed');
       return SignInResult.notAllowed;
     }
-    // A lockout committed by concurrent failures while this password was checked still wins.
+    if (user.twoFactorEnabled && !context.rememberedClient?.(user)) return SignInResult.twoFactorRequired(user);
+    return this.complete(user, context, 'password');
+  }
+
+  /**
+   * The second step for whoever passed the first (`pending`). A locked account says so here
+   * (`isLockedOut`), since the password was right; a wrong code counts toward lockout.
+   */
+  async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext = {}): Promise<SignInResult> {
+    const user = await this.options.users.findById(pending.userId);
+    if (!user || user.securityStamp !== pending.securityStamp || !user.twoFactorEnabled) {
+      return this.failed(user?.id ?? null, 'stale-two-factor', context);
+    }
+    if (this.options.users.isLockedOut(user)) {
+      await this.record('signin.failed', user.id, context, 'locked-out');
+      return SignInResult.lockedOut;
+    }
+    if (!(await this.verifySecondFactor(user, factor))) {
+      const locked = await this.accessFailed(user, context);
+      await this.record('signin.failed', user.id, context, 'wrong-code');
+      return locked ? SignInResult.lockedOut : SignInResult.failed;
+    }
+    return this.complete(user, context, factor.provider);
+  }
+
+  private verifySecondFactor(user: User, factor: SecondFactor): Promise<boolean> {
+    const { twoFactor } = this.options;
+    if (factor.provider === 'Recovery') return twoFactor.redeemRecoveryCode(user, factor.code);
+    return twoFactor.verifySignInCode(user, factor.provider, factor.code);
+  }
+
+  private async complete(user: User, context: SignInContext, factor: string): Promise<SignInResult> {
+    // A lockout committed by concurrent failures while this password or code was checked still wins.
     if (!(await this.options.userStore.completeSignIn(user.id, this.options.clock.now()))) {
       return this.failed(user.id, 'locked-out', context);
     }
-    await this.options.audit.record('signin.succeeded', { userId: user.id, ip: context.ip });
+    await this.options.audit.record('signin.succeeded', { userId: user.id, ip: context.ip, detail: { factor } });
     return SignInResult.success(user);
   }
 
@@ -78,18 +125,19 @@ export class SignInManager {
    * and notice. Public for the second-factor steps, whose wrong codes count on the same counter
    * (SPEC section 7).
    */
-  async accessFailed(user: User, context: SignInContext = {}): Promise<void> {
+  async accessFailed(user: User, context: SignInContext = {}): Promise<boolean> {
     const { userStore, clock, lockout } = this.options;
     const now = clock.now();
     const until = now + lockout.durationMs;
     const locked = await userStore.recordFailedSignIn(user.id, { maxAttempts: lockout.maxAttempts, lockoutEnd: until, now });
-    if (!locked) return;
+    if (!locked) return false;
     await this.options.audit.record('lockout', {
       userId: user.id,
       ip: context.ip,
       detail: { until: new Date(until).toISOString(), attempts: lockout.maxAttempts },
     });
     this.notifyLockout(user, until);
+    return true;
   }
 
   private notifyLockout(user: User, until: number): void {
@@ -105,7 +153,7 @@ export class SignInManager {
     return SignInResult.failed;
   }
 
-  private record(type: 'signin.failed', userId: number | null, context: SignInContext, reason: FailureReason): Promise<void> {
+  private record(type: 'signin.failed', userId: number | null, context: Pick<SignInContext, 'ip'>, reason: FailureReason): Promise<void> {
     return this.options.audit.record(type, { userId, ip: context.ip, detail: { reason } });
   }
 }

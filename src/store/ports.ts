@@ -31,6 +31,11 @@ export interface User {
   readonly roles: readonly string[];
   /** In insertion order. */
   readonly claims: readonly UserClaim[];
+  /** A second factor is asked for at sign-in. */
+  readonly twoFactorEnabled: boolean;
+  /** E.164, or null. */
+  readonly phoneNumber: string | null;
+  readonly phoneConfirmed: boolean;
 }
 
 export interface NewUser {
@@ -310,6 +315,49 @@ export interface AccountCodeStore {
   resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean>;
 }
 
+/** The authenticator (TOTP) key of a user, sealed as the store keeps it. */
+export interface AuthenticatorKeys {
+  /** The key in use while two-factor is on. */
+  readonly activeKey: string | null;
+  /** A key set up but not yet confirmed with one of its codes. */
+  readonly pendingKey: string | null;
+  /** The RFC 6238 time step of the last accepted code. */
+  readonly lastStep: number | null;
+}
+
+export type OneTimeCodePurpose = 'two-factor-email' | 'two-factor-phone' | 'confirm-phone';
+
+/**
+ * Two-factor state: the authenticator key, recovery codes (hashes) and the 6-digit codes sent by
+ * mail or SMS (keyed hashes). Turning two-factor on or off is a security change.
+ */
+export interface TwoFactorStore {
+  authenticatorKeys(userId: number): Promise<AuthenticatorKeys>;
+  /** Replaces the pending key. */
+  setPendingKey(userId: number, sealedKey: string): Promise<void>;
+  /**
+   * Turns two-factor on with the pending key `sealedKey` (false when the pending key is another by
+   * now), accepting `step`, and replaces the recovery codes: one transaction, a security change.
+   */
+  enable(userId: number, change: { sealedKey: string; step: number; recoveryCodeHashes: readonly string[]; now: number }): Promise<boolean>;
+  /** Turns two-factor off and forgets the keys and recovery codes: a security change. False when it was off. */
+  disable(userId: number, now: number): Promise<boolean>;
+  /** Accepts a code of time step `step` once: false when that step or a later one was accepted before. */
+  acceptStep(userId: number, step: number): Promise<boolean>;
+  replaceRecoveryCodes(userId: number, codeHashes: readonly string[]): Promise<void>;
+  /** Uses one recovery code; false when it is unknown or used. */
+  redeemRecoveryCode(userId: number, codeHash: string, now: number): Promise<boolean>;
+  countRecoveryCodes(userId: number): Promise<number>;
+  /** Stores a code and voids the user's unused codes of the same purpose, at once. */
+  issueCode(code: { userId: number; purpose: OneTimeCodePurpose; codeHash: string; phoneNumber: string | null; createdAt: number; expiresAt: number }): Promise<void>;
+  /** Uses a code once; the phone number it was sent for (or null), or undefined when it is wrong, used, voided or expired. */
+  useCode(use: { userId: number; purpose: OneTimeCodePurpose; codeHash: string; now: number }): Promise<{ phoneNumber: string | null } | undefined>;
+  /** A new, unconfirmed phone number (null removes it). */
+  setPhoneNumber(userId: number, phoneNumber: string | null): Promise<void>;
+  /** Confirms the phone number if it is still `phoneNumber`. */
+  confirmPhoneNumber(userId: number, phoneNumber: string): Promise<boolean>;
+}
+
 /** A cookie session: one sign-in, found by the hash of the token its cookie holds. */
 export interface Session {
   readonly id: number;
@@ -379,6 +427,7 @@ export interface Store {
   readonly accountCodes: AccountCodeStore;
   readonly outbox: OutboxStore;
   readonly sessions: SessionStore;
+  readonly twoFactor: TwoFactorStore;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

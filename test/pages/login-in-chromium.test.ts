@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { totpCode } from '../helpers/totp.ts';
 
 const engines = await testEngines();
 const browserReady = await chromiumAvailable();
@@ -56,6 +57,35 @@ describe.skipIf(!browserReady).each(engines)('account pages in Chromium on $engi
     await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
     await page.goto(`${baseUrl}/account/profile`);
     expect(new URL(page.url()).pathname).toBe('/account/login');
+    await context.close();
+  });
+
+  it('turns the authenticator on from its page, then signs in through the second step with a TOTP code', async () => {
+    const { password } = await instance.createUser({ userName: 'careful-user' });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/account/login?ReturnUrl=%2Faccount%2F2fa`);
+    await page.getByLabel('E-mail or user name').fill('careful-user');
+    await page.getByLabel('Password').fill(password);
+    await Promise.all([page.waitForURL(`${baseUrl}/account/2fa`), page.getByRole('button', { name: 'Sign in' }).click()]);
+
+    expect(await page.getByRole('img', { name: 'QR code of the authenticator key' }).isVisible()).toBe(true);
+    const sharedKey = (await page.locator('.shared-key').textContent())!;
+    await page.getByLabel('Code from your authenticator app').fill(totpCode(sharedKey));
+    await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+    await expect.poll(() => page.locator('.recovery-codes li').count()).toBe(10);
+    await mkdir('test-artifacts', { recursive: true });
+    await page.screenshot({ path: `test-artifacts/two-factor-${engine.engine}.png`, fullPage: true });
+
+    await page.goto(`${baseUrl}/account/profile`);
+    await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
+    await page.getByLabel('E-mail or user name').fill('careful-user');
+    await page.getByLabel('Password').fill(password);
+    await Promise.all([page.waitForURL(/\/account\/login\/2fa/), page.getByRole('button', { name: 'Sign in' }).click()]);
+    // The code of the next step: the one enabling used is spent.
+    await page.getByLabel(/Code from your authenticator app/).fill(totpCode(sharedKey, 1));
+    await Promise.all([page.waitForURL(`${baseUrl}/account/profile`), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
+    expect(await page.locator('#profile-email').isVisible()).toBe(true);
     await context.close();
   });
 

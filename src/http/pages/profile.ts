@@ -30,7 +30,7 @@ ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomp
 <dt>E-mail</dt><dd id="profile-email">${model.email}${model.emailConfirmed ? '' : ' (not confirmed)'}</dd>
 <dt>User name</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
 <dt>Roles</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
-<dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'}</dd>
+<dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'} <a href="/account/2fa">${model.twoFactorEnabled ? 'Manage' : 'Set up'} two-factor sign-in</a></dd>
 <dt>External logins</dt><dd>${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
 </dl>
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
+import { SmsDeliveryError } from '../../platform/sms/sms-sender.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
 
@@ -21,6 +22,10 @@ async function problemErrors(app: FastifyInstance): Promise<void> {
     if (error instanceof StoreUnavailableError) {
       request.log.error({ err: error.cause ?? error }, 'the store is unavailable');
       return sendProblem(reply, problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'));
+    }
+    if (error instanceof SmsDeliveryError) {
+      request.log.warn({ err: error }, 'the SMS gateway did not take a message');
+      return sendProblem(reply, problem('GH_SMS_FAILED', 'The text message could not be sent; try again later.'));
     }
     if (error.validation) {
       const errors = validationErrors(error);

@@ -2,8 +2,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
-import { readCookie } from '../antiforgery.ts';
-import { authCookieName, authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
+import { authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
+import { CookieSignIn } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { loginPage } from '../pages/login.ts';
@@ -47,6 +47,8 @@ const PasswordChange = Type.Object(
 type PasswordChange = Static<typeof PasswordChange>;
 
 const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
+/** Where a browser goes for the second step. */
+const TWO_FACTOR_PATH = '/account/login/2fa';
 const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
 
 /**
@@ -57,14 +59,9 @@ const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the l
  */
 export async function accountRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const { config, sessions, clock } = services;
+  const cookies = new CookieSignIn(services);
   const protector = authCookieProtector(services.keyRing.secrets.cookie);
-  const cookieName = authCookieName(config);
-
-  /** The session token in the auth cookie the request carries, when it opens. */
-  const presentedSession = (request: FastifyRequest): string | null => {
-    const value = readCookie(request, cookieName);
-    return value === undefined ? null : protector.unprotect(value);
-  };
+  const presentedSession = (request: FastifyRequest) => cookies.presentedSession(request);
 
   await app.register(formBodiesPlugin);
   const providers = config.oidcProviders.map((provider) => provider.name);
@@ -102,18 +99,23 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
         async () => {
           const login = loginOf(request.body);
           if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
-          const result = await services.signIn.passwordSignIn(login, request.body.password, { ip: request.ip });
+          const result = await services.signIn.passwordSignIn(login, request.body.password, {
+            ip: request.ip,
+            rememberedClient: cookies.rememberedClient(request),
+          });
+          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
+          if (result.requiresTwoFactor) {
+            cookies.startTwoFactor(reply, result.user, persistent);
+            const returnUrl = returnUrlOf(request.query);
+            if (isFormPost(request)) return seeOther(noStore(reply), `${TWO_FACTOR_PATH}${returnUrl ? `?ReturnUrl=${encodeURIComponent(returnUrl)}` : ''}`);
+            return noStore(reply).send({ succeeded: false, requiresTwoFactor: true });
+          }
           if (!result.succeeded) {
             if (!isFormPost(request)) return sendSignInFailure(reply, result);
             const message = result.isNotAllowed ? NOT_ALLOWED : INVALID_SIGN_IN;
             return sendPage(reply, renderLogin(request, reply, { login, errors: { '': [message] } }), 401);
           }
-          // A new session for every sign-in (no fixation); the one the browser held before ends.
-          const previous = presentedSession(request);
-          if (previous !== null) await sessions.signOut(previous);
-          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
-          const session = await sessions.signIn(result.user, { persistent });
-          setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
+          await cookies.signIn(request, reply, result.user, persistent);
           if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? '/account/profile');
           return noStore(reply).send({ succeeded: true });
         },
@@ -135,7 +137,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
       email: user.email,
       userName: user.userName,
       emailConfirmed: user.emailConfirmed,
-      twoFactorEnabled: false,
+      twoFactorEnabled: user.twoFactorEnabled,
       roles: user.roles,
       logins: [],
       ...extra,
@@ -190,10 +192,10 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
       email: user.email,
       userName: user.userName,
       emailConfirmed: user.emailConfirmed,
-      // Phone numbers, two-factor and external logins arrive with their features.
-      phoneNumber: null,
-      phoneConfirmed: false,
-      twoFactorEnabled: false,
+      phoneNumber: user.phoneNumber,
+      phoneConfirmed: user.phoneConfirmed,
+      twoFactorEnabled: user.twoFactorEnabled,
+      // External logins arrive with their feature.
       roles: user.roles,
       claims: user.claims.map(({ type, value }) => ({ type, value })),
       logins: [],

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { normalizeSixDigits } from '../../identity/two-factor/totp.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { rateLimited } from '../rate-limit.ts';
 import { setRefreshCookie } from '../refresh-cookie.ts';
@@ -24,7 +25,7 @@ const TokenRequest = Type.Object(
  * `POST /auth/token`: a password sign-in that answers an access token and the first refresh
  * token of a new family (in the body, or as the `gh.refresh` cookie with `setCookie:true`).
  * Failures are sign-in results: 401 with `succeeded:false` and only the flags the rule of
- * SPEC section 4 allows.
+ * SPEC section 4 allows; `requiresTwoFactor` asks for `twoFactorCode` (a TOTP or recovery code).
  */
 export async function authTokenRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   app.post<{ Body: Static<typeof TokenRequest> }>(
@@ -40,7 +41,15 @@ export async function authTokenRoutes(app: FastifyInstance, { services }: RouteC
       if (login === undefined) {
         throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
       }
-      const result = await services.signIn.passwordSignIn(login, password, { ip: request.ip });
+      const context = { ip: request.ip };
+      let result = await services.signIn.passwordSignIn(login, password, context);
+      // The second factor comes in the same request: an authenticator code, or a recovery code.
+      const { twoFactorCode } = request.body;
+      if (result.requiresTwoFactor && twoFactorCode !== undefined && twoFactorCode !== '') {
+        const pending = { userId: result.user.id, securityStamp: result.user.securityStamp };
+        const factor = normalizeSixDigits(twoFactorCode) !== null ? 'Authenticator' : 'Recovery';
+        result = await services.signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, context);
+      }
       if (!result.succeeded) return sendSignInFailure(reply, result);
       const pair = await services.refreshTokens.issue(result.user);
       reply.header('cache-control', 'no-store');

@@ -22,6 +22,9 @@ export interface Database {
   account_codes: AccountCodesTable;
   outbox: OutboxTable;
   sessions: SessionsTable;
+  authenticator_keys: AuthenticatorKeysTable;
+  recovery_codes: RecoveryCodesTable;
+  one_time_codes: OneTimeCodesTable;
 }
 
 export interface AccountCodesTable {
@@ -51,6 +54,36 @@ export interface UsersTable {
   locked_by_admin: Generated<number>;
   access_failed_count: Generated<number>;
   created_at: number;
+  two_factor_enabled: Generated<number>;
+  phone_number: string | null;
+  phone_confirmed: Generated<number>;
+}
+
+export interface AuthenticatorKeysTable {
+  user_id: number;
+  /** Sealed base32 secrets. */
+  active_key: string | null;
+  pending_key: string | null;
+  last_step: number | null;
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
+}
+
+export interface OneTimeCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  purpose: 'two-factor-email' | 'two-factor-phone' | 'confirm-phone';
+  /** HMAC-SHA-256 of the code under a key-ring secret: six digits alone would fall to a brute force of a dump. */
+  code_hash: string;
+  phone_number: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface RolesTable {

@@ -16,6 +16,7 @@ import { KyselyRevocationStore } from './revocation-store.ts';
 import { KyselySessionStore } from './session-store.ts';
 import type { StoreContext } from './store-context.ts';
 import { inTransaction } from './transaction.ts';
+import { KyselyTwoFactorStore } from './two-factor-store.ts';
 import { KyselyUserStore } from './user-store.ts';
 
 export interface KyselyStoreOptions {
@@ -45,6 +46,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     accountCodes: atPortBoundary(new KyselyAccountCodeStore(context)),
     outbox: atPortBoundary(new KyselyOutboxStore(context)),
     sessions: atPortBoundary(new KyselySessionStore(context)),
+    twoFactor: atPortBoundary(new KyselyTwoFactorStore(context)),
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

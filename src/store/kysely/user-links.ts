@@ -66,10 +66,23 @@ export async function appendStampChange(
 
 /** A new password is a security change: every session, refresh family and access token of the user ends. */
 export async function setPassword(trx: Kysely<Database>, userId: number, passwordHash: string, now: number): Promise<void> {
+  await securityChange(trx, userId, now, { password_hash: passwordHash });
+}
+
+/**
+ * A security change (SPEC section 5), with the columns it sets: both stamps go up, the feed hears
+ * of it and the user's refresh families end, in the caller's transaction.
+ */
+export async function securityChange(
+  trx: Kysely<Database>,
+  userId: number,
+  now: number,
+  set: { password_hash?: string; two_factor_enabled?: number } = {},
+): Promise<void> {
   const stamps = await trx
     .updateTable('users')
     .set((eb) => ({
-      password_hash: passwordHash,
+      ...set,
       security_stamp: eb('security_stamp', '+', 1),
       claims_stamp: eb('claims_stamp', '+', 1),
       stamp_changed_at: now,

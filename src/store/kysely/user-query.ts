@@ -61,6 +61,9 @@ function toUser(row: Selectable<UsersTable>, roles: string[], claims: UserClaim[
     createdAt: row.created_at,
     roles,
     claims,
+    twoFactorEnabled: row.two_factor_enabled !== 0,
+    phoneNumber: row.phone_number,
+    phoneConfirmed: row.phone_confirmed !== 0,
   };
 }
 

@@ -5,6 +5,7 @@ import * as refreshTokensAndRevocations from './0002-refresh-tokens-and-revocati
 import * as outbox from './0003-outbox.ts';
 import * as sessions from './0004-sessions.ts';
 import * as accountCodes from './0005-account-codes.ts';
+import * as twoFactor from './0006-two-factor.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -23,6 +24,7 @@ const migrations: Record<string, EngineMigration> = {
   '0003-outbox': outbox,
   '0004-sessions': sessions,
   '0005-account-codes': accountCodes,
+  '0006-two-factor': twoFactor,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {

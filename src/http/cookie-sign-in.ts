@@ -1,0 +1,131 @@
+import { serialize } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TwoFactorPending } from '../identity/sign-in-manager.ts';
+import type { Services } from '../services.ts';
+import type { User } from '../store/ports.ts';
+import { CookieProtector } from '../security/authentication/index.ts';
+import { readCookie } from './antiforgery.ts';
+import { authCookieName, authCookieProtector, setAuthCookie } from './auth-cookie.ts';
+
+/** The first step's proof lasts five minutes (SPEC section 4). */
+const TWO_FACTOR_MS = 5 * 60 * 1000;
+/** "Remember this browser" skips the second step for 14 days, until the next security change. */
+const REMEMBER_CLIENT_MS = 14 * 24 * 60 * 60 * 1000;
+
+interface PendingCookie extends TwoFactorPending {
+  readonly persistent: boolean;
+  readonly expiresAt: number;
+}
+
+interface RememberedCookie {
+  readonly userId: number;
+  readonly securityStamp: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * The cookies of a browser sign-in: the auth cookie with its session, the short-lived two-factor
+ * cookie that carries who passed the password step to the second step, and the remember-client
+ * cookie `gh.2fa`. The two-factor cookies hold sealed JSON (AES-GCM, one key per purpose); both
+ * name the user's security stamp, so a security change voids them.
+ */
+export class CookieSignIn {
+  private readonly sessionProtector: CookieProtector;
+  private readonly pendingProtector: CookieProtector;
+  private readonly rememberProtector: CookieProtector;
+  readonly authCookie: string;
+  private readonly pendingCookie: string;
+  private readonly rememberCookie: string;
+
+  constructor(private readonly services: Pick<Services, 'config' | 'sessions' | 'clock' | 'keyRing'>) {
+    const secret = services.keyRing.secrets.cookie;
+    const prefix = services.config.production ? '__Host-' : '';
+    this.sessionProtector = authCookieProtector(secret);
+    this.pendingProtector = new CookieProtector(secret, 'gh.twofactor');
+    this.rememberProtector = new CookieProtector(secret, 'gh.2fa');
+    this.authCookie = authCookieName(services.config);
+    this.pendingCookie = `${prefix}gh.twofactor`;
+    this.rememberCookie = `${prefix}gh.2fa`;
+  }
+
+  /** The session token in the auth cookie the request carries, when it opens. */
+  presentedSession(request: FastifyRequest): string | null {
+    const value = readCookie(request, this.authCookie);
+    return value === undefined ? null : this.sessionProtector.unprotect(value);
+  }
+
+  /** Whether the request's own cookie session is persistent; null when it carries no valid one (a bearer caller). */
+  async sessionPersistence(request: FastifyRequest): Promise<boolean | null> {
+    const token = this.presentedSession(request);
+    if (token === null) return null;
+    const session = await this.services.sessions.validate(token);
+    return session.valid ? session.persistent : null;
+  }
+
+  /** A new session for every sign-in (no fixation); the one the browser held before ends. */
+  async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean): Promise<void> {
+    const { sessions, config, clock } = this.services;
+    const previous = this.presentedSession(request);
+    if (previous !== null) await sessions.signOut(previous);
+    const session = await sessions.signIn(user, { persistent });
+    setAuthCookie(reply, config, { ...session, value: this.sessionProtector.protect(session.token) }, clock.now());
+    if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
+  }
+
+  /** The password was right: the second step has five minutes, on this browser only. */
+  startTwoFactor(reply: FastifyReply, user: User, persistent: boolean): void {
+    const expiresAt = this.services.clock.now() + TWO_FACTOR_MS;
+    const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, persistent, expiresAt };
+    this.set(reply, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
+  }
+
+  /** Who passed the first step on this browser, while the two-factor cookie lasts. */
+  pendingTwoFactor(request: FastifyRequest): PendingCookie | null {
+    const value = this.open<PendingCookie>(request, this.pendingCookie, this.pendingProtector);
+    return value !== null && typeof value.persistent === 'boolean' ? value : null;
+  }
+
+  rememberClient(reply: FastifyReply, user: User): void {
+    const expiresAt = this.services.clock.now() + REMEMBER_CLIENT_MS;
+    const value: RememberedCookie = { userId: user.id, securityStamp: user.securityStamp, expiresAt };
+    this.set(reply, this.rememberCookie, this.rememberProtector.protect(JSON.stringify(value)), {
+      maxAge: REMEMBER_CLIENT_MS / 1000,
+      expires: new Date(expiresAt),
+    });
+  }
+
+  /** Whether this browser's remember-client cookie is the user's, unexpired, with the current security stamp. */
+  rememberedClient(request: FastifyRequest): (user: User) => boolean {
+    const value = this.open<RememberedCookie>(request, this.rememberCookie, this.rememberProtector);
+    return (user) => value !== null && value.userId === user.id && value.securityStamp === user.securityStamp;
+  }
+
+  private open<T extends { userId: number; securityStamp: number; expiresAt: number }>(
+    request: FastifyRequest,
+    name: string,
+    protector: CookieProtector,
+  ): T | null {
+    const sealed = readCookie(request, name);
+    const plain = sealed === undefined ? null : protector.unprotect(sealed);
+    if (plain === null) return null;
+    try {
+      const value = JSON.parse(plain) as T;
+      const wellFormed = Number.isInteger(value.userId) && Number.isInteger(value.securityStamp) && typeof value.expiresAt === 'number';
+      return wellFormed && value.expiresAt > this.services.clock.now() ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private set(reply: FastifyReply, name: string, value: string, lifetime: { maxAge: number; expires?: Date }): void {
+    reply.header('set-cookie', serialize(name, value, { ...this.attributes(), ...lifetime }));
+  }
+
+  private clear(reply: FastifyReply, name: string): void {
+    reply.header('set-cookie', serialize(name, '', { ...this.attributes(), expires: new Date(0), maxAge: 0 }));
+  }
+
+  private attributes() {
+    return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.services.config.production } as const;
+  }
+}

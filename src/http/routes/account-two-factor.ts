@@ -1,0 +1,262 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SecondFactor } from '../../identity/sign-in-manager.ts';
+import { TwoFactorError } from '../../identity/two-factor/two-factor-manager.ts';
+import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
+import type { User } from '../../store/ports.ts';
+import { CookieSignIn } from '../cookie-sign-in.ts';
+import { jsonOrForm } from '../form-posts.ts';
+import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
+import { authenticatorPage, twoFactorLoginPage } from '../pages/two-factor.ts';
+import { userIdOf } from '../pipeline.ts';
+import { formBodiesPlugin } from '../plugins/form-bodies.ts';
+import { rateLimited } from '../rate-limit.ts';
+import { localReturnUrl } from '../return-url.ts';
+import { sendSignInFailure } from '../sign-in-failure.ts';
+import type { RouteContext } from './route-context.ts';
+
+const Flag = Type.Union([Type.Boolean(), Type.Literal('true')]);
+const Code = Type.String({ minLength: 1, maxLength: 64 });
+
+const TwoFactorLogin = Type.Object(
+  {
+    code: Code,
+    provider: Type.Optional(Type.Union([Type.Literal('Authenticator'), Type.Literal('Email'), Type.Literal('Phone')])),
+    rememberMe: Type.Optional(Flag),
+    rememberClient: Type.Optional(Flag),
+  },
+  { additionalProperties: false },
+);
+const SendCode = Type.Object({ provider: Type.Union([Type.Literal('Email'), Type.Literal('Phone')]) }, { additionalProperties: false });
+const RecoveryLogin = Type.Object({ recoveryCode: Code, rememberMe: Type.Optional(Flag) }, { additionalProperties: false });
+const OptionalCode = Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
+const RequiredCode = Type.Object({ code: Code }, { additionalProperties: false });
+const PhoneNumber = Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false });
+const ReturnQuery = Type.Object({ ReturnUrl: Type.Optional(Type.String({ maxLength: 2048 })), returnUrl: Type.Optional(Type.String({ maxLength: 2048 })) });
+type ReturnQuery = Static<typeof ReturnQuery>;
+
+const AUTHENTICATED = { authorization: { authorize: [{ policy: 'User' as const }] } };
+const ANONYMOUS = { authorization: { allowAnonymous: true } };
+
+const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
+  'code-required': { code: ['Enter a current code from your authenticator app to replace its key.'] },
+  'invalid-code': { code: ['The code is not valid. Enter the current code.'] },
+  'invalid-phone-number': { phoneNumber: ['Enter the number in international format, such as +14155550123.'] },
+  'no-pending-key': { code: ['Set up the authenticator first.'] },
+  'phone-unavailable': { phoneNumber: ['Text messages are not available.'] },
+};
+
+/**
+ * Two-factor sign-in (SPEC section 4): the second step of a browser sign-in, which the
+ * two-factor cookie of the first step authorizes (the pipeline lets it through anonymously), and
+ * the signed-in user's authenticator, recovery codes and phone number.
+ */
+export async function accountTwoFactorRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  const { twoFactor, signIn } = services;
+  const cookies = new CookieSignIn(services);
+  await app.register(formBodiesPlugin);
+
+  const pendingUser = (request: FastifyRequest): string | undefined => {
+    const pending = cookies.pendingTwoFactor(request);
+    return pending === null ? undefined : `user#${pending.userId}`;
+  };
+  const limited = rateLimited(services, { account: pendingUser });
+  const renderLogin = (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
+    twoFactorLoginPage({
+      antiforgeryToken: app.antiforgeryToken(request, reply),
+      phoneAvailable: twoFactor.phoneAvailable,
+      ...(returnUrlOf(request.query) ? { returnUrl: returnUrlOf(request.query) as string } : {}),
+      ...extra,
+    });
+  const notPending = (request: FastifyRequest, reply: FastifyReply) => {
+    if (isFormPost(request) || wantsPage(request)) return seeOther(reply, '/account/login');
+    return reply.code(401).header('cache-control', 'no-store').send({ succeeded: false });
+  };
+
+  app.get<{ Querystring: ReturnQuery }>('/account/login/2fa', { schema: { querystring: ReturnQuery }, config: ANONYMOUS }, async (request, reply) => {
+    if (cookies.pendingTwoFactor(request) === null) return notPending(request, reply);
+    if (!wantsPage(request)) return noStore(reply).send({ requiresTwoFactor: true, providers: providers(twoFactor.phoneAvailable) });
+    return sendPage(noStore(reply), renderLogin(request, reply));
+  });
+
+  /** The second step's answer: the auth cookie (and the remember-client cookie when asked), or a failure counted toward lockout. */
+  const secondStep = async (
+    request: FastifyRequest<{ Querystring: ReturnQuery }>,
+    reply: FastifyReply,
+    factor: SecondFactor,
+    options: { rememberMe?: boolean | 'true' | undefined; rememberClient?: boolean | 'true' | undefined },
+  ) => {
+    const pending = cookies.pendingTwoFactor(request);
+    if (pending === null) return notPending(request, reply);
+    const result = await signIn.twoFactorSignIn(pending, factor, { ip: request.ip });
+    if (!result.succeeded) {
+      if (!isFormPost(request)) return sendSignInFailure(reply, result);
+      const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
+      return sendPage(reply, renderLogin(request, reply, { errors: { '': [message] } }), 401);
+    }
+    const persistent = pending.persistent || isOn(options.rememberMe);
+    await cookies.signIn(request, reply, result.user, persistent);
+    if (isOn(options.rememberClient)) cookies.rememberClient(reply, result.user);
+    if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? '/account/profile');
+    return noStore(reply).send({ succeeded: true });
+  };
+
+  app.post<{ Body: Static<typeof TwoFactorLogin>; Querystring: ReturnQuery }>(
+    '/account/login/2fa',
+    { schema: { body: TwoFactorLogin, querystring: ReturnQuery }, attachValidation: true, config: ANONYMOUS, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        () => secondStep(request, reply, { provider: request.body.provider ?? 'Authenticator', code: request.body.code }, request.body),
+        (errors) => renderLogin(request, reply, { errors }),
+      ),
+  );
+
+  app.post<{ Body: Static<typeof RecoveryLogin>; Querystring: ReturnQuery }>(
+    '/account/login/recovery',
+    { schema: { body: RecoveryLogin, querystring: ReturnQuery }, attachValidation: true, config: ANONYMOUS, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        () => secondStep(request, reply, { provider: 'Recovery', code: request.body.recoveryCode }, request.body),
+        (errors) => renderLogin(request, reply, { errors }),
+      ),
+  );
+
+  app.post<{ Body: Static<typeof SendCode>; Querystring: ReturnQuery }>(
+    '/account/login/2fa/send',
+    { schema: { body: SendCode, querystring: ReturnQuery }, attachValidation: true, config: ANONYMOUS, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        async () => {
+          const pending = cookies.pendingTwoFactor(request);
+          if (pending === null) return notPending(request, reply);
+          const user = await services.users.findById(pending.userId);
+          // A stale step sends nothing, and says no more than a sent code would.
+          const sent = user !== null && user.securityStamp === pending.securityStamp && (await twoFactor.sendSignInCode(user, request.body.provider));
+          if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
+          if (isFormPost(request)) return sendPage(noStore(reply), renderLogin(request, reply, { notice: 'We sent you a code. It works once, for five minutes.' }), 202);
+          return noStore(reply).code(202).send();
+        },
+        (errors) => renderLogin(request, reply, { errors }),
+      ),
+  );
+
+  /** The signed-in user, read afresh. */
+  const currentUser = async (request: FastifyRequest): Promise<User> => {
+    const user = await services.users.findById(userIdOf(request));
+    if (user === null) throw GatehouseError.notFound('The account no longer exists.');
+    return user;
+  };
+  const authenticatorModel = async (request: FastifyRequest, reply: FastifyReply, user: User) => ({
+    antiforgeryToken: app.antiforgeryToken(request, reply),
+    twoFactorEnabled: user.twoFactorEnabled,
+    ...(user.twoFactorEnabled ? { remainingRecoveryCodes: await twoFactor.countRecoveryCodes(user) } : { setUp: await twoFactor.pendingSetUp(user) }),
+  });
+
+  app.get('/account/2fa', { config: AUTHENTICATED }, async (request, reply) => {
+    const user = await currentUser(request);
+    if (!wantsPage(request)) {
+      const recoveryCodesLeft = user.twoFactorEnabled ? await twoFactor.countRecoveryCodes(user) : 0;
+      return noStore(reply).send({ twoFactorEnabled: user.twoFactorEnabled, recoveryCodesLeft });
+    }
+    return sendPage(noStore(reply), authenticatorPage(await authenticatorModel(request, reply, user)));
+  });
+
+  /**
+   * A two-factor change of the signed-in user, from JSON or from the set-up page's forms: JSON gets
+   * `status` and `body`; a form post gets the page as it now is, with `page`'s extras. A refusal
+   * is 400 with the reason by field.
+   */
+  interface Outcome {
+    readonly status: number;
+    readonly body?: unknown;
+    readonly page?: { readonly recoveryCodes?: readonly string[]; readonly notice?: string };
+  }
+  const change = <Body>(path: string, schema: object, run: (user: User, body: Body, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>) =>
+    app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: AUTHENTICATED }, async (request, reply) => {
+      const user = await currentUser(request);
+      // A form post's page is prepared up front: rendering its errors cannot wait for the store.
+      const model = isFormPost(request) ? await authenticatorModel(request, reply, user) : undefined;
+      return jsonOrForm(
+        request,
+        reply,
+        async () => {
+          let outcome: Outcome;
+          try {
+            outcome = await run(user, request.body as Body, request, reply);
+          } catch (error) {
+            if (error instanceof TwoFactorError) throw GatehouseError.validation(REFUSALS[error.reason]);
+            throw error;
+          }
+          if (!isFormPost(request)) return noStore(reply).code(outcome.status).send(outcome.body);
+          const page = authenticatorPage({ ...(await authenticatorModel(request, reply, await currentUser(request))), ...outcome.page });
+          return sendPage(noStore(reply), page);
+        },
+        (errors) => authenticatorPage({ ...(model as Awaited<ReturnType<typeof authenticatorModel>>), errors }),
+      );
+    });
+
+  change<Static<typeof OptionalCode>>('/account/2fa/authenticator', OptionalCode, async (user, body) => ({
+    status: 200,
+    body: await twoFactor.setUpAuthenticator(user, body.code),
+  }));
+
+  change<Static<typeof RequiredCode>>('/account/2fa/enable', RequiredCode, async (user, body, request, reply) => {
+    const persistent = await cookies.sessionPersistence(request);
+    const recoveryCodes = await twoFactor.enable(user, body.code);
+    await reissueSession(request, reply, persistent);
+    return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' } };
+  });
+
+  change<Static<typeof RequiredCode>>('/account/2fa/disable', RequiredCode, async (user, body, request, reply) => {
+    const persistent = await cookies.sessionPersistence(request);
+    await twoFactor.disable(user, body.code);
+    await reissueSession(request, reply, persistent);
+    return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
+  });
+
+  change<Static<typeof RequiredCode>>('/account/2fa/recovery-codes', RequiredCode, async (user, body) => {
+    const recoveryCodes = await twoFactor.regenerateRecoveryCodes(user, body.code);
+    return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Your old recovery codes no longer work.' } };
+  });
+
+  change<Static<typeof PhoneNumber>>('/account/phone', PhoneNumber, async (user, body) => {
+    await twoFactor.setPhoneNumber(user, body.phoneNumber);
+    return { status: 202, page: { notice: 'We texted you a code to confirm the number.' } };
+  });
+
+  change<Static<typeof RequiredCode>>('/account/phone/confirm', RequiredCode, async (user, body) => {
+    await twoFactor.confirmPhoneNumber(user, body.code);
+    return { status: 204, page: { notice: 'Your phone number is confirmed.' } };
+  });
+
+  /**
+   * Turning two-factor on or off is a security change: every session ends, and the one that asked
+   * goes on under the new stamp (as with a password change).
+   */
+  async function reissueSession(request: FastifyRequest, reply: FastifyReply, persistent: boolean | null): Promise<void> {
+    await services.revocationFeed.changed();
+    if (persistent !== null) await cookies.signIn(request, reply, await currentUser(request), persistent);
+  }
+}
+
+function providers(phoneAvailable: boolean): string[] {
+  return phoneAvailable ? ['Authenticator', 'Email', 'Phone'] : ['Authenticator', 'Email'];
+}
+
+function isOn(flag: boolean | 'true' | undefined): boolean {
+  return flag === true || flag === 'true';
+}
+
+function returnUrlOf(query: ReturnQuery | undefined): string | null {
+  return localReturnUrl(query?.ReturnUrl ?? query?.returnUrl);
+}
+
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store');
+}
