@@ -1,4 +1,5 @@
 import { type Argon2Options, argon2Workers } from './argon2-workers.ts';
+import { isAspNetPasswordHash, verifyAspNetPasswordHash } from './aspnet-password-hash.ts';
 
 /** @node-rs/argon2's `Algorithm.Argon2id` (a const enum, which isolated modules cannot read). */
 const ARGON2ID = 2;
@@ -9,6 +10,8 @@ const ARGON2ID = 2;
  * password typed on another keyboard still matches (NIST SP 800-63B).
  */
 const OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+/** How a hash made with OPTIONS begins; any other hash is replaced at the next successful sign-in. */
+const CURRENT_PREFIX = `$argon2id$v=19$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIONS.parallelism}$`;
 
 export class PasswordHasher {
   /** Verified against for unknown users, so that a guesser cannot tell them apart by time. */
@@ -19,6 +22,8 @@ export class PasswordHasher {
   }
 
   async verify(storedHash: string | null, password: string): Promise<boolean> {
+    // Imported from ASP.NET Core Identity: PBKDF2 on libuv's pool, the password as typed (ASP.NET does not normalise).
+    if (storedHash !== null && isAspNetPasswordHash(storedHash)) return verifyAspNetPasswordHash(storedHash, password);
     if (storedHash === null || !storedHash.startsWith('$argon2')) {
       await this.verifyDummy(password);
       return false;
@@ -28,6 +33,11 @@ export class PasswordHasher {
     } catch {
       return false;
     }
+  }
+
+  /** Whether a hash that just verified should be replaced by one with the current algorithm and parameters. */
+  needsRehash(storedHash: string): boolean {
+    return !storedHash.startsWith(CURRENT_PREFIX);
   }
 
   /** Spends the time a real verification would, and always fails. */

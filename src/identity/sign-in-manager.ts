@@ -80,8 +80,24 @@ export class SignInManager {
       await this.record('signin.failed', user.id, context, 'email-not-confirmed');
       return SignInResult.notAllowed;
     }
+    await this.upgradeHash(user, password);
     if (user.twoFactorEnabled && !context.rememberedClient?.(user)) return SignInResult.twoFactorRequired(user);
     return this.complete(user, context, 'password');
+  }
+
+  /**
+   * A password that verified against an older hash (imported from ASP.NET, or older parameters)
+   * is hashed again with today's Argon2id. Not a security change: the password is the same. A
+   * failure here is logged and the sign-in goes on.
+   */
+  private async upgradeHash(user: User, password: string): Promise<void> {
+    const { hasher, userStore, logger } = this.options;
+    if (user.passwordHash === null || !hasher.needsRehash(user.passwordHash)) return;
+    try {
+      await userStore.upgradePasswordHash(user.id, user.passwordHash, await hasher.hash(password));
+    } catch (error) {
+      logger.warn({ err: error, userId: user.id }, 'could not upgrade a password hash');
+    }
   }
 
   /**

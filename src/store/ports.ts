@@ -49,6 +49,8 @@ export interface NewUser {
   readonly roles?: readonly string[];
   readonly claims?: readonly UserClaim[];
   readonly createdAt: number;
+  /** The id in the system the user was imported from. */
+  readonly externalId?: string | null;
 }
 
 /** A write refused by a unique constraint; `field` names what was taken. */
@@ -70,6 +72,8 @@ export class StoreUnavailableError extends Error {
 export interface UserStore {
   /** Creates the user with its roles and claims; throws `StoreConflictError` for a taken e-mail or user name. */
   create(user: NewUser): Promise<User>;
+  /** Creates them all in one transaction, or none (`StoreConflictError` for a taken e-mail or user name). */
+  createMany(users: readonly NewUser[]): Promise<User[]>;
   findById(id: number): Promise<User | null>;
   findByNormalizedEmail(normalizedEmail: string): Promise<User | null>;
   findByNormalizedUserName(normalizedUserName: string): Promise<User | null>;
@@ -104,6 +108,11 @@ export interface UserStore {
    * locked, or unknown: the sign-in must then fail.
    */
   completeSignIn(userId: number, now: number): Promise<boolean>;
+  /**
+   * Replaces a hash that just verified with a stronger one of the same password, if it is still
+   * `expectedHash`: not a security change (sessions and tokens go on). False otherwise.
+   */
+  upgradePasswordHash(userId: number, expectedHash: string, newHash: string): Promise<boolean>;
 }
 
 export interface FailedSignIn {

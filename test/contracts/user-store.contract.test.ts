@@ -47,6 +47,9 @@ describe.each(engines)('UserStore on $engine', (engine) => {
           { type: 'dept', value: 'x' },
           { type: 'age', value: '30' },
         ],
+        twoFactorEnabled: false,
+        phoneNumber: null,
+        phoneConfirmed: false,
       });
       expect(await users().findById(user.id)).toEqual(user);
     });

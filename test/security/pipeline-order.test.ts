@@ -40,6 +40,8 @@ const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/graphiql$/],
   // Anonymous to the pipeline, but they answer 401 themselves without the two-factor cookie.
   ['POST', /^\/account\/login\/(2fa|2fa\/send|recovery)$/],
+  // The second step's page (SPEC section 4, pages), which does the same.
+  ['GET|HEAD', /^\/account\/login\/2fa$/],
 ];
 
 /** The protected routes of the first issue, as the brief lists them; the router must know each. */

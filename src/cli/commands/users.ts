@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { AspNetImportError, importAspNetUsers } from '../../identity/aspnet-import.ts';
 import type { Services } from '../../services.ts';
 import type { User, UserClaim } from '../../store/ports.ts';
 import { CliError } from '../cli-error.ts';
@@ -20,8 +22,10 @@ export async function usersCommand(args: string[], services: Services, out: CliO
       return unlockUser(rest, services);
     case 'delete':
       return deleteUser(rest, services);
+    case 'import':
+      return importUsers(rest, services, out);
     default:
-      throw CliError.usage(`unknown command "users ${sub ?? ''}"; try: users add|list|roles|claims|unlock|delete`);
+      throw CliError.usage(`unknown command "users ${sub ?? ''}"; try: users add|list|roles|claims|unlock|delete|import`);
   }
 }
 
@@ -47,6 +51,26 @@ async function addUser(args: string[], services: Services, out: CliOutput): Prom
     }),
   );
   out.result(String(user.id));
+}
+
+/** `users import --aspnet FILE`: prints the number imported; each skipped or changed row is noted on standard error. */
+async function importUsers(args: string[], services: Services, out: CliOutput): Promise<void> {
+  const { values } = parse(args, { aspnet: { type: 'string' } });
+  const file = required(values.aspnet, '--aspnet');
+  let content: string;
+  try {
+    content = await readFile(file, 'utf8');
+  } catch (error) {
+    throw CliError.refused(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  try {
+    const report = await importAspNetUsers(content, services.store.users, services.clock);
+    for (const note of report.notes) out.message(note);
+    out.result(String(report.imported));
+  } catch (error) {
+    if (error instanceof AspNetImportError) throw CliError.refused(`nothing imported: ${error.message}`);
+    throw error;
+  }
 }
 
 async function listUsers(args: string[], services: Services, out: CliOutput): Promise<void> {

@@ -57,6 +57,8 @@ export interface UsersTable {
   two_factor_enabled: Generated<number>;
   phone_number: string | null;
   phone_confirmed: Generated<number>;
+  /** The id the user had in the system it was imported from; unique. */
+  external_id: string | null;
 }
 
 export interface AuthenticatorKeysTable {

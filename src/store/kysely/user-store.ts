@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './database.ts';
 import type { FailedSignIn, NewUser, User, UserClaim, UserStore } from '../ports.ts';
 import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
@@ -11,32 +12,13 @@ export class KyselyUserStore implements UserStore {
   constructor(private readonly context: StoreContext) {}
 
   async create(user: NewUser): Promise<User> {
+    return this.context.transaction((trx) => insertUser(trx, user));
+  }
+
+  async createMany(users: readonly NewUser[]): Promise<User[]> {
     return this.context.transaction(async (trx) => {
-      const { id } = await trx
-        .insertInto('users')
-        .values({
-          email: user.email,
-          normalized_email: user.normalizedEmail,
-          user_name: user.userName,
-          normalized_user_name: user.normalizedUserName,
-          password_hash: user.passwordHash,
-          email_confirmed: user.emailConfirmed ? 1 : 0,
-          stamp_changed_at: user.createdAt,
-          created_at: user.createdAt,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await grantRoles(trx, id, user.roles ?? []);
-      const claims = user.claims ?? [];
-      if (claims.length > 0) {
-        // A repeated pair fails the unique constraint and rolls the whole user back.
-        await trx
-          .insertInto('user_claims')
-          .values(claims.map((claim) => ({ user_id: id, type: claim.type, value: claim.value })))
-          .execute();
-      }
-      const [created] = await loadUsers(trx, { id });
-      if (!created) throw new Error(`User ${id} vanished inside its own transaction.`);
+      const created: User[] = [];
+      for (const user of users) created.push(await insertUser(trx, user));
       return created;
     });
   }
@@ -199,4 +181,45 @@ export class KyselyUserStore implements UserStore {
       .executeTakeFirst();
     return row !== undefined;
   }
+
+  async upgradePasswordHash(userId: number, expectedHash: string, newHash: string): Promise<boolean> {
+    const result = await this.context.db
+      .updateTable('users')
+      .set({ password_hash: newHash })
+      .where('id', '=', userId)
+      .where('password_hash', '=', expectedHash)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}
+
+/** A user with its roles and claims, inside the caller's transaction. */
+async function insertUser(trx: Kysely<Database>, user: NewUser): Promise<User> {
+  const { id } = await trx
+    .insertInto('users')
+    .values({
+      email: user.email,
+      normalized_email: user.normalizedEmail,
+      user_name: user.userName,
+      normalized_user_name: user.normalizedUserName,
+      password_hash: user.passwordHash,
+      email_confirmed: user.emailConfirmed ? 1 : 0,
+      external_id: user.externalId ?? null,
+      stamp_changed_at: user.createdAt,
+      created_at: user.createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await grantRoles(trx, id, user.roles ?? []);
+  const claims = user.claims ?? [];
+  if (claims.length > 0) {
+    // A repeated pair fails the unique constraint and rolls the whole user back.
+    await trx
+      .insertInto('user_claims')
+      .values(claims.map((claim) => ({ user_id: id, type: claim.type, value: claim.value })))
+      .execute();
+  }
+  const [created] = await loadUsers(trx, { id });
+  if (!created) throw new Error(`User ${id} vanished inside its own transaction.`);
+  return created;
 }

@@ -6,6 +6,7 @@ import * as outbox from './0003-outbox.ts';
 import * as sessions from './0004-sessions.ts';
 import * as accountCodes from './0005-account-codes.ts';
 import * as twoFactor from './0006-two-factor.ts';
+import * as externalIds from './0007-external-ids.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -25,6 +26,7 @@ const migrations: Record<string, EngineMigration> = {
   '0004-sessions': sessions,
   '0005-account-codes': accountCodes,
   '0006-two-factor': twoFactor,
+  '0007-external-ids': externalIds,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {

@@ -1,0 +1,88 @@
+/**
+ * `gatehouse users import --aspnet FILE` (SPEC sections 7 and 9), as a user runs it: the CLI on a
+ * database, then the service on the same one. Imported users sign in with their old passwords,
+ * whose hashes (made here by an independent PBKDF2) are replaced by Argon2id at that sign-in
+ * without a security change.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { aspNetV2Hash, aspNetV3Hash } from '../helpers/aspnet-hashes.ts';
+import { testEngines } from '../helpers/databases.ts';
+import { runCli } from '../helpers/processes.ts';
+import { json, startTestApp } from '../helpers/test-app.ts';
+
+const engines = await testEngines();
+const folder = await mkdtemp(join(tmpdir(), 'gatehouse-import-'));
+const PASSWORD = 'an old password from ASP.NET';
+
+describe.each(engines)('users import --aspnet on $engine', (engine) => {
+  afterAll(() => engine.dropAll());
+
+  async function importFile(databaseUrl: string, rows: unknown) {
+    const file = join(folder, `users-${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(file, typeof rows === 'string' ? rows : JSON.stringify(rows));
+    return runCli(['users', 'import', '--aspnet', file], { DATABASE_URL: databaseUrl });
+  }
+
+  it('imports users with their roles, notes what it changed or skipped, and they sign in with the old password', async () => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    await runCli(['users', 'add', '--email', 'taken@example.com', '--password', 'quiet-lantern-orbit-47'], { DATABASE_URL: databaseUrl });
+    const rows = [
+      { Id: 'a1b2', UserName: 'grace', Email: 'Grace@example.com', EmailConfirmed: true, PasswordHash: aspNetV3Hash(PASSWORD, 'sha512', 10_000), SecurityStamp: 'X', Roles: ['Admin', 'Editor'] },
+      { Id: 'c3d4', UserName: 'linus@example.com', Email: 'linus@example.com', EmailConfirmed: true, PasswordHash: aspNetV2Hash(PASSWORD), SecurityStamp: 'Y', Roles: [] },
+      { Id: 'e5f6', UserName: 'has space', Email: 'margaret@example.com', EmailConfirmed: false, PasswordHash: null, SecurityStamp: 'Z', Roles: [] },
+      { Id: 'g7h8', UserName: 'taken', Email: 'TAKEN@example.com', EmailConfirmed: true, PasswordHash: aspNetV2Hash(PASSWORD), SecurityStamp: 'W', Roles: [] },
+    ];
+    const result = await importFile(databaseUrl, rows);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('3\n');
+    expect(result.stderr).toMatch(/c3d4.*equal to the e-mail/);
+    expect(result.stderr).toMatch(/e5f6.*does not fit/);
+    expect(result.stderr).toMatch(/skipped user g7h8/);
+    expect(result.stderr).not.toMatch(/AQAAA|AAAA/);
+
+    const listed = (await runCli(['users', 'list', '--json'], { DATABASE_URL: databaseUrl })).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(listed.map((user: { email: string }) => user.email)).toEqual(['taken@example.com', 'Grace@example.com', 'linus@example.com', 'margaret@example.com']);
+    expect(listed[1]).toMatchObject({ userName: 'grace', roles: ['Admin', 'Editor'], emailConfirmed: true });
+    expect(listed[2]).toMatchObject({ userName: null });
+
+    const instance = await startTestApp(databaseUrl);
+    try {
+      const users = instance.services.store.users;
+      const before = (await users.findByNormalizedEmail('grace@example.com'))!;
+      const wrong = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { userName: 'grace', password: 'not it' } });
+      expect(wrong.statusCode).toBe(401);
+      expect((await users.findById(before.id))!.passwordHash).toBe(before.passwordHash);
+
+      const signIn = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { userName: 'grace', password: PASSWORD } });
+      expect(signIn.statusCode).toBe(200);
+      const after = (await users.findById(before.id))!;
+      expect(after.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      expect(after.securityStamp).toBe(before.securityStamp);
+      const again = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { email: 'grace@example.com', password: PASSWORD } });
+      expect(again.statusCode).toBe(200);
+
+      const token = await instance.app.inject({ method: 'POST', url: '/auth/token', payload: { email: 'linus@example.com', password: PASSWORD } });
+      expect(token.statusCode).toBe(200);
+      expect(json<{ accessToken: string }>(token).accessToken).toBeTruthy();
+      expect((await users.findByNormalizedEmail('linus@example.com'))!.passwordHash).toMatch(/^\$argon2id\$/);
+    } finally {
+      await instance.close();
+    }
+  });
+
+  it('refuses a file it cannot read whole, with one line, and imports nothing', async () => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    const good = { Id: '1', UserName: null, Email: 'ok@example.com', EmailConfirmed: true, PasswordHash: null, Roles: [] };
+    for (const content of ['not json', { Id: 1 }, [good, { Id: '2', Email: 'not an address' }], [good, { Id: '3', Email: 'x@example.com', PasswordHash: 'plain text' }]]) {
+      const result = await importFile(databaseUrl, content);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^gatehouse: nothing imported: .+\n$|^[^\n]*nothing imported[^\n]*\n$/);
+    }
+    const listed = await runCli(['users', 'list', '--json'], { DATABASE_URL: databaseUrl });
+    expect(listed.stdout).toBe('');
+  });
+});
