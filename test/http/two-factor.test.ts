@@ -141,6 +141,21 @@ describe.each(engines)('two-factor sign-in on $engine', (engine) => {
     expect(json<Record<string, unknown>>(await login({ email: user.email, password }))).not.toHaveProperty('isLockedOut');
   });
 
+  it('counts wrong passwords and wrong codes on one counter; the right password alone resets nothing', async () => {
+    const { user, password, sharedKey } = await userWithAuthenticator();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect((await login({ email: user.email, password: 'not the password' })).statusCode).toBe(401);
+    }
+    // The right password alone does not reset the count: the second step is not done.
+    const pending = await firstStep(user.email, password);
+    const wrong = totpCode(sharedKey, 5);
+    expect(json(await post('/account/login/2fa', pending, { code: wrong }))).not.toHaveProperty('isLockedOut');
+    expect(json(await post('/account/login/2fa', pending, { code: wrong }))).not.toHaveProperty('isLockedOut');
+    expect(json(await post('/account/login/2fa', pending, { code: wrong }))).toMatchObject({ isLockedOut: true });
+    const stored = await ctx.services.store.users.findById(user.id);
+    expect(stored!.lockoutEnd).not.toBeNull();
+  });
+
   it('answers /auth/token with requiresTwoFactor, then with a token for a TOTP or recovery code', async () => {
     const { user, password, sharedKey, recoveryCodes } = await userWithAuthenticator();
     const token = (payload: Record<string, unknown>) => ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: user.email, password, ...payload } });

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { mkdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../ports.ts';
 
@@ -25,7 +26,7 @@ export function sqliteDialect(filename: string): SqliteDialect {
         if (filename !== ':memory:') await mkdir(dirname(filename), { recursive: true });
         // `timeout` is SQLite's busy_timeout, set before the first statement (the WAL switch
         // below needs a lock that another process may hold).
-        return withStatementCache(configure(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS })));
+        return withStatementCache(await configured(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS })));
       } catch (error) {
         throw new StoreUnavailableError({ cause: error });
       }
@@ -33,21 +34,36 @@ export function sqliteDialect(filename: string): SqliteDialect {
   });
 }
 
-function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
-  try {
-    database.pragma('journal_mode = WAL');
-    // In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives the process
-    // being killed (it is in the OS's hands), and only a power cut can lose the last ones, never
-    // corrupt the file. FULL would fsync on every sign-in, with the event loop waiting (the
-    // driver is synchronous). docs/decisions/0019-hashing-slots-and-sqlite-sync.md
-    database.pragma('synchronous = NORMAL');
-    // Off by default in SQLite, per connection; the cascades depend on it.
-    database.pragma('foreign_keys = ON');
-    return database;
-  } catch (error) {
-    database.close();
-    throw error;
+/**
+ * The switch to WAL on a brand-new file can meet SQLITE_BUSY without SQLite's busy handler being
+ * asked (another process is converting the same file at that moment), so it is retried here
+ * within the same busy timeout.
+ */
+async function configured(database: BetterSqlite3.Database): Promise<BetterSqlite3.Database> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return configure(database);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) {
+        database.close();
+        throw error;
+      }
+      await sleep(20 + Math.random() * 30);
+    }
   }
+}
+
+function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
+  database.pragma('journal_mode = WAL');
+  // In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives the process
+  // being killed (it is in the OS's hands), and only a power cut can lose the last ones, never
+  // corrupt the file. FULL would fsync on every sign-in, with the event loop waiting (the
+  // driver is synchronous). docs/decisions/0019-hashing-slots-and-sqlite-sync.md
+  database.pragma('synchronous = NORMAL');
+  // Off by default in SQLite, per connection; the cascades depend on it.
+  database.pragma('foreign_keys = ON');
+  return database;
 }
 
 /**
