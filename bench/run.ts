@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
 import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
-import { freePort, gatehouseCli, obtainAccessToken } from './lib/gatehouse.ts';
+import { freePort, gatehouseCli, obtainAccessToken, seedPosts } from './lib/gatehouse.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
 import { planPinning } from './lib/pinning.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
@@ -24,6 +24,8 @@ const LOG_LEVEL = 'warn';
 const OTHER_CPU_WARNING = 10;
 /** The name that selects the sign-in measurement in `BENCH_SCENARIOS` (it is not an HTTP scenario file). */
 const SIGN_IN = 'sign-in';
+/** The GraphQL scenario reads from a store holding this many posts (SPEC section 11). */
+const SEEDED_POSTS = 100;
 
 function readIntegerEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -130,10 +132,9 @@ async function main(): Promise<void> {
     bare: { server: bare, baseUrl: `http://${HOST}:${barePort}` },
   };
 
-  const credentials: Credentials = {
-    accessToken: await obtainAccessToken(servers.gatehouse.baseUrl, email, password),
-    apiKey,
-  };
+  const accessToken = await obtainAccessToken(servers.gatehouse.baseUrl, email, password);
+  const credentials: Credentials = { accessToken, apiKey };
+  if (scenarios.some((scenario) => scenario.path === '/graphql')) await seedPosts(servers.gatehouse.baseUrl, accessToken, SEEDED_POSTS);
 
   // Every scenario must answer as expected once before anything is measured.
   const plans = scenarios.map((scenario) => ({ scenario, request: resolveRequest(scenario, credentials), ...servers[scenario.target] }));

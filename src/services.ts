@@ -10,6 +10,7 @@ import { SessionManager } from './identity/sessions.ts';
 import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
+import { InMemoryPostEvents, type PostEvents } from './posts/post-events.ts';
 import { SignInManager, type SignInManagerOptions } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -64,6 +65,8 @@ export interface Services {
   readonly passwordReset: PasswordReset;
   /** The authenticator, recovery codes, sign-in codes by mail or SMS, phone numbers. */
   readonly twoFactor: TwoFactorManager;
+  /** New posts, for `postCreated` subscribers. */
+  readonly postEvents: PostEvents;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -180,5 +183,6 @@ export async function createServices(config: Config, store: Store, dependencies:
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     twoFactor,
+    postEvents: new InMemoryPostEvents(),
   };
 }

@@ -42,3 +42,20 @@ export async function obtainAccessToken(baseUrl: string, email: string, password
   if (typeof body.accessToken !== 'string' || body.accessToken === '') throw new Error(`POST /auth/token gave no accessToken: ${text.slice(0, 500)}`);
   return body.accessToken;
 }
+
+/** Posts the GraphQL scenario reads (SPEC section 11: a store holding 100 posts), made through the API. */
+export async function seedPosts(baseUrl: string, accessToken: string, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const response = await fetch(new URL('/graphql', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({
+        query: 'mutation($title: String!, $body: String!) { createPost(title: $title, body: $body) { id } }',
+        variables: { title: `Post ${i}`, body: `The body of post ${i}.` },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (response.status !== 200 || text.includes('"errors"')) throw new Error(`seeding post ${i}: ${response.status} ${text.slice(0, 300)}`);
+  }
+}

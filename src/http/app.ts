@@ -23,6 +23,7 @@ import fastifyCors from '@fastify/cors';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
+import { graphqlRoutes } from './routes/graphql.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
@@ -115,6 +116,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
   await app.register(organizationRoutes, context);
   await app.register(integrationRoutes);
+  await app.register(graphqlRoutes, context);
 
   refreshKeyRingPeriodically(app, services);
   // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.

@@ -38,6 +38,12 @@ declare module 'fastify' {
     authorization?: AuthorizationMetadata<PolicyName>;
     /** Resolved at registration: the policy to run, or null for an anonymous endpoint. */
     policy?: AuthorizationPolicy | null;
+    /**
+     * An anonymous endpoint that still reads credentials (GraphQL, whose fields carry their own
+     * policies): valid ones become the caller, invalid ones are refused with 401 before the
+     * endpoint runs, none leave the caller anonymous.
+     */
+    readCredentials?: boolean;
   }
 }
 
@@ -124,6 +130,33 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     });
   }
 
+  /** Anonymous endpoints that read credentials: a presented credential must be valid. */
+  const readCredentialsHook: onRequestHookHandler = (request, reply, done) => {
+    let outcome: MaybePromise<boolean>;
+    try {
+      outcome = andThen(evaluator.authenticate(null, authenticationRequest(request)), (authentication) => {
+        request.user = authentication.principal;
+        // A cookie caller is checked for cross-site origin here as on any protected endpoint.
+        if (authentication.succeeded) return authorized === undefined || authorized(request, reply, authentication);
+        if (authentication.attempts.every(({ result }) => result.kind !== 'fail')) return true;
+        resultHandler.challenge(request, reply, authentication);
+        return false;
+      });
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (!isPromise(outcome)) {
+      if (outcome) done();
+      return;
+    }
+    outcome.then(
+      (valid) => {
+        if (valid) done();
+      },
+      (error: Error) => done(error),
+    );
+  };
+
   // Each route's policy is resolved when it is registered and its check attached to the route
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
@@ -131,7 +164,8 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, route.config?.authorization, groups.get(this));
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [policy ? authorizeHook(policy) : anonymousHook, ...own];
+    const hook = policy ? authorizeHook(policy) : route.config.readCredentials ? readCredentialsHook : anonymousHook;
+    route.onRequest = [hook, ...own];
   });
 }
 

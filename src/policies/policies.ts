@@ -11,10 +11,11 @@ import { BusinessHoursHandler, BusinessHoursRequirement } from './business-hours
 import { MinimumAgeRequirement } from './minimum-age-requirement.ts';
 import { OrgAdminHandler } from './org-admin.ts';
 import { OwnershipHandler } from './ownership.ts';
+import { PostAuthorHandler, SelfOrAdminHandler, SelfOrAdminRequirement } from './post-author.ts';
 import { UserSubjectRequirement } from './user-subject-requirement.ts';
 
 /** The names of this service's policies: typed, so a misspelt name fails to compile. */
-export type PolicyName = 'AdminOnly' | 'MinimumAge' | 'PremiumOnly' | 'BusinessHours' | 'User' | 'ApiClient';
+export type PolicyName = 'AdminOnly' | 'MinimumAge' | 'PremiumOnly' | 'BusinessHours' | 'User' | 'ApiClient' | 'SelfOrAdmin';
 
 /** Every named policy starts with `requireAuthenticatedUser` (SPEC section 2). */
 export function createPolicyProvider(config: Pick<Config, 'businessHours'>): PolicyProvider<PolicyName> {
@@ -27,12 +28,20 @@ export function createPolicyProvider(config: Pick<Config, 'businessHours'>): Pol
       BusinessHours: policy().addRequirement(new BusinessHoursRequirement(config.businessHours)).build(),
       User: policy().addRequirement(new UserSubjectRequirement()).build(),
       ApiClient: policy().authenticationSchemes(API_KEY_SCHEME).requireClaim('client').build(),
+      // A resource policy: evaluated with the User being read (GraphQL's `User.email`).
+      SelfOrAdmin: policy().addRequirement(new SelfOrAdminRequirement()).build(),
     },
   });
 }
 
 /** Handlers for the requirements that need a clock or a resource. */
 export function createAuthorizationService(clock: Clock, timeZone: string): AuthorizationService {
-  const handlers: AuthorizationHandler[] = [new BusinessHoursHandler(clock, timeZone), new OwnershipHandler(), new OrgAdminHandler()];
+  const handlers: AuthorizationHandler[] = [
+    new BusinessHoursHandler(clock, timeZone),
+    new OwnershipHandler(),
+    new OrgAdminHandler(),
+    new PostAuthorHandler(),
+    new SelfOrAdminHandler(),
+  ];
   return new AuthorizationService({ handlers });
 }

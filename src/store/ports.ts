@@ -75,6 +75,8 @@ export interface UserStore {
   /** Creates them all in one transaction, or none (`StoreConflictError` for a taken e-mail or user name). */
   createMany(users: readonly NewUser[]): Promise<User[]>;
   findById(id: number): Promise<User | null>;
+  /** The users of these ids that exist, by id, in three queries whatever their number. */
+  findByIds(ids: readonly number[]): Promise<User[]>;
   findByNormalizedEmail(normalizedEmail: string): Promise<User | null>;
   findByNormalizedUserName(normalizedUserName: string): Promise<User | null>;
   /** All users, by id. */
@@ -420,6 +422,27 @@ export interface OutboxStore {
   list(query?: { recipient?: string; limit?: number }): Promise<OutboxMessage[]>;
 }
 
+export interface Post {
+  readonly id: number;
+  readonly authorId: number;
+  readonly title: string;
+  readonly body: string;
+  readonly createdAt: number;
+}
+
+/** Posts of the GraphQL API, newest first (by id). */
+export interface PostStore {
+  create(post: Omit<Post, 'id'>): Promise<Post>;
+  findById(id: number): Promise<Post | null>;
+  /** The newest `limit` posts. */
+  list(limit: number): Promise<Post[]>;
+  /** The newest `limit` posts of each author, in one query whatever the number of authors. */
+  listByAuthors(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>>;
+  /** The changed post, or null when there is none. */
+  update(id: number, change: { title?: string; body?: string }): Promise<Post | null>;
+  delete(id: number): Promise<boolean>;
+}
+
 export type StoreEngine = 'sqlite' | 'postgres';
 
 /** Every port over one database connection. */
@@ -437,6 +460,7 @@ export interface Store {
   readonly outbox: OutboxStore;
   readonly sessions: SessionStore;
   readonly twoFactor: TwoFactorStore;
+  readonly posts: PostStore;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { type AppOptions, buildApp } from '../../src/http/app.ts';
 import type { NewUserInput } from '../../src/identity/user-manager.ts';
+import type { LogEvent } from 'kysely';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
@@ -28,6 +29,8 @@ export interface TestAppOptions {
   readonly clock?: Clock;
   /** Options of `buildApp`, e.g. a replacement result handler. */
   readonly appOptions?: AppOptions;
+  /** Kysely's query log of the instance's store: each query with its SQL. */
+  readonly storeLog?: (event: LogEvent) => void;
 }
 
 export interface TestApp {
@@ -47,7 +50,7 @@ let counter = 0;
 /** Starts one instance on `databaseUrl` (migrated here); `close()` stops it and the store. */
 export async function startTestApp(databaseUrl: string, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env });
-  const store = await createStore(databaseUrl);
+  const store = await createStore(databaseUrl, options.storeLog ? { log: options.storeLog } : {});
   await store.migrate();
   const logs: string[] = [];
   const destination = new Writable({

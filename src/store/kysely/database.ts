@@ -25,6 +25,15 @@ export interface Database {
   authenticator_keys: AuthenticatorKeysTable;
   recovery_codes: RecoveryCodesTable;
   one_time_codes: OneTimeCodesTable;
+  posts: PostsTable;
+}
+
+export interface PostsTable {
+  id: Generated<number>;
+  author_id: number;
+  title: string;
+  body: string;
+  created_at: number;
 }
 
 export interface AccountCodesTable {

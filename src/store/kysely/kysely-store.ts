@@ -17,6 +17,7 @@ import { KyselySessionStore } from './session-store.ts';
 import type { StoreContext } from './store-context.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyTwoFactorStore } from './two-factor-store.ts';
+import { KyselyPostStore } from './post-store.ts';
 import { KyselyUserStore } from './user-store.ts';
 
 export interface KyselyStoreOptions {
@@ -47,6 +48,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     outbox: atPortBoundary(new KyselyOutboxStore(context)),
     sessions: atPortBoundary(new KyselySessionStore(context)),
     twoFactor: atPortBoundary(new KyselyTwoFactorStore(context)),
+    posts: atPortBoundary(new KyselyPostStore(context)),
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

@@ -5,6 +5,7 @@ import type { Database, UsersTable } from './database.ts';
 /** Which users to load. `all` reads every role and claim link at once instead of listing ids. */
 export type UserFilter =
   | { readonly id: number }
+  | { readonly ids: readonly number[] }
   | { readonly normalizedEmail: string }
   | { readonly normalizedUserName: string }
   | 'all';
@@ -17,6 +18,10 @@ export async function loadUsers(db: Kysely<Database>, filter: UserFilter): Promi
   let query = db.selectFrom('users').selectAll().orderBy('id');
   if (filter !== 'all') {
     if ('id' in filter) query = query.where('id', '=', filter.id);
+    else if ('ids' in filter) {
+      if (filter.ids.length === 0) return [];
+      query = query.where('id', 'in', [...filter.ids]);
+    }
     else if ('normalizedEmail' in filter) query = query.where('normalized_email', '=', filter.normalizedEmail);
     else query = query.where('normalized_user_name', '=', filter.normalizedUserName);
   }

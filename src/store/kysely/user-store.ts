@@ -27,6 +27,10 @@ export class KyselyUserStore implements UserStore {
     return (await loadUsers(this.context.db, { id }))[0] ?? null;
   }
 
+  async findByIds(ids: readonly number[]): Promise<User[]> {
+    return loadUsers(this.context.db, { ids });
+  }
+
   async findByNormalizedEmail(normalizedEmail: string): Promise<User | null> {
     return (await loadUsers(this.context.db, { normalizedEmail }))[0] ?? null;
   }

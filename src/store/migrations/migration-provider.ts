@@ -7,6 +7,7 @@ import * as sessions from './0004-sessions.ts';
 import * as accountCodes from './0005-account-codes.ts';
 import * as twoFactor from './0006-two-factor.ts';
 import * as externalIds from './0007-external-ids.ts';
+import * as posts from './0008-posts.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -27,6 +28,7 @@ const migrations: Record<string, EngineMigration> = {
   '0005-account-codes': accountCodes,
   '0006-two-factor': twoFactor,
   '0007-external-ids': externalIds,
+  '0008-posts': posts,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {

@@ -1,0 +1,19 @@
+import { GraphQLError } from 'graphql';
+
+/** The `extensions.code` values of SPEC section 6. */
+export type GraphQLErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'BAD_USER_INPUT'
+  | 'NOT_FOUND'
+  | 'GRAPHQL_PARSE_FAILED'
+  | 'GRAPHQL_VALIDATION_FAILED'
+  | 'QUERY_TOO_COMPLEX'
+  | 'INTERNAL_SERVER_ERROR';
+
+export function graphqlError(code: GraphQLErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { ...extensions, code } });
+}
+
+export const unauthenticated = () => graphqlError('UNAUTHENTICATED', 'Sign in to see this field.');
+export const forbidden = () => graphqlError('FORBIDDEN', 'You may not see or do this.');

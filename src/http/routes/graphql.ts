@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLFormattedError } from 'graphql';
+import { createContext } from '../../graphql/context.ts';
+import { type GraphQLRequest, GraphQLService } from '../../graphql/graphql-service.ts';
+import { createSchema } from '../../graphql/schema.ts';
+import { createPolicyProvider } from '../../policies/policies.ts';
+import { Posts } from '../../posts/posts.ts';
+import type { RouteContext } from './route-context.ts';
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+/** The anonymous-but-reading-credentials endpoint of SPEC section 6 (see pipeline.ts). */
+const ENDPOINT_CONFIG = { authorization: { allowAnonymous: true }, readCredentials: true };
+
+/**
+ * `/graphql` over HTTP (SPEC section 6): POST for every operation but subscriptions, GET for
+ * queries. Invalid credentials were refused with 401 by the pipeline; anonymous callers get field
+ * errors. 400 and 405 answer in the GraphQL error shape, in the media type the client accepts.
+ */
+export async function graphqlRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
+  const { config, store, clock, logger } = services;
+  const posts = new Posts({ store: store.posts, events: services.postEvents, authorization, clock });
+  const schema = createSchema({ posts, events: services.postEvents, authorization, policies: createPolicyProvider(config) });
+  const graphql = new GraphQLService({
+    schema,
+    limits: { maxDepth: config.graphqlMaxDepth, maxAliases: config.graphqlMaxAliases, maxCost: config.graphqlMaxCost },
+    introspection: !config.production,
+    logger,
+  });
+
+  const run = async (request: FastifyRequest, reply: FastifyReply, body: GraphQLRequest, allowed: readonly ('query' | 'mutation')[]) => {
+    const prepared = graphql.prepare(body, allowed);
+    if (prepared.kind === 'refused') {
+      if (prepared.status === 405) reply.header('allow', 'POST');
+      return send(request, reply, prepared.status, { errors: prepared.errors });
+    }
+    const { result } = await graphql.execute(prepared.document, body, createContext(request.user, store.users, posts));
+    return send(request, reply, 200, result);
+  };
+
+  app.post('/graphql', { config: ENDPOINT_CONFIG }, async (request, reply) => {
+    const body = requestOf(request.body);
+    if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
+    return run(request, reply, body, ['query', 'mutation']);
+  });
+
+  app.get<{ Querystring: Record<string, string | undefined> }>('/graphql', { config: ENDPOINT_CONFIG }, async (request, reply) => {
+    const { query, variables, operationName } = request.query;
+    let parsedVariables: unknown;
+    try {
+      parsedVariables = variables === undefined || variables === '' ? undefined : JSON.parse(variables);
+    } catch {
+      return send(request, reply, 400, badRequest('The variables parameter is not JSON.'));
+    }
+    const body = requestOf({ query, variables: parsedVariables, operationName });
+    if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
+    return run(request, reply, body, ['query']);
+  });
+}
+
+/** A request body as SPEC section 6 takes it, or why not (a string). Batches are refused. */
+function requestOf(body: unknown): GraphQLRequest | string {
+  if (Array.isArray(body)) return 'Batched operations are not accepted: send one operation per request.';
+  if (typeof body !== 'object' || body === null) return 'The body must be a JSON object with a query.';
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') return 'The request has no query.';
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return 'variables must be an object.';
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'operationName must be a string.';
+  return {
+    query,
+    ...(variables ? { variables: variables as Record<string, unknown> } : {}),
+    ...(typeof operationName === 'string' ? { operationName } : {}),
+  };
+}
+
+function badRequest(message: string): { errors: GraphQLFormattedError[] } {
+  return { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] };
+}
+
+/** `application/graphql-response+json` when the client accepts it, else `application/json`. */
+function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): FastifyReply {
+  const accept = request.headers.accept ?? '';
+  const type = accept.includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json';
+  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(JSON.stringify(payload));
+}
