@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
 import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
 import { freePort, gatehouseCli, obtainAccessToken, seedPosts } from './lib/gatehouse.ts';
+import { type FanOutResult, measureFanOut } from './lib/fan-out.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
 import { planPinning } from './lib/pinning.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
@@ -24,6 +25,8 @@ const LOG_LEVEL = 'warn';
 const OTHER_CPU_WARNING = 10;
 /** The name that selects the sign-in measurement in `BENCH_SCENARIOS` (it is not an HTTP scenario file). */
 const SIGN_IN = 'sign-in';
+/** The name that selects the subscription fan-out in `BENCH_SCENARIOS`. */
+const FAN_OUT = 'fan-out';
 /** The GraphQL scenario reads from a store holding this many posts (SPEC section 11). */
 const SEEDED_POSTS = 100;
 
@@ -74,7 +77,7 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  const httpOnly = settings.only.filter((name) => name !== SIGN_IN);
+  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== FAN_OUT);
   // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
   const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
@@ -213,6 +216,18 @@ async function main(): Promise<void> {
     });
   }
 
+  let fanOut: FanOutResult | null = null;
+  if (settings.only.length === 0 || settings.only.includes(FAN_OUT)) {
+    log('fan-out: 1,000 subscribers, 100 posts one every 20 ms…');
+    fanOut = await measureFanOut({
+      root,
+      baseUrl: servers.gatehouse.baseUrl,
+      accessToken,
+      serverPid: gatehouse.pid,
+      loadGeneratorCpu: pinning.loadGeneratorCpu,
+    });
+  }
+
   const cpuList = cpus();
   const results: Results = {
     date: new Date().toISOString(),
@@ -239,6 +254,7 @@ async function main(): Promise<void> {
     },
     scenarios: scenarioResults,
     signIn,
+    fanOut,
   };
 
   await mkdir(join(benchDir, 'results'), { recursive: true });

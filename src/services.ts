@@ -11,6 +11,7 @@ import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
 import { InMemoryPostEvents, type PostEvents } from './posts/post-events.ts';
+import { RedisPostEvents } from './posts/redis-post-events.ts';
 import { SignInManager, type SignInManagerOptions } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -183,6 +184,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     twoFactor,
-    postEvents: new InMemoryPostEvents(),
+    // Across instances through Redis when it is there; within this one otherwise.
+    postEvents: config.redisUrl ? new RedisPostEvents(config.redisUrl, logger) : new InMemoryPostEvents(),
   };
 }

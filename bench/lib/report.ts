@@ -1,5 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Target } from './scenario.ts';
+import type { FanOutResult } from './fan-out.ts';
 import type { SignInResult } from './sign-in.ts';
 
 export interface ScenarioResult {
@@ -42,6 +43,8 @@ export interface Results {
   readonly scenarios: readonly ScenarioResult[];
   /** Sign-in throughput against the Argon2id verify rate; null when not run (`BENCH_SCENARIOS` without `sign-in`). */
   readonly signIn: SignInResult | null;
+  /** Subscription fan-out; null when not run (`BENCH_SCENARIOS` without `fan-out`). */
+  readonly fanOut: FanOutResult | null;
 }
 
 const START = '<!-- results:start -->';
@@ -71,7 +74,16 @@ export function textTable(results: Results): string {
   const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   const table = [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
-  return results.signIn === null ? table : `${table}\n\n${signInLine(results.signIn)}`;
+  const extras = [results.signIn && signInLine(results.signIn), results.fanOut && fanOutLine(results.fanOut)].filter(Boolean);
+  return [table, ...extras].join('\n\n');
+}
+
+function fanOutLine(fanOut: FanOutResult): string {
+  return (
+    `fan-out: ${fanOut.subscribers} subscribers × ${fanOut.events} events: ${fanOut.delivered} of ${fanOut.expected} delivered; ` +
+    `latency p50 ${fanOut.p50Ms.toFixed(1)} ms, p99 ${fanOut.p99Ms.toFixed(1)} ms (target ≤ 100 ms); ` +
+    `peak RSS ${fanOut.peakRssMiB === null ? 'unknown' : `${fanOut.peakRssMiB} MiB`} (target ≤ 200 MiB)`
+  );
 }
 
 function signInLine(signIn: SignInResult): string {
@@ -112,6 +124,17 @@ export function markdownTable(results: Results): string {
       '| Sign-ins/s | Argon2id verifies/s | Ratio | `/health` p50 (ms) | `/health` p99 (ms) |',
       '| ---: | ---: | ---: | ---: | ---: |',
       `| ${signIn.signInsPerSecond.toFixed(1)} | ${signIn.verifiesPerSecond.toFixed(1)} | ${signIn.ratioToVerifyRate.toFixed(2)}× | ${formatMs(signIn.healthP50Ms)} | ${formatMs(signIn.healthP99Ms)} |`,
+    );
+  }
+  if (results.fanOut !== null) {
+    const fanOut = results.fanOut;
+    lines.push(
+      '',
+      `Subscription fan-out: ${fanOut.subscribers} \`postCreated\` subscribers over WebSocket, ${fanOut.events} \`createPost\` mutations one every 20 ms; latency from sending a mutation until its last subscriber has it; the service's peak RSS meanwhile:`,
+      '',
+      '| Delivered | Expected | p50 (ms) | p99 (ms) | Peak RSS (MiB) |',
+      '| ---: | ---: | ---: | ---: | ---: |',
+      `| ${fanOut.delivered} | ${fanOut.expected} | ${fanOut.p50Ms.toFixed(1)} | ${fanOut.p99Ms.toFixed(1)} | ${fanOut.peakRssMiB ?? 'unknown'} |`,
     );
   }
   return lines.join('\n');

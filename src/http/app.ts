@@ -127,6 +127,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onClose', () => services.revocationFeed.stop());
   app.addHook('onClose', () => closeMailer(services.mailer));
   app.addHook('onClose', () => services.rateLimiter.close());
+  await services.postEvents.start();
+  app.addHook('onClose', () => services.postEvents.close());
   keepHouse(app, services);
   return app;
 }

@@ -8,6 +8,9 @@ export interface PostEvents {
   publish(post: Post): Promise<void>;
   /** Calls `listener` for every post published from now on; the returned function stops it. */
   subscribe(listener: (post: Post) => void): () => void;
+  /** Ready to receive (the service calls it at start). */
+  start(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export class InMemoryPostEvents implements PostEvents {
@@ -20,5 +23,11 @@ export class InMemoryPostEvents implements PostEvents {
   subscribe(listener: (post: Post) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.listeners.clear();
   }
 }

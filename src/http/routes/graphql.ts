@@ -1,3 +1,4 @@
+import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
 import { createContext } from '../../graphql/context.ts';
@@ -5,6 +6,10 @@ import { type GraphQLRequest, GraphQLService } from '../../graphql/graphql-servi
 import { createSchema } from '../../graphql/schema.ts';
 import { createPolicyProvider } from '../../policies/policies.ts';
 import { Posts } from '../../posts/posts.ts';
+import { BearerHandler, COOKIES_SCHEME } from '../../security/authentication/index.ts';
+import { CookieSignIn } from '../cookie-sign-in.ts';
+import { graphqlSocketHandler } from '../graphql-socket.ts';
+import { problem, sendProblem } from '../problem.ts';
 import type { RouteContext } from './route-context.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -43,7 +48,37 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     return run(request, reply, body, ['query', 'mutation']);
   });
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/graphql', { config: ENDPOINT_CONFIG }, async (request, reply) => {
+  await app.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
+  const cookies = new CookieSignIn(services);
+  const socketHandler = graphqlSocketHandler({
+    schema,
+    graphql,
+    bearer: new BearerHandler(services.bearerTokens),
+    revocations: services.revocations,
+    users: store.users,
+    posts,
+    clock,
+    logger,
+    sessionStillValid: async (request) => {
+      const token = cookies.presentedSession(request);
+      return token !== null && (await services.sessions.validate(token)).valid;
+    },
+  });
+  const trustedOrigins = new Set([config.publicUrl.origin, ...config.corsOrigins]);
+
+  app.route<{ Querystring: Record<string, string | undefined> }>({
+    method: 'GET',
+    url: '/graphql',
+    config: ENDPOINT_CONFIG,
+    // A browser's socket carries the auth cookie to any site that opens it: only trusted origins may.
+    preValidation: async (request, reply) => {
+      if (!isUpgrade(request) || !signedInByCookie(request)) return;
+      if (!trustedOrigins.has(request.headers.origin ?? '')) {
+        await sendProblem(reply, problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.'));
+      }
+    },
+    wsHandler: socketHandler,
+    handler: async (request, reply) => {
     const { query, variables, operationName } = request.query;
     let parsedVariables: unknown;
     try {
@@ -54,7 +89,16 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     const body = requestOf({ query, variables: parsedVariables, operationName });
     if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
     return run(request, reply, body, ['query']);
+    },
   });
+}
+
+function isUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
+function signedInByCookie(request: FastifyRequest): boolean {
+  return request.user.identities.some((identity) => identity.isAuthenticated && identity.authenticationType === COOKIES_SCHEME);
 }
 
 /** A request body as SPEC section 6 takes it, or why not (a string). Batches are refused. */

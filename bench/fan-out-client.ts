@@ -1,0 +1,91 @@
+// The subscription fan-out of SPEC section 11, run by bench/run.ts pinned to the load generator's
+// core: SUBSCRIBERS graphql-ws clients subscribe to `postCreated`, then EVENTS `createPost`
+// mutations go out one every INTERVAL_MS over HTTP. An event's latency is the time from sending its
+// mutation until the last subscriber has it. Prints one JSON line: delivered, expected, p50, p99.
+import { type Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+
+const baseUrl = required('BASE_URL');
+const token = required('ACCESS_TOKEN');
+const subscribers = Number(process.env.SUBSCRIBERS ?? 1000);
+const events = Number(process.env.EVENTS ?? 100);
+const intervalMs = Number(process.env.INTERVAL_MS ?? 20);
+const deadlineMs = Number(process.env.DEADLINE_MS ?? 30_000);
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
+
+const wsUrl = `${baseUrl.replace(/^http/, 'ws')}/graphql`;
+const sentAt = new Map<string, number>();
+const lastReceivedAt = new Map<string, number>();
+const receivedCount = new Map<string, number>();
+let delivered = 0;
+
+function onPost(title: string): void {
+  const now = performance.now();
+  delivered += 1;
+  receivedCount.set(title, (receivedCount.get(title) ?? 0) + 1);
+  lastReceivedAt.set(title, Math.max(lastReceivedAt.get(title) ?? 0, now));
+}
+
+/** Opens a client and resolves once its subscription is acknowledged by the server. */
+function subscribeOne(): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, connectionParams: { authorization: `Bearer ${token}` } });
+    let acknowledged = false;
+    client.on('connected', () => {
+      // graphql-ws has no "subscribed" acknowledgement: the subscribe message follows the ack at
+      // once and the server registers it before reading the next message of this socket.
+      client.subscribe<{ postCreated: { title: string } }>(
+        { query: 'subscription { postCreated { title } }' },
+        { next: (value) => value.data && onPost(value.data.postCreated.title), error: reject, complete: () => undefined },
+      );
+      acknowledged = true;
+      resolve(client);
+    });
+    client.on('closed', (event) => {
+      if (!acknowledged) reject(new Error(`socket closed before subscribing: ${(event as { code?: number }).code}`));
+    });
+  });
+}
+
+const clients: Client[] = [];
+for (let i = 0; i < subscribers; i += 50) {
+  const batch = await Promise.all(Array.from({ length: Math.min(50, subscribers - i) }, subscribeOne));
+  clients.push(...batch);
+}
+// Let the last subscribe messages reach the server before the first event.
+await new Promise((resolve) => setTimeout(resolve, 1000));
+
+const mutation = 'mutation($title: String!) { createPost(title: $title, body: "fan-out") { id } }';
+const sends: Promise<void>[] = [];
+for (let i = 0; i < events; i++) {
+  const title = `event ${i}`;
+  sentAt.set(title, performance.now());
+  sends.push(
+    fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: mutation, variables: { title } }),
+    }).then(async (response) => {
+      const text = await response.text();
+      if (response.status !== 200 || text.includes('"errors"')) throw new Error(`createPost answered ${response.status}: ${text.slice(0, 200)}`);
+    }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, intervalMs));
+}
+await Promise.all(sends);
+
+const expected = subscribers * events;
+const started = performance.now();
+while (delivered < expected && performance.now() - started < deadlineMs) await new Promise((resolve) => setTimeout(resolve, 50));
+
+const latencies = [...sentAt].map(([title, sent]) => (receivedCount.get(title) === subscribers ? lastReceivedAt.get(title)! - sent : Number.POSITIVE_INFINITY));
+latencies.sort((a, b) => a - b);
+const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
+process.stdout.write(`${JSON.stringify({ delivered, expected, p50Ms: percentile(50), p99Ms: percentile(99) })}\n`);
+await Promise.all(clients.map((client) => client.dispose()));
+process.exit(0);
