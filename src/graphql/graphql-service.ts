@@ -9,12 +9,22 @@ import {
   NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
+  subscribe,
   validate,
 } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
+
+/** What executing one operation of a prepared document needs. */
+export interface OperationArgs {
+  readonly document: DocumentNode;
+  readonly contextValue: GraphQLContext;
+  readonly variableValues?: Record<string, unknown> | null;
+  readonly operationName?: string | null;
+}
 
 /** A GraphQL request as HTTP (or a socket) carries it. */
 export interface GraphQLRequest {
@@ -61,6 +71,8 @@ export interface GraphQLServiceOptions {
  */
 export class GraphQLService {
   private readonly documents = new Map<string, Prepared | RefusedRequest>();
+  /** Each validated document compiled by graphql-jit, per operation name: a function per query, no walk of the tree. */
+  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
   private readonly rules;
 
   constructor(private readonly options: GraphQLServiceOptions) {
@@ -87,14 +99,37 @@ export class GraphQLService {
   }
 
   async execute(document: DocumentNode, request: GraphQLRequest, context: GraphQLContext): Promise<ExecutedRequest> {
-    const result = (await execute({
-      schema: this.options.schema,
-      document,
-      contextValue: context,
-      variableValues: request.variables ?? null,
-      operationName: request.operationName ?? null,
-    })) as ExecutionResult;
+    const result = await this.executeArgs({ document, contextValue: context, variableValues: request.variables ?? null, operationName: request.operationName ?? null });
     return { kind: 'executed', result: this.format(result) };
+  }
+
+  /** A query or mutation, compiled once per document and operation; graphql-js when it cannot be compiled. */
+  async executeArgs(args: OperationArgs): Promise<ExecutionResult> {
+    const compiled = this.compiledFor(args.document, args.operationName);
+    if (compiled === null) return (await execute({ schema: this.options.schema, ...args })) as ExecutionResult;
+    return compiled.query(undefined, args.contextValue, args.variableValues ?? {});
+  }
+
+  /** A subscription's stream of results, each event executed by the compiled query. */
+  async subscribeArgs(args: OperationArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const compiled = this.compiledFor(args.document, args.operationName);
+    if (compiled === null || compiled.subscribe === undefined) {
+      return (await subscribe({ schema: this.options.schema, ...args })) as AsyncIterableIterator<ExecutionResult> | ExecutionResult;
+    }
+    return compiled.subscribe(undefined, args.contextValue, args.variableValues ?? {});
+  }
+
+  private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
+    let byOperation = this.compiled.get(document);
+    if (byOperation === undefined) this.compiled.set(document, (byOperation = new Map()));
+    const key = operationName ?? '';
+    let compiled = byOperation.get(key);
+    if (compiled === undefined) {
+      const result = compileQuery(this.options.schema, document, operationName ?? undefined);
+      compiled = isCompiledQuery(result) ? result : null;
+      byOperation.set(key, compiled);
+    }
+    return compiled;
   }
 
   /** Errors as clients see them: every one with a code, unexpected ones without their message. */

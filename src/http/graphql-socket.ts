@@ -73,6 +73,8 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         operationName: payload.operationName ?? null,
       };
     },
+    execute: (args) => options.graphql.executeArgs(args as never),
+    subscribe: (args) => options.graphql.subscribeArgs(args as never),
     onNext: (_ctx, _id, _payload, _args, result) => options.graphql.format(result) as FormattedExecutionResult,
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
   });
