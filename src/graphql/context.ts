@@ -10,16 +10,23 @@ export interface GraphQLContext {
   readonly users: DataLoader<number, User | null>;
   /** Each author's newest posts, by `first`: every `User.posts` of a response in one query. */
   postsByAuthor(first: number): DataLoader<number, Post[]>;
+  /** Forgets what the loaders read: a subscription's context outlives many events, each read afresh. */
+  clear(): void;
 }
 
 export function createContext(user: ClaimsPrincipal, users: UserStore, posts: Posts): GraphQLContext {
   const byFirst = new Map<number, DataLoader<number, Post[]>>();
+  const usersById = new DataLoader<number, User | null>(async (ids) => {
+    const found = new Map((await users.findByIds(ids)).map((found) => [found.id, found]));
+    return ids.map((id) => found.get(id) ?? null);
+  });
   return {
     user,
-    users: new DataLoader(async (ids) => {
-      const found = new Map((await users.findByIds(ids)).map((found) => [found.id, found]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
+    users: usersById,
+    clear() {
+      usersById.clearAll();
+      byFirst.clear();
+    },
     postsByAuthor(first) {
       let loader = byFirst.get(first);
       if (loader === undefined) {

@@ -8,6 +8,7 @@ import {
   getOperationAST,
   NoSchemaIntrospectionCustomRule,
   parse,
+  createSourceEventStream,
   specifiedRules,
   subscribe,
   validate,
@@ -17,6 +18,7 @@ import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
+import { isViewerIndependent } from './viewer.ts';
 
 /** What executing one operation of a prepared document needs. */
 export interface OperationArgs {
@@ -110,13 +112,53 @@ export class GraphQLService {
     return compiled.query(undefined, args.contextValue, args.variableValues ?? {});
   }
 
-  /** A subscription's stream of results, each event executed by the compiled query. */
+  /**
+   * A subscription's stream of results. The subscription field's own `subscribe` runs with this
+   * subscriber's context (its check of the caller included); each event is then executed by the
+   * compiled query — once per event for all subscribers of the same document and variables when
+   * the result cannot depend on who asks (viewer.ts).
+   */
   async subscribeArgs(args: OperationArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const compiled = this.compiledFor(args.document, args.operationName);
-    if (compiled === null || compiled.subscribe === undefined) {
+    if (compiled === null) {
       return (await subscribe({ schema: this.options.schema, ...args })) as AsyncIterableIterator<ExecutionResult> | ExecutionResult;
     }
-    return compiled.subscribe(undefined, args.contextValue, args.variableValues ?? {});
+    const { schema } = this.options;
+    const source = await createSourceEventStream(schema, args.document, undefined, args.contextValue, args.variableValues ?? undefined, args.operationName ?? undefined);
+    if (!isAsyncIterable(source)) return source as ExecutionResult;
+    const variables = args.variableValues ?? {};
+    const shared = this.viewerIndependent(args.document) ? `${args.operationName ?? ''}\0${JSON.stringify(variables)}` : null;
+    const run = (event: unknown) => {
+      args.contextValue.clear();
+      return compiled.query(event, args.contextValue, variables) as Promise<ExecutionResult> | ExecutionResult;
+    };
+    return mapEvents(source, (event) => (shared === null ? run(event) : this.sharedResult(event, args.document, shared, run)));
+  }
+
+  private readonly independent = new WeakMap<DocumentNode, boolean>();
+  private readonly eventResults = new WeakMap<object, Map<DocumentNode, Map<string, Promise<ExecutionResult> | ExecutionResult>>>();
+
+  private viewerIndependent(document: DocumentNode): boolean {
+    let independent = this.independent.get(document);
+    if (independent === undefined) this.independent.set(document, (independent = isViewerIndependent(this.options.schema, document)));
+    return independent;
+  }
+
+  /** One execution per event, document and variables, shared by every subscriber that asks for it. */
+  private sharedResult(
+    event: unknown,
+    document: DocumentNode,
+    key: string,
+    run: (event: unknown) => Promise<ExecutionResult> | ExecutionResult,
+  ): Promise<ExecutionResult> | ExecutionResult {
+    if (typeof event !== 'object' || event === null) return run(event);
+    let byDocument = this.eventResults.get(event);
+    if (byDocument === undefined) this.eventResults.set(event, (byDocument = new Map()));
+    let byKey = byDocument.get(document);
+    if (byKey === undefined) byDocument.set(document, (byKey = new Map()));
+    let result = byKey.get(key);
+    if (result === undefined) byKey.set(key, (result = run(event)));
+    return result;
   }
 
   private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
@@ -185,4 +227,32 @@ function refused(status: 400 | 405, code: GraphQLErrorCode, message: string): Re
 
 function tooComplex(limit: 'depth' | 'aliases' | 'cost'): RefusedRequest {
   return refused(400, 'QUERY_TOO_COMPLEX', `The document exceeds the ${limit} limit.`);
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> & AsyncIterator<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** The source's events mapped through `map`; returning ends the source too (the subscriber left). */
+function mapEvents(
+  source: AsyncIterator<unknown>,
+  map: (event: unknown) => Promise<ExecutionResult> | ExecutionResult,
+): AsyncIterableIterator<ExecutionResult> {
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      const step = await source.next();
+      return step.done ? { done: true, value: undefined } : { done: false, value: await map(step.value) };
+    },
+    async return() {
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+    async throw(error: unknown) {
+      await source.return?.();
+      throw error;
+    },
+  };
 }

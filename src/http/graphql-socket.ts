@@ -75,7 +75,8 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     },
     execute: (args) => options.graphql.executeArgs(args as never),
     subscribe: (args) => options.graphql.subscribeArgs(args as never),
-    onNext: (_ctx, _id, _payload, _args, result) => options.graphql.format(result) as FormattedExecutionResult,
+    // Results without errors go out as they are; errors get their codes and masking.
+    onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? (options.graphql.format(result) as FormattedExecutionResult) : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
   });
 

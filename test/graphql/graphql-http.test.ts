@@ -164,6 +164,15 @@ describe.each(engines)('GraphQL over HTTP on $engine', (engine) => {
     expect(body(mutation).errors).toHaveLength(1);
   });
 
+  it('serves GraphiQL in development, pointed at /graphql', async () => {
+    const page = await ctx.app.inject({ url: '/graphiql' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('GraphiQL.createFetcher');
+    expect(page.body).toContain("'/graphql'");
+    expect(page.headers['content-security-policy']).toContain("connect-src 'self'");
+  });
+
   it('answers in application/graphql-response+json when the client accepts it', async () => {
     const response = await gql('{ posts { id } }', { headers: { accept: 'application/graphql-response+json, application/json;q=0.9' } });
     expect(response.headers['content-type']).toMatch(/^application\/graphql-response\+json/);
@@ -196,6 +205,10 @@ describe.each(engines)('GraphQL over HTTP on $engine', (engine) => {
 
 describe.each(engines)('GraphQL in production on $engine', (engine) => {
   const ctx = useTestApp(engine, { env: { NODE_ENV: 'production', PUBLIC_URL: 'https://gatehouse.example', KEYRING_SECRET: 'a production secret of enough length for the ring', SMTP_URL: 'smtp://127.0.0.1:2525' } });
+
+  it('serves no GraphiQL', async () => {
+    expect((await ctx.app.inject({ url: '/graphiql' })).statusCode).toBe(404);
+  });
 
   it('refuses introspection', async () => {
     const response = await ctx.app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ __schema { types { name } } }' } });
