@@ -55,7 +55,7 @@ export interface NewUser {
 
 /** A write refused by a unique constraint; `field` names what was taken. */
 export class StoreConflictError extends Error {
-  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name') {
+  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name' | 'login') {
     super(`The ${field} is already taken.`);
     this.name = 'StoreConflictError';
   }
@@ -443,6 +443,30 @@ export interface PostStore {
   delete(id: number): Promise<boolean>;
 }
 
+/** A user's login at an external provider. */
+export interface ExternalLogin {
+  readonly userId: number;
+  /** The provider's route name (`OIDC_<NAME>_*`, lower case). */
+  readonly provider: string;
+  /** The provider's `sub` for the user. */
+  readonly subject: string;
+  readonly createdAt: number;
+}
+
+export interface ExternalLoginStore {
+  find(provider: string, subject: string): Promise<ExternalLogin | null>;
+  listForUser(userId: number): Promise<ExternalLogin[]>;
+  /** Links; throws `StoreConflictError('login')` when the pair or the user's login at that provider exists. */
+  add(login: ExternalLogin): Promise<void>;
+  /** Unlinks; false when there was none. */
+  remove(userId: number, provider: string): Promise<boolean>;
+  /**
+   * Creates a user (e-mail confirmed by the provider, no password) with the login, in one
+   * transaction; `StoreConflictError` when the e-mail or the pair is taken meanwhile.
+   */
+  createUserWithLogin(user: NewUser, login: Omit<ExternalLogin, 'userId'>): Promise<User>;
+}
+
 export type StoreEngine = 'sqlite' | 'postgres';
 
 /** Every port over one database connection. */
@@ -461,6 +485,7 @@ export interface Store {
   readonly sessions: SessionStore;
   readonly twoFactor: TwoFactorStore;
   readonly posts: PostStore;
+  readonly externalLogins: ExternalLoginStore;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

@@ -26,6 +26,15 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   one_time_codes: OneTimeCodesTable;
   posts: PostsTable;
+  external_logins: ExternalLoginsTable;
+}
+
+export interface ExternalLoginsTable {
+  id: Generated<number>;
+  user_id: number;
+  provider: string;
+  subject: string;
+  created_at: number;
 }
 
 export interface PostsTable {

@@ -18,6 +18,7 @@ import type { StoreContext } from './store-context.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyTwoFactorStore } from './two-factor-store.ts';
 import { KyselyPostStore } from './post-store.ts';
+import { KyselyExternalLoginStore } from './external-login-store.ts';
 import { KyselyUserStore } from './user-store.ts';
 
 export interface KyselyStoreOptions {
@@ -49,6 +50,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     sessions: atPortBoundary(new KyselySessionStore(context)),
     twoFactor: atPortBoundary(new KyselyTwoFactorStore(context)),
     posts: atPortBoundary(new KyselyPostStore(context)),
+    externalLogins: atPortBoundary(new KyselyExternalLoginStore(context)),
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

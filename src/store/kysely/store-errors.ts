@@ -15,6 +15,8 @@ const conflicts: ReadonlyArray<{ constraint: string; columns: string; field: Con
   { constraint: 'api_keys_public_id_unique', columns: 'api_keys.public_id', field: 'client' },
   { constraint: 'signing_keys_pkey', columns: 'signing_keys.kid', field: 'kid' },
   { constraint: 'roles_name_unique', columns: 'roles.name', field: 'name' },
+  { constraint: 'external_logins_provider_subject_unique', columns: 'external_logins.provider, external_logins.subject', field: 'login' },
+  { constraint: 'external_logins_user_provider_unique', columns: 'external_logins.user_id, external_logins.provider', field: 'login' },
 ];
 
 /** Node socket errors: the server is down, unreachable or went away. */

@@ -198,7 +198,7 @@ export class KyselyUserStore implements UserStore {
 }
 
 /** A user with its roles and claims, inside the caller's transaction. */
-async function insertUser(trx: Kysely<Database>, user: NewUser): Promise<User> {
+export async function insertUser(trx: Kysely<Database>, user: NewUser): Promise<User> {
   const { id } = await trx
     .insertInto('users')
     .values({

@@ -8,6 +8,7 @@ import * as accountCodes from './0005-account-codes.ts';
 import * as twoFactor from './0006-two-factor.ts';
 import * as externalIds from './0007-external-ids.ts';
 import * as posts from './0008-posts.ts';
+import * as externalLogins from './0009-external-logins.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -29,6 +30,7 @@ const migrations: Record<string, EngineMigration> = {
   '0006-two-factor': twoFactor,
   '0007-external-ids': externalIds,
   '0008-posts': posts,
+  '0009-external-logins': externalLogins,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {
