@@ -24,6 +24,7 @@ import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
 import { graphqlRoutes } from './routes/graphql.ts';
+import { externalLoginRoutes } from './routes/external-login.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
@@ -117,6 +118,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(organizationRoutes, context);
   await app.register(integrationRoutes);
   await app.register(graphqlRoutes, context);
+  await app.register(externalLoginRoutes, context);
 
   refreshKeyRingPeriodically(app, services);
   // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.

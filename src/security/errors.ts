@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   GH_RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
   GH_INTERNAL: { status: 500, title: 'Internal Server Error' },
   GH_SMS_FAILED: { status: 502, title: 'Bad Gateway' },
+  GH_EXTERNAL_PROVIDER_UNAVAILABLE: { status: 502, title: 'Bad Gateway' },
   GH_STORE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

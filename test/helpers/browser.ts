@@ -3,6 +3,7 @@
  * `CHROMIUM_PATH`), driven by playwright-core. Without it the page suites skip with one loud line,
  * unless REQUIRE_SERVICES=1, when they fail.
  */
+import { createServer } from 'node:net';
 import { access, constants } from 'node:fs/promises';
 import { type Browser, chromium } from 'playwright-core';
 import { missing } from './databases.ts';
@@ -33,4 +34,16 @@ export async function chromiumAvailable(): Promise<boolean> {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, args: ARGS, headless: true });
+}
+
+/** A loopback port free right now: the browser's Origin must be PUBLIC_URL's, so the port is chosen before the service starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }

@@ -5,10 +5,9 @@
  * test-artifacts/ for people to look at.
  */
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium } from '../helpers/browser.ts';
+import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { totpCode } from '../helpers/totp.ts';
@@ -102,14 +101,3 @@ describe.skipIf(!browserReady).each(engines)('account pages in Chromium on $engi
     await page.close();
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

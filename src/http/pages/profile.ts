@@ -9,6 +9,8 @@ export interface ProfilePageModel {
   readonly twoFactorEnabled: boolean;
   readonly roles: readonly string[];
   readonly logins: readonly string[];
+  /** Configured providers this user has not linked: each gets a button that links it. */
+  readonly linkable?: readonly string[];
   readonly errors?: FormErrors;
   readonly notice?: string;
 }
@@ -31,8 +33,9 @@ ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomp
 <dt>User name</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
 <dt>Roles</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
 <dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'} <a href="/account/2fa">${model.twoFactorEnabled ? 'Manage' : 'Set up'} two-factor sign-in</a></dd>
-<dt>External logins</dt><dd>${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
+<dt>External logins</dt><dd id="profile-logins">${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
 </dl>
+${(model.linkable ?? []).map((provider) => postForm(`/account/logins/${encodeURIComponent(provider)}`, model.antiforgeryToken, html``, `Link ${provider}`))}
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>

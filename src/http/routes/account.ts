@@ -131,7 +131,12 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
     return noStore(reply).code(204).send();
   });
 
-  const renderProfile = (request: FastifyRequest, reply: FastifyReply, user: User, extra: { errors?: Record<string, readonly string[]>; notice?: string } = {}) =>
+  const renderProfile = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: User,
+    extra: { errors?: Record<string, readonly string[]>; notice?: string; logins?: readonly string[]; linkable?: readonly string[] } = {},
+  ) =>
     profilePage({
       antiforgeryToken: app.antiforgeryToken(request, reply),
       email: user.email,
@@ -183,9 +188,11 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
 
   app.get<{ Querystring: { status?: string } }>('/account/profile', { config: { authorization: { authorize: [{ policy: 'User' }] } } }, async (request, reply) => {
     const user = await currentUser(request);
+    const logins = (await services.store.externalLogins.listForUser(user.id)).map(({ provider }) => provider);
     if (wantsPage(request)) {
       const notice = request.query.status === 'password-changed' ? 'Your password is changed. Every other session was signed out.' : undefined;
-      return sendPage(noStore(reply), renderProfile(request, reply, user, notice ? { notice } : {}));
+      const linkable = providers.filter((provider) => !logins.includes(provider));
+      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...(notice ? { notice } : {}) }));
     }
     return noStore(reply).send({
       id: user.id,
@@ -195,10 +202,9 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
       phoneNumber: user.phoneNumber,
       phoneConfirmed: user.phoneConfirmed,
       twoFactorEnabled: user.twoFactorEnabled,
-      // External logins arrive with their feature.
       roles: user.roles,
       claims: user.claims.map(({ type, value }) => ({ type, value })),
-      logins: [],
+      logins: logins.map((provider) => ({ provider })),
     });
   });
 }

@@ -1,0 +1,229 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as oidc from 'openid-client';
+import type { OidcProviderConfig } from '../../config/config.ts';
+import { ExternalSignIn, type ExternalIdentity } from '../../identity/external-sign-in.ts';
+import { CookieProtector } from '../../security/authentication/index.ts';
+import { GatehouseError } from '../../security/errors.ts';
+import { readCookie } from '../antiforgery.ts';
+import { CookieSignIn } from '../cookie-sign-in.ts';
+import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
+import { type Html, html, layout } from '../pages/html.ts';
+import { userIdOf } from '../pipeline.ts';
+import { problem, sendProblem } from '../problem.ts';
+import { localReturnUrl } from '../return-url.ts';
+import type { RouteContext } from './route-context.ts';
+
+/** The round trip to the provider and back must happen within ten minutes. */
+const CORRELATION_MS = 10 * 60 * 1000;
+const SCOPE = 'openid email profile';
+
+/** What the correlation cookie carries to the callback; sealed, never seen by the provider. */
+interface Correlation {
+  readonly provider: string;
+  readonly state: string;
+  readonly nonce: string;
+  readonly verifier: string;
+  readonly returnUrl: string | null;
+  /** Set when a signed-in user links this provider from the profile. */
+  readonly linkUserId: number | null;
+  readonly expiresAt: number;
+}
+
+/**
+ * External sign-in with OpenID Connect (SPEC section 4): authorization code flow with PKCE (S256),
+ * `state` and `nonce` bound to a short-lived encrypted correlation cookie; the callback validates
+ * them and the ID token (openid-client), then signs the user in with the Cookies scheme, links,
+ * creates or refuses by the linking rule (ExternalSignIn). Every failure answers a clear page or
+ * problem+json, writes `external.refused`, and creates no session.
+ */
+export async function externalLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  const { config, clock, audit } = services;
+  const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
+  const discovered = new Map<string, Promise<oidc.Configuration>>();
+  const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
+  const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';
+  const cookies = new CookieSignIn(services);
+  const externalSignIn = new ExternalSignIn({
+    logins: services.store.externalLogins,
+    users: services.store.users,
+    audit,
+    clock,
+    trustsEmail: (name) => providers.get(name)?.trustEmail === true,
+  });
+
+  /** The provider's configuration, discovered once; a failed discovery is tried again next time. */
+  const configurationOf = (provider: OidcProviderConfig): Promise<oidc.Configuration> => {
+    let pending = discovered.get(provider.name);
+    if (pending === undefined) {
+      const insecure = provider.issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {};
+      pending = oidc.discovery(provider.issuer, provider.clientId, undefined, oidc.ClientSecretPost(provider.clientSecret), { ...insecure, timeout: 10 });
+      pending.catch(() => discovered.delete(provider.name));
+      discovered.set(provider.name, pending);
+    }
+    return pending;
+  };
+  const redirectUri = (provider: OidcProviderConfig) => `${config.publicUrl.origin}${config.publicUrl.pathname.replace(/\/+$/, '')}/signin-${provider.name}`;
+
+  /** Failures of the flow: an audit event, no session, and a page or problem+json saying what to do. */
+  const refuse = async (request: FastifyRequest, reply: FastifyReply, provider: string, reason: string, status: 400 | 403 | 502, message: string) => {
+    await audit.record('external.refused', { ip: request.ip, detail: { provider, reason } });
+    clearCorrelation(reply);
+    if (wantsPage(request)) return sendPage(reply, refusalPage(message), status);
+    const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';
+    return sendProblem(reply, problem(code, message, { reason }));
+  };
+  const clearCorrelation = (reply: FastifyReply) =>
+    reply.header('set-cookie', `${cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${config.production ? '; Secure' : ''}`);
+
+  /** Starts the flow: a fresh verifier, state and nonce, sealed into the correlation cookie; 302 to the provider. */
+  const start = async (request: FastifyRequest, reply: FastifyReply, provider: OidcProviderConfig, returnUrl: string | null, linkUserId: number | null) => {
+    let configuration: oidc.Configuration;
+    try {
+      configuration = await configurationOf(provider);
+    } catch {
+      return refuse(request, reply, provider.name, 'provider-unreachable', 502, `${provider.name} cannot be reached right now. Try again later, or sign in with your password.`);
+    }
+    const verifier = oidc.randomPKCECodeVerifier();
+    const value: Correlation = {
+      provider: provider.name,
+      state: oidc.randomState(),
+      nonce: oidc.randomNonce(),
+      verifier,
+      returnUrl,
+      linkUserId,
+      expiresAt: clock.now() + CORRELATION_MS,
+    };
+    const target = oidc.buildAuthorizationUrl(configuration, {
+      redirect_uri: redirectUri(provider),
+      scope: SCOPE,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: value.state,
+      nonce: value.nonce,
+    });
+    reply.header(
+      'set-cookie',
+      `${cookieName}=${correlation.protect(JSON.stringify(value))}; Path=/; Max-Age=${CORRELATION_MS / 1000}; HttpOnly; SameSite=Lax${config.production ? '; Secure' : ''}`,
+    );
+    return reply.code(302).header('cache-control', 'no-store').header('location', target.href).send();
+  };
+
+  const providerOf = (name: string): OidcProviderConfig => {
+    const provider = providers.get(name);
+    if (provider === undefined) throw GatehouseError.notFound('There is no such sign-in provider.');
+    return provider;
+  };
+
+  app.get<{ Params: { provider: string }; Querystring: { returnUrl?: string; ReturnUrl?: string } }>(
+    '/account/external-login/:provider',
+    { config: { authorization: { allowAnonymous: true } } },
+    async (request, reply) => start(request, reply, providerOf(request.params.provider), localReturnUrl(request.query.returnUrl ?? request.query.ReturnUrl), null),
+  );
+
+  app.post<{ Params: { provider: string } }>(
+    '/account/logins/:provider',
+    { config: { authorization: { authorize: [{ policy: 'User' }] } } },
+    async (request, reply) => start(request, reply, providerOf(request.params.provider), '/account/profile', userIdOf(request)),
+  );
+
+  app.delete<{ Params: { provider: string } }>(
+    '/account/logins/:provider',
+    { config: { authorization: { authorize: [{ policy: 'User' }] } } },
+    async (request, reply) => {
+      const userId = userIdOf(request);
+      const [user, logins] = await Promise.all([services.store.users.findById(userId), services.store.externalLogins.listForUser(userId)]);
+      if (user === null || !logins.some((login) => login.provider === request.params.provider)) throw GatehouseError.notFound('This provider is not linked.');
+      // The last way to sign in stays: without a password, one login must remain.
+      if (user.passwordHash === null && logins.length === 1) {
+        throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
+      }
+      await services.store.externalLogins.remove(userId, request.params.provider);
+      if (isFormPost(request)) return seeOther(reply, '/account/profile');
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<{ Params: { provider: string }; Querystring: Record<string, string | undefined> }>(
+    '/signin-:provider',
+    { config: { authorization: { allowAnonymous: true } } },
+    async (request, reply) => {
+      const provider = providerOf(request.params.provider);
+      const sealed = readCookie(request, cookieName);
+      const opened = sealed === undefined ? null : parseCorrelation(correlation.unprotect(sealed));
+      if (opened === null || opened.provider !== provider.name || opened.expiresAt <= clock.now()) {
+        return refuse(request, reply, provider.name, 'no-correlation', 400, 'This sign-in was not started here or took too long. Start again from the login page.');
+      }
+      if (request.query.error !== undefined) {
+        return refuse(request, reply, provider.name, `provider-error:${request.query.error.slice(0, 64)}`, 400, `${provider.name} did not sign you in. Start again, or sign in with your password.`);
+      }
+      let identity: ExternalIdentity;
+      try {
+        const configuration = await configurationOf(provider);
+        const currentUrl = new URL(`${redirectUri(provider)}${request.url.slice(request.url.indexOf('?'))}`);
+        const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
+          pkceCodeVerifier: opened.verifier,
+          expectedState: opened.state,
+          expectedNonce: opened.nonce,
+          idTokenExpected: true,
+        });
+        const idToken = tokens.claims();
+        if (idToken === undefined) throw new Error('no ID token');
+        // Providers may keep e-mail and name out of the ID token: the user info endpoint has them,
+        // for the same subject (openid-client checks it).
+        const claims = typeof idToken.email === 'string' ? idToken : { ...(await oidc.fetchUserInfo(configuration, tokens.access_token, idToken.sub)), sub: idToken.sub };
+        identity = {
+          provider: provider.name,
+          subject: idToken.sub,
+          email: typeof claims.email === 'string' ? claims.email : undefined,
+          emailVerified: claims.email_verified === true,
+          name: typeof claims.name === 'string' ? claims.name : undefined,
+        };
+      } catch (error) {
+        request.log.warn({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error), provider: provider.name }, 'external sign-in failed');
+        return refuse(request, reply, provider.name, 'invalid-response', 400, `The answer from ${provider.name} could not be verified. Start again from the login page.`);
+      }
+      clearCorrelation(reply);
+
+      if (opened.linkUserId !== null) {
+        const user = await services.store.users.findById(opened.linkUserId);
+        const outcome = user === null ? null : await externalSignIn.link(user, identity, { ip: request.ip });
+        if (outcome?.kind !== 'signed-in') {
+          return refuse(request, reply, provider.name, 'link-taken', 403, `This ${provider.name} account is linked to another user already.`);
+        }
+        return seeOther(reply, '/account/profile');
+      }
+
+      const outcome = await externalSignIn.resolve(identity, { ip: request.ip });
+      if (outcome.kind === 'refused') {
+        return refuse(request, reply, provider.name, outcome.reason, 403,
+          'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.');
+      }
+      const user = outcome.user;
+      if (user.lockedByAdmin || services.users.isLockedOut(user)) {
+        return refuse(request, reply, provider.name, 'locked-out', 403, 'This account is locked for now.');
+      }
+      if (user.twoFactorEnabled && !cookies.rememberedClient(request)(user)) {
+        cookies.startTwoFactor(reply, user, false);
+        const next = opened.returnUrl ? `?ReturnUrl=${encodeURIComponent(opened.returnUrl)}` : '';
+        return reply.code(302).header('location', `/account/login/2fa${next}`).send();
+      }
+      await cookies.signIn(request, reply, user, false);
+      await audit.record('signin.succeeded', { userId: user.id, ip: request.ip, detail: { factor: `external:${provider.name}` } });
+      return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? '/account/profile').send();
+    },
+  );
+}
+
+function parseCorrelation(plain: string | null): Correlation | null {
+  if (plain === null) return null;
+  try {
+    const value = JSON.parse(plain) as Correlation;
+    return typeof value.state === 'string' && typeof value.nonce === 'string' && typeof value.verifier === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function refusalPage(message: string): Html {
+  return layout('Sign-in refused', html`<p role="alert">${message}</p><nav><a href="/account/login">Back to the login page</a></nav>`);
+}

@@ -1,0 +1,93 @@
+/**
+ * A real OpenID provider on loopback for external sign-in tests: oidc-provider with one client,
+ * accounts defined by the test, and its development interactions (login by account id, consent)
+ * driven over HTTP by `authorize`, as a browser would with cookies.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+
+export interface ProviderAccount {
+  readonly email?: string;
+  readonly emailVerified?: boolean;
+  readonly name?: string;
+}
+
+export interface TestProvider {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly accounts: Map<string, ProviderAccount>;
+  /**
+   * Follows the provider's side of an authorization request as `accountId` (login, then
+   * consent) and answers the redirect back to the client: its URL, not yet followed.
+   */
+  authorize(authorizationUrl: string, accountId: string): Promise<URL>;
+  close(): Promise<void>;
+}
+
+export async function startTestProvider(redirectUri: string): Promise<TestProvider> {
+  const accounts = new Map<string, ProviderAccount>();
+  const clientId = 'gatehouse';
+  const clientSecret = 'a client secret for the test provider, long enough';
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const provider = new Provider(issuer, {
+    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' }],
+    findAccount: async (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: async () => {
+        const account = accounts.get(id) ?? {};
+        return { sub: id, email: account.email, email_verified: account.emailVerified, name: account.name };
+      },
+    }),
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    features: { devInteractions: { enabled: true } },
+    pkce: { required: () => true },
+    cookies: { keys: ['a cookie key for the test provider'] },
+  } as never);
+  (provider as unknown as { on(event: string, listener: () => void): void }).on('server_error', () => undefined);
+  server.on('request', (provider as unknown as { callback(): (req: unknown, res: unknown) => void }).callback());
+
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    accounts,
+    async authorize(authorizationUrl, accountId) {
+      const jar = new Map<string, string>();
+      const request = async (url: string, init: RequestInit = {}) => {
+        const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+        const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+        for (const line of response.headers.getSetCookie()) {
+          const [pair] = line.split(';');
+          const at = pair!.indexOf('=');
+          jar.set(pair!.slice(0, at), pair!.slice(at + 1));
+        }
+        return response;
+      };
+      let location = authorizationUrl;
+      for (let step = 0; step < 10; step++) {
+        const response = await request(location);
+        const next = response.headers.get('location');
+        if (next === null) throw new Error(`the provider stopped at ${location} with ${response.status}: ${(await response.text()).slice(0, 300)}`);
+        const target = new URL(next, location);
+        if (target.href.startsWith(redirectUri)) return target;
+        const interaction = /\/interaction\/([^/?]+)$/.exec(target.pathname);
+        if (interaction) {
+          const page = await request(target.href);
+          const html = await page.text();
+          const prompt = html.includes('name="login"') ? 'login' : 'consent';
+          const body = new URLSearchParams(prompt === 'login' ? { prompt, login: accountId, password: 'any' } : { prompt });
+          const submitted = await request(target.href, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+          location = new URL(submitted.headers.get('location') ?? '', target).href;
+          continue;
+        }
+        location = target.href;
+      }
+      throw new Error('the provider did not redirect back');
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * External sign-in in a real browser: the login page's button for a provider goes to a real
+ * OpenID provider on loopback (oidc-provider), whose own pages sign the person in and ask for
+ * consent, and back to Gatehouse, which lands on the profile with the provider's e-mail.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
+import { testEngines } from '../helpers/databases.ts';
+import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+const [sqlite] = await testEngines();
+const browserReady = await chromiumAvailable();
+
+describe.skipIf(!browserReady)('external sign-in in Chromium', () => {
+  let browser: Browser;
+  let provider: TestProvider;
+  let instance: TestApp;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    provider = await startTestProvider(`${baseUrl}/signin-acme`);
+    instance = await startTestApp(await sqlite!.createDatabaseUrl(), {
+      env: { PUBLIC_URL: baseUrl, OIDC_ACME_ISSUER: provider.issuer, OIDC_ACME_CLIENT_ID: provider.clientId, OIDC_ACME_CLIENT_SECRET: provider.clientSecret },
+    });
+    await instance.app.listen({ host: '127.0.0.1', port });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await instance?.close();
+    await provider?.close();
+    await sqlite!.dropAll();
+  });
+
+  it('signs in through the login page’s provider button and lands on the profile', async () => {
+    provider.accounts.set('browser-person', { email: 'browser.person@example.com', emailVerified: true, name: 'Browser Person' });
+    const page = await browser.newPage();
+    await page.goto(`${baseUrl}/account/profile`);
+    expect(new URL(page.url()).pathname).toBe('/account/login');
+    await page.getByRole('link', { name: 'acme' }).click();
+    await page.waitForURL((url) => url.origin === provider.issuer);
+    await page.locator('input[name="login"]').fill('browser-person');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${baseUrl}/account/profile`);
+    expect(await page.locator('#profile-email').textContent()).toContain('browser.person@example.com');
+    await page.close();
+  });
+});
