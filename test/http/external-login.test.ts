@@ -150,6 +150,18 @@ describe.each(engines)('external sign-in on $engine', (engine) => {
     expect((await instance.app.inject({ method: 'DELETE', url: '/account/logins/acme', headers: { cookie: created } })).statusCode).toBe(409);
   });
 
+  it('links only for the browser still signed in as the user who asked', async () => {
+    const { user, password } = await instance.createUser({ email: 'asker@example.com' });
+    const signIn = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { email: user.email, password } });
+    const auth = cookiePair(setCookie(signIn, 'gh.auth')!);
+    const start = await instance.app.inject({ method: 'POST', url: '/account/logins/acme', headers: { cookie: auth } });
+    provider.accounts.set('asker-at-acme', { email: 'asker.elsewhere@example.com', emailVerified: true });
+    const back = await provider.authorize(start.headers.location as string, 'asker-at-acme');
+    const withoutSession = await callback(back, cookiePair(setCookie(start, 'gh.oidc')!));
+    expect(withoutSession.statusCode).toBe(403);
+    expect(await instance.services.store.externalLogins.find('acme', 'asker-at-acme')).toBeNull();
+  });
+
   it('asks for the second factor when the local user has it on', async () => {
     const { user } = await instance.createUser({ email: 'careful@example.com' });
     const key = instance.services.store.twoFactor;

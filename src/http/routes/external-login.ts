@@ -185,6 +185,12 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
       clearCorrelation(reply);
 
       if (opened.linkUserId !== null) {
+        // Linking comes back to the browser that asked, still signed in as the same user.
+        const session = cookies.presentedSession(request);
+        const current = session === null ? null : await services.sessions.validate(session);
+        if (!current?.valid || current.principal.subject !== String(opened.linkUserId)) {
+          return refuse(request, reply, provider.name, 'link-without-session', 403, 'Sign in again, then link the provider from your profile.');
+        }
         const user = await services.store.users.findById(opened.linkUserId);
         const outcome = user === null ? null : await externalSignIn.link(user, identity, { ip: request.ip });
         if (outcome?.kind !== 'signed-in') {
