@@ -46,6 +46,8 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
     cookies: { keys: ['a cookie key for the test provider'] },
+    // Lifetimes of its artifacts, in seconds (the provider asks for them to be set).
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 600, Grant: 600 },
   } as never);
   (provider as unknown as { on(event: string, listener: () => void): void }).on('server_error', () => undefined);
   server.on('request', (provider as unknown as { callback(): (req: unknown, res: unknown) => void }).callback());
