@@ -104,16 +104,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
       } catch (error) {
         return done(error as Error);
       }
-      if (!isPromise(outcome)) {
-        if (outcome) done();
-        return;
-      }
-      outcome.then(
-        (authorized) => {
-          if (authorized) done();
-        },
-        (error: Error) => done(error),
-      );
+      goOnWhen(outcome, done);
     };
 
   /** True when the request may go on; otherwise it has been answered (401 or 403). */
@@ -145,16 +136,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     } catch (error) {
       return done(error as Error);
     }
-    if (!isPromise(outcome)) {
-      if (outcome) done();
-      return;
-    }
-    outcome.then(
-      (valid) => {
-        if (valid) done();
-      },
-      (error: Error) => done(error),
-    );
+    goOnWhen(outcome, done);
   };
 
   // Each route's policy is resolved when it is registered and its check attached to the route
@@ -170,6 +152,23 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
 }
 
 export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });
+
+/**
+ * Lets the request go on when the check says so, at once when it decided in this tick. A refused
+ * request has been answered already; an error goes to Fastify's error handler.
+ */
+function goOnWhen(outcome: MaybePromise<boolean>, done: (error?: Error) => void): void {
+  if (!isPromise(outcome)) {
+    if (outcome) done();
+    return;
+  }
+  outcome.then(
+    (allowed) => {
+      if (allowed) done();
+    },
+    (error: Error) => done(error),
+  );
+}
 
 function isOptionsOnly(route: RouteOptions): boolean {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
