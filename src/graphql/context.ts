@@ -6,6 +6,8 @@ import type { Post, User, UserStore } from '../store/ports.ts';
 /** What every resolver of one operation sees: the caller, and loaders that batch by tick. */
 export interface GraphQLContext {
   readonly user: ClaimsPrincipal;
+  /** Whether anything read `user` (a policy, `me`, a mutation): then the result is this caller's own. */
+  readonly viewerRead: boolean;
   /** Users by id: every `Post.author` of a response in one look-up. */
   readonly users: DataLoader<number, User | null>;
   /** Each author's newest posts, by `first`: every `User.posts` of a response in one query. */
@@ -14,29 +16,53 @@ export interface GraphQLContext {
   clear(): void;
 }
 
+/** A context per operation; its loaders are made when a resolver first needs them. */
 export function createContext(user: ClaimsPrincipal, users: UserStore, posts: Posts): GraphQLContext {
-  const byFirst = new Map<number, DataLoader<number, Post[]>>();
-  const usersById = new DataLoader<number, User | null>(async (ids) => {
-    const found = new Map((await users.findByIds(ids)).map((found) => [found.id, found]));
-    return ids.map((id) => found.get(id) ?? null);
-  });
-  return {
-    user,
-    users: usersById,
-    clear() {
-      usersById.clearAll();
-      byFirst.clear();
-    },
-    postsByAuthor(first) {
-      let loader = byFirst.get(first);
-      if (loader === undefined) {
-        loader = new DataLoader(async (authorIds) => {
-          const byAuthor = await posts.byAuthors(authorIds, first);
-          return authorIds.map((id) => byAuthor.get(id) ?? []);
-        });
-        byFirst.set(first, loader);
-      }
-      return loader;
-    },
-  };
+  return new OperationContext(user, users, posts);
+}
+
+class OperationContext implements GraphQLContext {
+  private read = false;
+  private usersById: DataLoader<number, User | null> | null = null;
+  private readonly byFirst = new Map<number, DataLoader<number, Post[]>>();
+
+  constructor(
+    private readonly caller: ClaimsPrincipal,
+    private readonly userStore: UserStore,
+    private readonly posts: Posts,
+  ) {}
+
+  get user(): ClaimsPrincipal {
+    this.read = true;
+    return this.caller;
+  }
+
+  get viewerRead(): boolean {
+    return this.read;
+  }
+
+  get users(): DataLoader<number, User | null> {
+    this.usersById ??= new DataLoader(async (ids) => {
+      const found = new Map((await this.userStore.findByIds(ids)).map((user) => [user.id, user]));
+      return ids.map((id) => found.get(id) ?? null);
+    });
+    return this.usersById;
+  }
+
+  postsByAuthor(first: number): DataLoader<number, Post[]> {
+    let loader = this.byFirst.get(first);
+    if (loader === undefined) {
+      loader = new DataLoader(async (authorIds) => {
+        const byAuthor = await this.posts.byAuthors(authorIds, first);
+        return authorIds.map((id) => byAuthor.get(id) ?? []);
+      });
+      this.byFirst.set(first, loader);
+    }
+    return loader;
+  }
+
+  clear(): void {
+    this.usersById?.clearAll();
+    this.byFirst.clear();
+  }
 }

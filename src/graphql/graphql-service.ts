@@ -18,6 +18,8 @@ import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
+import { ResultCache } from './result-cache.ts';
+import type { DataVersion } from '../store/ports.ts';
 import { isViewerIndependent } from './viewer.ts';
 
 /** What executing one operation of a prepared document needs. */
@@ -42,9 +44,23 @@ export interface RefusedRequest {
   readonly errors: readonly GraphQLFormattedError[];
 }
 
+/** An executed request: its result as JSON text, ready to send. */
 export interface ExecutedRequest {
   readonly kind: 'executed';
-  readonly result: { data?: unknown; errors?: readonly GraphQLFormattedError[] };
+  readonly body: string;
+}
+
+/** A result as clients see it (every error with a code). */
+export interface FormattedResult {
+  readonly data?: unknown;
+  readonly errors?: readonly GraphQLFormattedError[];
+}
+
+/** A document ready to execute, and the kind of its operation. */
+export interface PreparedRequest {
+  readonly kind: 'prepared';
+  readonly document: DocumentNode;
+  readonly operation: 'query' | 'mutation' | 'subscription';
 }
 
 /** A parsed and validated document, kept per query text (refusals are kept too). */
@@ -64,6 +80,8 @@ export interface GraphQLServiceOptions {
   /** Production: introspection is refused by validation. */
   readonly introspection: boolean;
   readonly logger: Logger;
+  /** The store's data version: answers that are the same for every caller are kept while it holds. */
+  readonly dataVersion?: DataVersion | null;
 }
 
 /**
@@ -76,13 +94,15 @@ export class GraphQLService {
   /** Each validated document compiled by graphql-jit, per operation name: a function per query, no walk of the tree. */
   private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
   private readonly rules;
+  private readonly results: ResultCache;
 
   constructor(private readonly options: GraphQLServiceOptions) {
     this.rules = options.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+    this.results = new ResultCache(options.dataVersion ?? null);
   }
 
   /** Parses, measures and validates: a refusal, or the document to execute. */
-  prepare(request: GraphQLRequest, allowed: readonly ('query' | 'mutation' | 'subscription')[]): RefusedRequest | { kind: 'prepared'; document: DocumentNode } {
+  prepare(request: GraphQLRequest, allowed: readonly ('query' | 'mutation' | 'subscription')[]): RefusedRequest | PreparedRequest {
     const prepared = this.prepared(request.query);
     if (prepared.kind === 'refused') return prepared;
     const { document, usesVariables } = prepared;
@@ -97,12 +117,28 @@ export class GraphQLService {
         ? refused(400, 'GRAPHQL_VALIDATION_FAILED', 'Subscriptions are served over WebSocket at this path.')
         : refused(405, 'GRAPHQL_VALIDATION_FAILED', 'Mutations are sent with POST.');
     }
-    return { kind: 'prepared', document };
+    return { kind: 'prepared', document, operation };
   }
 
-  async execute(document: DocumentNode, request: GraphQLRequest, context: GraphQLContext): Promise<ExecutedRequest> {
-    const result = await this.executeArgs({ document, contextValue: context, variableValues: request.variables ?? null, operationName: request.operationName ?? null });
-    return { kind: 'executed', result: this.format(result) };
+  /**
+   * Executes a prepared query or mutation. A query whose result cannot depend on the caller is
+   * answered from the result cache while the store is unchanged; what it computes is kept unless
+   * it has errors or a resolver read the caller after all.
+   */
+  async execute(prepared: PreparedRequest, request: GraphQLRequest, context: GraphQLContext): Promise<ExecutedRequest> {
+    const { document } = prepared;
+    const version = prepared.operation === 'query' && this.viewerIndependent(document) ? this.results.currentVersion() : null;
+    const key = version === null ? null : resultKey(request);
+    if (key !== null) {
+      const kept = this.results.get(key);
+      if (kept !== undefined) return { kind: 'executed', body: kept };
+    }
+    const result = this.format(
+      await this.executeArgs({ document, contextValue: context, variableValues: request.variables ?? null, operationName: request.operationName ?? null }),
+    );
+    const body = JSON.stringify(result);
+    if (key !== null && version !== null && result.errors === undefined && !context.viewerRead) this.results.set(key, version, body);
+    return { kind: 'executed', body };
   }
 
   /** A query or mutation, compiled once per document and operation; graphql-js when it cannot be compiled. */
@@ -175,7 +211,7 @@ export class GraphQLService {
   }
 
   /** Errors as clients see them: every one with a code, unexpected ones without their message. */
-  format(result: ExecutionResult): ExecutedRequest['result'] {
+  format(result: ExecutionResult): FormattedResult {
     if (!result.errors?.length) return { data: result.data };
     return { data: result.data, errors: result.errors.map((error) => this.formatError(error)) };
   }
@@ -219,6 +255,12 @@ export class GraphQLService {
     }
     return { kind: 'prepared', document, usesVariables };
   }
+}
+
+/** A request's identity for the result cache: the text, the operation and the variables. */
+function resultKey(request: GraphQLRequest): string {
+  const variables = request.variables === undefined ? '' : JSON.stringify(request.variables);
+  return `${request.query}\0${request.operationName ?? ''}\0${variables}`;
 }
 
 function refused(status: 400 | 405, code: GraphQLErrorCode, message: string): RefusedRequest {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
 import { postgresDialect } from './kysely/postgres-dialect.ts';
+import { SqliteDataVersion } from './kysely/sqlite-data-version.ts';
 import { sqliteDialect } from './kysely/sqlite-dialect.ts';
 import type { Store } from './ports.ts';
 
@@ -28,7 +29,8 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" names no file; expected sqlite:<path>, e.g. sqlite:./data/gatehouse.db.');
-    return createKyselyStore('sqlite', sqliteDialect(path === ':memory:' ? path : resolve(path)), storeOptions);
+    const dataVersion = new SqliteDataVersion();
+    return createKyselyStore('sqlite', sqliteDialect(path === ':memory:' ? path : resolve(path), dataVersion), { ...storeOptions, dataVersion });
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), storeOptions);

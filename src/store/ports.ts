@@ -469,6 +469,19 @@ export interface ExternalLoginStore {
 
 export type StoreEngine = 'sqlite' | 'postgres';
 
+/**
+ * Whether any committed data may have changed since an earlier look, whoever changed it: this
+ * process or another one sharing the database. What lets a reader keep an answer computed from
+ * the store and serve it again, exactly as long as it is still what the store would say.
+ */
+export interface DataVersion {
+  /**
+   * A number that grows whenever any table may have changed; the same number as before means
+   * nothing changed in between. Null while the database is not open yet (nothing can be kept).
+   */
+  current(): number | null;
+}
+
 /** Every port over one database connection. */
 export interface Store {
   readonly engine: StoreEngine;
@@ -486,6 +499,11 @@ export interface Store {
   readonly twoFactor: TwoFactorStore;
   readonly posts: PostStore;
   readonly externalLogins: ExternalLoginStore;
+  /**
+   * The data version, where the engine can tell it without a round trip (SQLite); null where it
+   * cannot (PostgreSQL: telling would cost the query it is meant to spare).
+   */
+  readonly dataVersion: DataVersion | null;
   /** Applies pending migrations; safe to run from several processes at once. */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */

@@ -42,6 +42,10 @@ describe.each(engines)('Store on $engine', (engine) => {
     await withStore(await engine.createDatabaseUrl(), async (store) => expect(store.engine).toBe(engine.engine));
   });
 
+  it('tells a data version only where it costs no round trip (SQLite)', async () => {
+    await withStore(await engine.createDatabaseUrl(), async (store) => expect(store.dataVersion !== null).toBe(engine.engine === 'sqlite'));
+  });
+
   it('answers ping once it can reach its database', async () => {
     await withStore(await engine.createDatabaseUrl(), (store) => expect(store.ping()).resolves.toBeUndefined());
   });
@@ -103,6 +107,46 @@ describe('Store on sqlite files', () => {
     });
   });
 
+  it('tells its data version: unchanged by reads, moved by its own writes at once', async () => {
+    await withStore('sqlite::memory:', async (store) => {
+      const version = store.dataVersion!;
+      expect(version.current()).toBeNull(); // not open yet
+      await store.migrate();
+      const author = await store.users.create(ada);
+      const before = version.current();
+      expect(before).not.toBeNull();
+      await store.posts.list(10);
+      await store.users.findById(author.id);
+      await nextTurn();
+      expect(version.current()).toBe(before);
+      await store.posts.create({ authorId: author.id, title: 't', body: 'b', createdAt: 1 });
+      // Same turn: this connection's own write shows without waiting for anything.
+      const afterCreate = version.current()!;
+      expect(afterCreate).toBeGreaterThan(before!);
+      await store.users.delete(author.id); // the posts go by cascade, which is one more write
+      expect(version.current()!).toBeGreaterThan(afterCreate);
+    });
+  });
+
+  it("moves its data version on another process's commit, from the next turn of the event loop", async () => {
+    const databaseUrl = `sqlite:${join(await tempFolder(), 'gatehouse.db')}`;
+    await withStore(databaseUrl, async (store) => {
+      await store.migrate();
+      const author = await store.users.create(ada);
+      await store.posts.list(10);
+      await nextTurn();
+      const before = store.dataVersion!.current();
+      await inSeparateProcesses(1, databaseUrl, `await store.posts.create({ authorId: ${author.id}, title: 'elsewhere', body: 'b', createdAt: 2 });`);
+      await nextTurn();
+      expect(store.dataVersion!.current()).toBeGreaterThan(before!);
+      // A process that only reads changes nothing.
+      const after = store.dataVersion!.current();
+      await inSeparateProcesses(1, databaseUrl, `return (await store.posts.list(5)).length;`);
+      await nextTurn();
+      expect(store.dataVersion!.current()).toBe(after);
+    });
+  });
+
   it('reports a file that cannot be opened as StoreUnavailableError from the first call', async () => {
     const folder = await tempFolder();
     // A folder where the database file should be: SQLITE_CANTOPEN.
@@ -114,6 +158,11 @@ describe('Store on sqlite files', () => {
     );
   });
 });
+
+/** Lets the event loop turn once (what separates two requests that arrive apart). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 describe('Store on an unreachable PostgreSQL', () => {
   // Port 1 refuses connections on any machine; this needs no PostgreSQL running.

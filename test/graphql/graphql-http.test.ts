@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
 import { bearer, json, useTestApp } from '../helpers/test-app.ts';
+import { inSeparateProcesses } from '../contracts/separate-processes.ts';
 
 const engines = await testEngines();
 
@@ -122,6 +123,35 @@ describe.each(engines)('GraphQL over HTTP on $engine', (engine) => {
     expect(sixteen.queries).toBe(eight.queries);
     // The posts, their authors (user, roles, claims) and the authors' posts: five queries.
     expect(sixteen.queries).toBeLessThanOrEqual(5);
+  });
+
+  it('answers a repeated query that is the same for every caller from memory on SQLite, never stale', async () => {
+    const writer = await author();
+    const { id } = await createPost(writer.token, 'kept');
+    const query = '{ posts(first: 3) { id title author { userName } } }';
+    const titles = async (token?: string) => (body(await gql(query, token ? { token } : {})).data!.posts as { title: string }[]).map((post) => post.title);
+    expect(await titles()).toEqual(['kept']);
+    const before = queries.count;
+    expect(await titles(writer.token)).toEqual(['kept']); // another caller, the same answer
+    // PostgreSQL cannot tell that nothing changed without asking, so it reads again.
+    if (engine.engine === 'sqlite') expect(queries.count).toBe(before);
+    else expect(queries.count).toBeGreaterThan(before);
+
+    await createPost(writer.token, 'through the API');
+    expect(await titles()).toEqual(['through the API', 'kept']);
+    // Another process on the same database: a second instance, or the CLI.
+    await inSeparateProcesses(1, ctx.databaseUrl, `await store.posts.update(${id}, { title: 'renamed elsewhere' });`);
+    expect(await titles()).toEqual(['through the API', 'renamed elsewhere']);
+  });
+
+  it('keeps no answer that depends on the caller', async () => {
+    const [writer, other] = [await author(), await author()];
+    await createPost(writer.token, 'mine');
+    const query = '{ posts(first: 1) { author { email } } me { id } }';
+    const seen = async (token: string) => body(await gql(query, { token })).data!;
+    expect(await seen(writer.token)).toEqual({ posts: [{ author: { email: writer.user.email } }], me: { id: String(writer.user.id) } });
+    expect(await seen(other.token)).toEqual({ posts: [{ author: { email: null } }], me: { id: String(other.user.id) } });
+    expect(await seen(writer.token)).toEqual({ posts: [{ author: { email: writer.user.email } }], me: { id: String(writer.user.id) } });
   });
 
   it('refuses an invalid bearer token with 401 problem+json before execution', async () => {

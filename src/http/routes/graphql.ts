@@ -31,6 +31,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     limits: { maxDepth: config.graphqlMaxDepth, maxAliases: config.graphqlMaxAliases, maxCost: config.graphqlMaxCost },
     introspection: !config.production,
     logger,
+    dataVersion: store.dataVersion,
   });
 
   const run = async (request: FastifyRequest, reply: FastifyReply, body: GraphQLRequest, allowed: readonly ('query' | 'mutation')[]) => {
@@ -39,8 +40,8 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const { result } = await graphql.execute(prepared.document, body, createContext(request.user, store.users, posts));
-    return send(request, reply, 200, result);
+    const { body: answer } = await graphql.execute(prepared, body, createContext(request.user, store.users, posts));
+    return send(request, reply, 200, answer);
   };
 
   // GraphiQL in development only: production has no such route (404, SPEC section 6).
@@ -128,9 +129,12 @@ function badRequest(message: string): { errors: GraphQLFormattedError[] } {
   return { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] };
 }
 
-/** `application/graphql-response+json` when the client accepts it, else `application/json`. */
-function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): FastifyReply {
+/**
+ * `application/graphql-response+json` when the client accepts it, else `application/json`. The
+ * payload is sent as JSON text (an executed result comes serialized already).
+ */
+function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: string | object): FastifyReply {
   const accept = request.headers.accept ?? '';
   const type = accept.includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json';
-  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(JSON.stringify(payload));
+  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(typeof payload === 'string' ? payload : JSON.stringify(payload));
 }

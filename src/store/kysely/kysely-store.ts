@@ -1,7 +1,7 @@
 import { KyselyAccountCodeStore } from './account-code-store.ts';
 import { Kysely, sql, type Dialect, type LogEvent } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
-import type { Store, StoreEngine } from '../ports.ts';
+import type { DataVersion, Store, StoreEngine } from '../ports.ts';
 import { KyselyApiKeyStore } from './api-key-store.ts';
 import { KyselyAuditStore } from './audit-store.ts';
 import type { Database } from './database.ts';
@@ -25,6 +25,8 @@ export interface KyselyStoreOptions {
   readonly clock: Clock;
   /** Kysely's query log: every query and error, with its duration. */
   readonly log?: (event: LogEvent) => void;
+  /** How the engine tells that data changed, where it can without a round trip. */
+  readonly dataVersion?: DataVersion;
 }
 
 /** Every port over one Kysely instance, each behind the error-translating port boundary. */
@@ -51,6 +53,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     twoFactor: atPortBoundary(new KyselyTwoFactorStore(context)),
     posts: atPortBoundary(new KyselyPostStore(context)),
     externalLogins: atPortBoundary(new KyselyExternalLoginStore(context)),
+    dataVersion: options.dataVersion ?? null,
     migrate: () => migrateToLatest(db, engine),
     ping: async () => {
       await sql`select 1`.execute(db);

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../ports.ts';
+import type { SqliteDataVersion } from './sqlite-data-version.ts';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -19,14 +20,16 @@ const STATEMENT_CACHE_SIZE = 256;
  * Store per process per file: better-sqlite3 waits synchronously, so a second connection in the
  * same process would block the event loop while the first one holds the lock.
  */
-export function sqliteDialect(filename: string): SqliteDialect {
+export function sqliteDialect(filename: string, dataVersion?: SqliteDataVersion): SqliteDialect {
   return new SqliteDialect({
     database: async () => {
       try {
         if (filename !== ':memory:') await mkdir(dirname(filename), { recursive: true });
         // `timeout` is SQLite's busy_timeout, set before the first statement (the WAL switch
         // below needs a lock that another process may hold).
-        return withStatementCache(await configured(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS })));
+        const database = await configured(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS }));
+        dataVersion?.attach(database);
+        return withStatementCache(database, dataVersion);
       } catch (error) {
         throw new StoreUnavailableError({ cause: error });
       }
@@ -72,19 +75,23 @@ function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
  * statements are reusable, so the same SQL gets the same statement. Safe because better-sqlite3
  * runs a statement to completion before returning; only an open `iterate()` holds one, and the
  * store never streams.
+ *
+ * Kysely runs each statement right after preparing it, so preparing anything but a plain
+ * `select` tells the data version that this connection is about to write.
  */
-function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
+function withStatementCache(database: BetterSqlite3.Database, dataVersion: SqliteDataVersion | undefined): SqliteDatabase {
+  const statements = new Map<string, { readonly statement: SqliteStatement; readonly writes: boolean }>();
   return {
     close: () => database.close(),
     prepare(sql) {
-      let statement = statements.get(sql);
-      if (statement === undefined) {
-        statement = database.prepare(sql);
+      let entry = statements.get(sql);
+      if (entry === undefined) {
+        entry = { statement: database.prepare(sql), writes: !/^\s*select\s/i.test(sql) };
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
-        statements.set(sql, statement);
+        statements.set(sql, entry);
       }
-      return statement;
+      if (entry.writes) dataVersion?.noteWrite();
+      return entry.statement;
     },
   };
 }
