@@ -30,6 +30,9 @@ export interface OperationArgs {
   readonly operationName?: string | null;
 }
 
+/** Takes a subscription's results, each as the JSON text of a formatted result. */
+export type ResultSink = (payload: string) => void;
+
 /** A GraphQL request as HTTP (or a socket) carries it. */
 export interface GraphQLRequest {
   readonly query: string;
@@ -150,11 +153,16 @@ export class GraphQLService {
 
   /**
    * A subscription's stream of results. The subscription field's own `subscribe` runs with this
-   * subscriber's context (its check of the caller included); each event is then executed by the
-   * compiled query — once per event for all subscribers of the same document and variables when
-   * the result cannot depend on who asks (viewer.ts).
+   * subscriber's context (its check of the caller included), so each subscriber has a source of
+   * its own; each event is then executed by the compiled query.
+   *
+   * When the result cannot depend on who asks (viewer.ts) and the caller gives a `sink`, an event
+   * is executed and serialized once for every subscriber of the same document and variables, and
+   * each subscriber's sink gets that JSON text: with a thousand subscribers, one execution and
+   * one serialization instead of a thousand. The returned iterator then yields nothing; it ends
+   * when the source ends, and returning it unsubscribes.
    */
-  async subscribeArgs(args: OperationArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  async subscribeArgs(args: OperationArgs, sink?: ResultSink): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const compiled = this.compiledFor(args.document, args.operationName);
     if (compiled === null) {
       return (await subscribe({ schema: this.options.schema, ...args })) as AsyncIterableIterator<ExecutionResult> | ExecutionResult;
@@ -163,16 +171,20 @@ export class GraphQLService {
     const source = await createSourceEventStream(schema, args.document, undefined, args.contextValue, args.variableValues ?? undefined, args.operationName ?? undefined);
     if (!isAsyncIterable(source)) return source as ExecutionResult;
     const variables = args.variableValues ?? {};
-    const shared = this.viewerIndependent(args.document) ? `${args.operationName ?? ''}\0${JSON.stringify(variables)}` : null;
     const run = (event: unknown) => {
       args.contextValue.clear();
       return compiled.query(event, args.contextValue, variables) as Promise<ExecutionResult> | ExecutionResult;
     };
-    return mapEvents(source, (event) => (shared === null ? run(event) : this.sharedResult(event, args.document, shared, run)));
+    if (sink === undefined || !this.viewerIndependent(args.document)) return mapEvents(source, run);
+    const key = `${args.operationName ?? ''}\0${JSON.stringify(variables)}`;
+    return deliverEvents(source, (event) => {
+      const payload = this.sharedPayload(event, args.document, key, run);
+      return typeof payload === 'string' ? sink(payload) : payload.then(sink);
+    });
   }
 
   private readonly independent = new WeakMap<DocumentNode, boolean>();
-  private readonly eventResults = new WeakMap<object, Map<DocumentNode, Map<string, Promise<ExecutionResult> | ExecutionResult>>>();
+  private readonly eventPayloads = new WeakMap<object, Map<DocumentNode, Map<string, Promise<string> | string>>>();
 
   private viewerIndependent(document: DocumentNode): boolean {
     let independent = this.independent.get(document);
@@ -180,21 +192,25 @@ export class GraphQLService {
     return independent;
   }
 
-  /** One execution per event, document and variables, shared by every subscriber that asks for it. */
-  private sharedResult(
+  /** One execution and serialization per event, document and variables, shared by every subscriber that asks for it. */
+  private sharedPayload(
     event: unknown,
     document: DocumentNode,
     key: string,
     run: (event: unknown) => Promise<ExecutionResult> | ExecutionResult,
-  ): Promise<ExecutionResult> | ExecutionResult {
-    if (typeof event !== 'object' || event === null) return run(event);
-    let byDocument = this.eventResults.get(event);
-    if (byDocument === undefined) this.eventResults.set(event, (byDocument = new Map()));
+  ): Promise<string> | string {
+    if (typeof event !== 'object' || event === null) return this.serialized(run(event));
+    let byDocument = this.eventPayloads.get(event);
+    if (byDocument === undefined) this.eventPayloads.set(event, (byDocument = new Map()));
     let byKey = byDocument.get(document);
     if (byKey === undefined) byDocument.set(document, (byKey = new Map()));
-    let result = byKey.get(key);
-    if (result === undefined) byKey.set(key, (result = run(event)));
-    return result;
+    let payload = byKey.get(key);
+    if (payload === undefined) byKey.set(key, (payload = this.serialized(run(event))));
+    return payload;
+  }
+
+  private serialized(result: Promise<ExecutionResult> | ExecutionResult): Promise<string> | string {
+    return result instanceof Promise ? result.then((settled) => JSON.stringify(this.format(settled))) : JSON.stringify(this.format(result));
   }
 
   private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
@@ -273,6 +289,44 @@ function tooComplex(limit: 'depth' | 'aliases' | 'cost'): RefusedRequest {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> & AsyncIterator<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/**
+ * Hands each of the source's events to `deliver`, one after the other, as an iterator that yields
+ * nothing: it ends when the source does (or fails as it fails), and returning it ends the source
+ * (the subscriber left).
+ */
+function deliverEvents(source: AsyncIterator<unknown>, deliver: (event: unknown) => Promise<void> | void): AsyncIterableIterator<ExecutionResult> {
+  let stopped = false;
+  const finished = (async () => {
+    for (;;) {
+      const step = await source.next();
+      if (step.done || stopped) return;
+      const delivering = deliver(step.value);
+      if (delivering !== undefined) await delivering;
+    }
+  })();
+  // Settled here too, so that a failure after the subscriber left is not an unhandled rejection.
+  finished.catch(() => undefined);
+  const end = async (): Promise<IteratorReturnResult<undefined>> => {
+    stopped = true;
+    await source.return?.();
+    return { done: true, value: undefined };
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      await finished;
+      return { done: true, value: undefined };
+    },
+    return: end,
+    async throw(error: unknown) {
+      await end();
+      throw error;
+    },
+  };
 }
 
 /** The source's events mapped through `map`; returning ends the source too (the subscriber left). */

@@ -4,7 +4,7 @@ import { CloseCode, type FormattedExecutionResult, GRAPHQL_TRANSPORT_WS_PROTOCOL
 import { type GraphQLError, GraphQLError as GraphQLErrorClass, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { createContext } from '../graphql/context.ts';
-import type { GraphQLService } from '../graphql/graphql-service.ts';
+import type { GraphQLService, ResultSink } from '../graphql/graphql-service.ts';
 import type { Posts } from '../posts/posts.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
 import { type AuthenticateResult, BearerHandler, COOKIES_SCHEME } from '../security/authentication/index.ts';
@@ -45,7 +45,9 @@ interface Caller {
  * fail (a security change, deletion, lock; for a token also a claims change).
  */
 export function graphqlSocketHandler(options: GraphQLSocketOptions) {
-  const server = makeServer<Record<string, unknown> | undefined, { caller: Caller }>({
+  /** Each subscription's `next` writer, by the execution arguments graphql-ws hands back to `subscribe`. */
+  const sinks = new WeakMap<object, ResultSink>();
+  const server = makeServer<Record<string, unknown> | undefined, { caller: Caller; socket: Socket }>({
     schema: options.schema,
     onConnect: async (ctx) => {
       const authorization = ctx.connectionParams?.authorization;
@@ -57,7 +59,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       Object.assign(ctx.extra.caller, bearerCaller(result, authorization, options.bearer));
       return true;
     },
-    onSubscribe: (ctx, _id, payload) => {
+    onSubscribe: (ctx, id, payload) => {
       const request = {
         query: payload.query,
         ...(payload.variables ? { variables: payload.variables } : {}),
@@ -65,16 +67,18 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       };
       const prepared = options.graphql.prepare(request, ['query', 'mutation', 'subscription']);
       if (prepared.kind === 'refused') return prepared.errors.map((error) => new GraphQLErrorClass(error.message, { extensions: error.extensions ?? {} }));
-      return {
+      const args = {
         schema: options.schema,
         document: prepared.document,
         contextValue: createContext(ctx.extra.caller.principal, options.users, options.posts),
         variableValues: payload.variables ?? null,
         operationName: payload.operationName ?? null,
       };
+      sinks.set(args, nextMessages(ctx.extra.socket, id));
+      return args;
     },
     execute: (args) => options.graphql.executeArgs(args as never),
-    subscribe: (args) => options.graphql.subscribeArgs(args as never),
+    subscribe: (args) => options.graphql.subscribeArgs(args as never, sinks.get(args)),
     // Results without errors go out as they are; errors get their codes and masking.
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? (options.graphql.format(result) as FormattedExecutionResult) : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
@@ -96,7 +100,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
             });
           }),
       },
-      { caller },
+      { caller, socket },
     );
     const forbid = () => socket.readyState === socket.OPEN && socket.close(FORBIDDEN, 'Forbidden');
     const expiry = watchExpiry(() => caller.expiresAt, options.clock, forbid);
@@ -111,6 +115,16 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       void closed(code, String(reason));
     });
   };
+}
+
+/**
+ * Writes a subscription's results as graphql-transport-ws `next` messages around the JSON text
+ * of each result, which every subscriber of a shared result gets alike: the message is put
+ * together, not serialized again per subscriber. ws keeps the order of everything sent.
+ */
+function nextMessages(socket: Socket, id: string): ResultSink {
+  const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  return (payload) => socket.send(`${head}${payload}}`);
 }
 
 /** The upgrade request's caller: a cookie session (re-checked against the store) or anonymous. */

@@ -98,7 +98,7 @@ export class Argon2Workers {
   private startWorker(): Worker | undefined {
     if (this.started >= this.size) return undefined;
     this.started++;
-    const worker = new Worker(new URL('./argon2-worker.js', import.meta.url), { workerData: { nice: HASHING_NICE } });
+    const worker = new Worker(new URL('./argon2-worker.js', import.meta.url), { workerData: { nice: HASHING_NICE }, execArgv: [] });
     worker.on('message', (reply: Reply) => this.finished(worker, reply));
     worker.on('error', (error) => this.lost(worker, error));
     worker.on('exit', (code) => this.lost(worker, new Error(`The hashing thread stopped (exit code ${code}).`)));

@@ -95,6 +95,26 @@ describe.each(engines)('GraphQL subscriptions on $engine', (engine) => {
     await second.client.dispose();
   });
 
+  it('delivers a shared result under each subscription id of one socket, and stops at the subscriber\'s complete', async () => {
+    const { user } = await instance.createUser();
+    const token = await instance.tokenFor(user);
+    const socket = connect({ authorization: `Bearer ${token}` });
+    const query = 'subscription { postCreated { title } }';
+    const staying = subscribe(socket.client, query);
+    const leaving = subscribe(socket.client, query);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await createPost(token, 'both');
+    await until(() => staying.received.length === 1 && leaving.received.length === 1);
+    leaving.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await createPost(token, 'one of them');
+    await until(() => staying.received.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(staying.received.map((message) => message.data?.postCreated.title)).toEqual(['both', 'one of them']);
+    expect(leaving.received.map((message) => message.data?.postCreated.title)).toEqual(['both']);
+    await socket.client.dispose();
+  });
+
   it('gives each subscriber its own view of fields under a policy', async () => {
     const writer = await instance.createUser();
     const reader = await instance.createUser();
