@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis } from '../platform/redis.ts';
 import type { Logger } from 'pino';
 import type { Post } from '../store/ports.ts';
 import type { PostEvents } from './post-events.ts';
@@ -66,7 +67,7 @@ export class RedisPostEvents implements PostEvents {
   }
 
   private connect(redisUrl: string): Redis {
-    const client = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    const client = createRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
     client.on('error', (error: unknown) => this.logger.warn({ err: error }, 'Redis connection problem'));
     return client;
   }

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis } from '../platform/redis.ts';
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
 import type { RevocationStore } from '../store/ports.ts';
@@ -108,7 +109,7 @@ export class RevocationFeed {
   }
 
   private connect(redisUrl: string): Redis {
-    const client = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    const client = createRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
     client.on('error', (error: unknown) => this.options.logger.warn({ err: error }, 'Redis connection problem'));
     return client;
   }

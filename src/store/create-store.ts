@@ -2,7 +2,6 @@ import type { LogEvent } from 'kysely';
 import { resolve } from 'node:path';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
-import { postgresDialect } from './kysely/postgres-dialect.ts';
 import { SqliteDataVersion } from './kysely/sqlite-data-version.ts';
 import { sqliteDialect } from './kysely/sqlite-dialect.ts';
 import type { Store } from './ports.ts';
@@ -33,6 +32,8 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     return createKyselyStore('sqlite', sqliteDialect(path === ':memory:' ? path : resolve(path), dataVersion), { ...storeOptions, dataVersion });
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    // Loaded only for PostgreSQL: the pg driver is megabytes of memory an SQLite service never uses.
+    const { postgresDialect } = await import('./kysely/postgres-dialect.ts');
     return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), storeOptions);
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);

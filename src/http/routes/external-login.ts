@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import * as oidc from 'openid-client';
+import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../../config/config.ts';
 import { ExternalSignIn, type ExternalIdentity } from '../../identity/external-sign-in.ts';
 import { CookieProtector } from '../../security/authentication/index.ts';
@@ -29,6 +29,10 @@ interface Correlation {
   readonly expiresAt: number;
 }
 
+/** openid-client, loaded with the first discovery: a service without external logins never loads it. */
+let loading: Promise<typeof OpenId> | undefined;
+const openIdClient = () => (loading ??= import('openid-client'));
+
 /**
  * External sign-in with OpenID Connect (SPEC section 4): authorization code flow with PKCE (S256),
  * `state` and `nonce` bound to a short-lived encrypted correlation cookie; the callback validates
@@ -39,7 +43,7 @@ interface Correlation {
 export async function externalLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const { config, clock, audit } = services;
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
-  const discovered = new Map<string, Promise<oidc.Configuration>>();
+  const discovered = new Map<string, Promise<OpenId.Configuration>>();
   const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
   const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';
   const cookies = new CookieSignIn(services);
@@ -52,11 +56,13 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
   });
 
   /** The provider's configuration, discovered once; a failed discovery is tried again next time. */
-  const configurationOf = (provider: OidcProviderConfig): Promise<oidc.Configuration> => {
+  const configurationOf = (provider: OidcProviderConfig): Promise<OpenId.Configuration> => {
     let pending = discovered.get(provider.name);
     if (pending === undefined) {
-      const insecure = provider.issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {};
-      pending = oidc.discovery(provider.issuer, provider.clientId, undefined, oidc.ClientSecretPost(provider.clientSecret), { ...insecure, timeout: 10 });
+      pending = openIdClient().then((oidc) => {
+        const insecure = provider.issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {};
+        return oidc.discovery(provider.issuer, provider.clientId, undefined, oidc.ClientSecretPost(provider.clientSecret), { ...insecure, timeout: 10 });
+      });
       pending.catch(() => discovered.delete(provider.name));
       discovered.set(provider.name, pending);
     }
@@ -77,12 +83,13 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
 
   /** Starts the flow: a fresh verifier, state and nonce, sealed into the correlation cookie; 302 to the provider. */
   const start = async (request: FastifyRequest, reply: FastifyReply, provider: OidcProviderConfig, returnUrl: string | null, linkUserId: number | null) => {
-    let configuration: oidc.Configuration;
+    let configuration: OpenId.Configuration;
     try {
       configuration = await configurationOf(provider);
     } catch {
       return refuse(request, reply, provider.name, 'provider-unreachable', 502, `${provider.name} cannot be reached right now. Try again later, or sign in with your password.`);
     }
+    const oidc = await openIdClient();
     const verifier = oidc.randomPKCECodeVerifier();
     const value: Correlation = {
       provider: provider.name,
@@ -159,6 +166,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
       let identity: ExternalIdentity;
       try {
         const configuration = await configurationOf(provider);
+        const oidc = await openIdClient();
         const currentUrl = new URL(`${redirectUri(provider)}${request.url.slice(request.url.indexOf('?'))}`);
         const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
           pkceCodeVerifier: opened.verifier,

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import QRCode from 'qrcode';
 import type { AuditLog } from '../../audit/audit-log.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
@@ -74,7 +73,7 @@ export class TwoFactorManager {
 
   private async describe(user: User, secret: string): Promise<AuthenticatorSetUp> {
     const uri = otpauthUri(secret, user.email, ISSUER);
-    return { sharedKey: formatSharedKey(secret), otpauthUri: uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) };
+    return { sharedKey: formatSharedKey(secret), otpauthUri: uri, qrSvg: await (await import('qrcode')).default.toString(uri, { type: 'svg', margin: 1 }) };
   }
 
   /** The set-up page's key: the pending one when there is one, else a new one (two-factor off only). */

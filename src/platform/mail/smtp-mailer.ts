@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { fromAddress } from './from-address.ts';
 import { MailDeliveryError } from './mail-delivery-error.ts';
 import type { Mailer, MailMessage } from './mailer.ts';
@@ -18,7 +18,9 @@ const MAX_CONNECTIONS = 3;
 
 /** Mail through an SMTP server, over a small pool of connections. */
 export class SmtpMailer implements Mailer {
-  private readonly transport;
+  /** Made at the first mail: nodemailer is loaded only by a service that sends one. */
+  private transport: Promise<Transporter> | undefined;
+  private readonly transportOptions;
   private readonly from: { name: string; address: string };
   /** Where the mail goes, for error messages: never the credentials. */
   private readonly server: string;
@@ -31,7 +33,7 @@ export class SmtpMailer implements Mailer {
     const user = decodeURIComponent(smtpUrl.username);
     const pass = decodeURIComponent(smtpUrl.password);
     const timeout = options.timeoutMs ?? 10_000;
-    this.transport = createTransport({
+    this.transportOptions = {
       pool: true,
       maxConnections: MAX_CONNECTIONS,
       host: smtpUrl.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -44,7 +46,7 @@ export class SmtpMailer implements Mailer {
       // The text part goes as written; no tracking rewrites or attachments from paths.
       disableFileAccess: true,
       disableUrlAccess: true,
-    });
+    };
     this.from = fromAddress(options.publicUrl);
     this.server = `${smtpUrl.protocol}//${smtpUrl.host}`;
     this.secrets = [pass, smtpUrl.password].filter((secret) => secret.length > 0);
@@ -53,7 +55,8 @@ export class SmtpMailer implements Mailer {
   async send(message: MailMessage): Promise<void> {
     assertSingleRecipient(message.to);
     try {
-      await this.transport.sendMail({
+      this.transport ??= import('nodemailer').then(({ createTransport }) => createTransport(this.transportOptions));
+      await (await this.transport).sendMail({
         from: this.from,
         to: { name: '', address: message.to },
         subject: message.subject,
@@ -67,7 +70,7 @@ export class SmtpMailer implements Mailer {
 
   /** Closes the pooled connections; call once, at shutdown. */
   async close(): Promise<void> {
-    this.transport.close();
+    (await this.transport?.catch(() => undefined))?.close();
   }
 
   private deliveryError(error: unknown): MailDeliveryError {

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis } from '../redis.ts';
 import type { Logger } from 'pino';
 import type { WindowCount, WindowStore } from './window-store.ts';
 
@@ -28,7 +29,7 @@ export class RedisWindowStore implements WindowStore {
 
   constructor(redisUrl: string, logger: Logger) {
     // Connects at the first hit: the CLI builds the same services and must not hold a connection open.
-    this.redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
+    this.redis = createRedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
     this.redis.on('ready', () => (this.connectedOnce = true));
     this.redis.on('error', (error: unknown) => logger.warn({ err: error }, 'Redis connection problem (rate limits)'));
     this.redis.defineCommand('gatehouseHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
