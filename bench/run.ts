@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
 import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
-import { freePort, gatehouseCli, obtainAccessToken, seedPosts } from './lib/gatehouse.ts';
+import { freePort, gatehouseCli, obtainAccessToken, seedPosts, serviceArguments } from './lib/gatehouse.ts';
 import { type FanOutResult, measureFanOut } from './lib/fan-out.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
 import { planPinning } from './lib/pinning.ts';
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     startServer({
       name: 'gatehouse',
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/main.ts'],
+      args: serviceArguments(root),
       env,
       cwd: root,
       cpu: pinning.serverCpu,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runToCompletion } from './processes.ts';
@@ -15,6 +16,17 @@ export function freePort(host: string): Promise<number> {
       });
     });
   });
+}
+
+/**
+ * Node's arguments for the service exactly as `npm start` runs it (package.json's start script,
+ * `node <arguments>`), so that the bench measures the service with the same runtime flags.
+ */
+export function serviceArguments(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const words = (scripts?.start ?? '').trim().split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`package.json's start script is not "node <arguments>": ${JSON.stringify(scripts?.start)}`);
+  return words.slice(1);
 }
 
 /** Runs `bin/gatehouse.js <args>` against the bench's database; answers the last line it printed. */

@@ -1,6 +1,6 @@
 /**
  * Real processes for black-box tests: the `gatehouse` CLI and the service itself, spawned as a
- * user would run them (`node bin/gatehouse.js …`, `node --import tsx src/main.ts`), with their
+ * user would run them (`node bin/gatehouse.js …`, the service as `npm start` runs it), with their
  * output collected and every child killed on teardown, even when a test fails.
  *
  *   useProcessCleanup();                                   // once per file: kills leftovers after each test
@@ -15,6 +15,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
+import { serviceArguments } from '../../bench/lib/gatehouse.ts';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -153,9 +154,9 @@ export function runCli(args: readonly string[], env: Record<string, string | und
   return runNode(['bin/gatehouse.js', ...args], env);
 }
 
-/** Spawns the service as `npm start` does (`node --import tsx src/main.ts`), without waiting. */
+/** Spawns the service as `npm start` does (package.json's start script), without waiting. */
 export function spawnService(env: Record<string, string | undefined>): ChildHandle {
-  return spawnNode(['--import', 'tsx', 'src/main.ts'], env);
+  return spawnNode(serviceArguments(projectRoot), env);
 }
 
 export interface RunningService {
