@@ -1,7 +1,10 @@
 // The subscription fan-out of SPEC section 11, run by bench/run.ts pinned to the load generator's
 // core: SUBSCRIBERS graphql-ws clients subscribe to `postCreated`, then EVENTS `createPost`
 // mutations go out one every INTERVAL_MS over HTTP. An event's latency is the time from sending its
-// mutation until the last subscriber has it. Prints one JSON line: delivered, expected, p50, p99.
+// mutation until the last subscriber has it. WARMUP_EVENTS events go first, the same way, and are
+// not counted (like the warm-up of every HTTP scenario: the load generator's and the service's code
+// paths get compiled before the measurement). Prints one JSON line: delivered, expected, p50, p99,
+// and the warm-up's own figures.
 import WebSocket from 'ws';
 
 const baseUrl = required('BASE_URL');
@@ -10,6 +13,7 @@ const subscribers = Number(process.env.SUBSCRIBERS ?? 1000);
 const events = Number(process.env.EVENTS ?? 100);
 const intervalMs = Number(process.env.INTERVAL_MS ?? 20);
 const deadlineMs = Number(process.env.DEADLINE_MS ?? 30_000);
+const warmupEvents = Number(process.env.WARMUP_EVENTS ?? 0);
 
 function required(name: string): string {
   const value = process.env[name];
@@ -21,11 +25,9 @@ const wsUrl = `${baseUrl.replace(/^http/, 'ws')}/graphql`;
 const sentAt = new Map<string, number>();
 const lastReceivedAt = new Map<string, number>();
 const receivedCount = new Map<string, number>();
-let delivered = 0;
 
 function onPost(title: string): void {
   const now = performance.now();
-  delivered += 1;
   receivedCount.set(title, (receivedCount.get(title) ?? 0) + 1);
   lastReceivedAt.set(title, Math.max(lastReceivedAt.get(title) ?? 0, now));
 }
@@ -69,37 +71,46 @@ for (let i = 0; i < subscribers; i += 50) {
 await new Promise((resolve) => setTimeout(resolve, 1000));
 
 const mutation = 'mutation($title: String!) { createPost(title: $title, body: "fan-out") { id } }';
-const sends: Promise<void>[] = [];
-for (let i = 0; i < events; i++) {
-  const title = `event ${i}`;
-  sentAt.set(title, performance.now());
-  sends.push(
-    fetch(`${baseUrl}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: mutation, variables: { title } }),
-    }).then(async (response) => {
-      const text = await response.text();
-      if (response.status !== 200 || text.includes('"errors"')) throw new Error(`createPost answered ${response.status}: ${text.slice(0, 200)}`);
-    }),
-  );
-  await new Promise((resolve) => setTimeout(resolve, intervalMs));
+
+/** Sends `count` events titled `<phase> <n>` one every INTERVAL_MS and waits until they are all in (or the deadline). */
+async function run(phase: string, count: number) {
+  const sends: Promise<void>[] = [];
+  const titles: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const title = `${phase} ${i}`;
+    titles.push(title);
+    sentAt.set(title, performance.now());
+    sends.push(
+      fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: mutation, variables: { title } }),
+      }).then(async (response) => {
+        const text = await response.text();
+        if (response.status !== 200 || text.includes('"errors"')) throw new Error(`createPost answered ${response.status}: ${text.slice(0, 200)}`);
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  await Promise.all(sends);
+  const arrived = () => titles.reduce((sum, title) => sum + (receivedCount.get(title) ?? 0), 0);
+  const started = performance.now();
+  while (arrived() < subscribers * count && performance.now() - started < deadlineMs) await new Promise((resolve) => setTimeout(resolve, 50));
+
+  const latencies = titles.map((title) => (receivedCount.get(title) === subscribers ? lastReceivedAt.get(title)! - sentAt.get(title)! : Number.POSITIVE_INFINITY));
+  latencies.sort((a, b) => a - b);
+  const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
+  // The slowest events by their place in the sequence, to tell a cold start from a steady tail.
+  const slowest = titles
+    .map((title) => [title, (lastReceivedAt.get(title) ?? Number.POSITIVE_INFINITY) - sentAt.get(title)!] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([title, ms]) => ({ event: title, ms: Math.round(ms) }));
+  return { delivered: arrived(), expected: subscribers * count, p50Ms: percentile(50), p99Ms: percentile(99), slowest };
 }
-await Promise.all(sends);
 
-const expected = subscribers * events;
-const started = performance.now();
-while (delivered < expected && performance.now() - started < deadlineMs) await new Promise((resolve) => setTimeout(resolve, 50));
-
-const latencies = [...sentAt].map(([title, sent]) => (receivedCount.get(title) === subscribers ? lastReceivedAt.get(title)! - sent : Number.POSITIVE_INFINITY));
-latencies.sort((a, b) => a - b);
-const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
-// The slowest events by their place in the sequence, to tell a cold start from a steady tail.
-const slowest = [...sentAt]
-  .map(([title, sent]) => [title, (lastReceivedAt.get(title) ?? Number.POSITIVE_INFINITY) - sent] as const)
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 5)
-  .map(([title, ms]) => ({ event: title, ms: Math.round(ms) }));
-process.stdout.write(`${JSON.stringify({ delivered, expected, p50Ms: percentile(50), p99Ms: percentile(99), slowest })}\n`);
+const warmUp = warmupEvents > 0 ? await run('warm-up', warmupEvents) : null;
+const measured = await run('event', events);
+process.stdout.write(`${JSON.stringify({ ...measured, warmUp })}\n`);
 for (const socket of clients) socket.close(1000);
 process.exit(0);

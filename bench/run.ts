@@ -225,6 +225,7 @@ async function main(): Promise<void> {
       accessToken,
       serverPid: gatehouse.pid,
       loadGeneratorCpu: pinning.loadGeneratorCpu,
+      warmupSeconds: settings.warmupSeconds,
     });
   }
 

@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
+import { isPushable, type PushableStream } from './event-stream.ts';
 import { ResultCache } from './result-cache.ts';
 import type { DataVersion } from '../store/ports.ts';
 import { isViewerIndependent } from './viewer.ts';
@@ -297,6 +298,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> & Asyn
  * (the subscriber left).
  */
 function deliverEvents(source: AsyncIterator<unknown>, deliver: (event: unknown) => Promise<void> | void): AsyncIterableIterator<ExecutionResult> {
+  if (isPushable(source)) return pushEvents(source, deliver);
   let stopped = false;
   const finished = (async () => {
     for (;;) {
@@ -324,6 +326,49 @@ function deliverEvents(source: AsyncIterator<unknown>, deliver: (event: unknown)
     return: end,
     async throw(error: unknown) {
       await end();
+      throw error;
+    },
+  };
+}
+
+/**
+ * `deliverEvents` for a source that pushes: each event is delivered as it happens, synchronously
+ * when its result is ready; a delivery that has to wait holds the later ones back, so the order
+ * stays the source's.
+ */
+function pushEvents(source: PushableStream<unknown>, deliver: (event: unknown) => Promise<void> | void): AsyncIterableIterator<ExecutionResult> {
+  let waiting: Promise<void> | undefined;
+  let end!: (failure?: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => (end = (failure) => (failure === undefined ? resolve() : reject(failure))));
+  finished.catch(() => undefined);
+  const settle = (delivering: Promise<void>) => {
+    waiting = delivering;
+    delivering.then(
+      () => void (waiting === delivering && (waiting = undefined)),
+      (failure: unknown) => end(failure ?? new Error('A subscription event could not be delivered.')),
+    );
+  };
+  source.push((event) => {
+    if (waiting !== undefined) return settle(waiting.then(() => deliver(event)));
+    const delivering = deliver(event);
+    if (delivering !== undefined) settle(delivering);
+  });
+  const stop = async (): Promise<IteratorReturnResult<undefined>> => {
+    await source.return?.();
+    end();
+    return { done: true, value: undefined };
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      await finished;
+      return { done: true, value: undefined };
+    },
+    return: stop,
+    async throw(error: unknown) {
+      await stop();
       throw error;
     },
   };

@@ -15,6 +15,7 @@ import { AuthorizationPolicyBuilder, type AuthorizationPolicy, type Authorizatio
 import type { Post, User } from '../store/ports.ts';
 import type { GraphQLContext } from './context.ts';
 import { forbidden, graphqlError, unauthenticated } from './errors.ts';
+import { eventStream, type PushableStream } from './event-stream.ts';
 
 const SDL = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
@@ -151,33 +152,7 @@ function userIdOf(context: GraphQLContext): number | null {
   return subject !== null && /^[1-9][0-9]*$/.test(subject) ? Number(subject) : null;
 }
 
-/** The posts published from now until the subscriber leaves, as an async iterator. */
-function postStream(events: PostEvents): AsyncIterableIterator<Post> {
-  const queue: Post[] = [];
-  let wake: (() => void) | null = null;
-  let done = false;
-  const stop = events.subscribe((post) => {
-    queue.push(post);
-    wake?.();
-  });
-  const finish = (): IteratorReturnResult<undefined> => {
-    done = true;
-    stop();
-    wake?.();
-    return { done: true, value: undefined };
-  };
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next(): Promise<IteratorResult<Post>> {
-      while (queue.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      const post = queue.shift();
-      return post === undefined ? finish() : { done: false, value: post };
-    },
-    async return() {
-      return finish();
-    },
-  };
+/** The posts published from now until the subscriber leaves. */
+function postStream(events: PostEvents): PushableStream<Post> {
+  return eventStream((listener) => events.subscribe(listener));
 }
