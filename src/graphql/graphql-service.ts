@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { GraphQLContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
-import { isPushable, type PushableStream } from './event-stream.ts';
+import { deliverEvents, mapEvents } from './event-stream.ts';
 import { ResultCache } from './result-cache.ts';
 import type { DataVersion } from '../store/ports.ts';
 import { isViewerIndependent } from './viewer.ts';
@@ -290,110 +290,4 @@ function tooComplex(limit: 'depth' | 'aliases' | 'cost'): RefusedRequest {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> & AsyncIterator<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/**
- * Hands each of the source's events to `deliver`, one after the other, as an iterator that yields
- * nothing: it ends when the source does (or fails as it fails), and returning it ends the source
- * (the subscriber left).
- */
-function deliverEvents(source: AsyncIterator<unknown>, deliver: (event: unknown) => Promise<void> | void): AsyncIterableIterator<ExecutionResult> {
-  if (isPushable(source)) return pushEvents(source, deliver);
-  let stopped = false;
-  const finished = (async () => {
-    for (;;) {
-      const step = await source.next();
-      if (step.done || stopped) return;
-      const delivering = deliver(step.value);
-      if (delivering !== undefined) await delivering;
-    }
-  })();
-  // Settled here too, so that a failure after the subscriber left is not an unhandled rejection.
-  finished.catch(() => undefined);
-  const end = async (): Promise<IteratorReturnResult<undefined>> => {
-    stopped = true;
-    await source.return?.();
-    return { done: true, value: undefined };
-  };
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      await finished;
-      return { done: true, value: undefined };
-    },
-    return: end,
-    async throw(error: unknown) {
-      await end();
-      throw error;
-    },
-  };
-}
-
-/**
- * `deliverEvents` for a source that pushes: each event is delivered as it happens, synchronously
- * when its result is ready; a delivery that has to wait holds the later ones back, so the order
- * stays the source's.
- */
-function pushEvents(source: PushableStream<unknown>, deliver: (event: unknown) => Promise<void> | void): AsyncIterableIterator<ExecutionResult> {
-  let waiting: Promise<void> | undefined;
-  let end!: (failure?: unknown) => void;
-  const finished = new Promise<void>((resolve, reject) => (end = (failure) => (failure === undefined ? resolve() : reject(failure))));
-  finished.catch(() => undefined);
-  const settle = (delivering: Promise<void>) => {
-    waiting = delivering;
-    delivering.then(
-      () => void (waiting === delivering && (waiting = undefined)),
-      (failure: unknown) => end(failure ?? new Error('A subscription event could not be delivered.')),
-    );
-  };
-  source.push((event) => {
-    if (waiting !== undefined) return settle(waiting.then(() => deliver(event)));
-    const delivering = deliver(event);
-    if (delivering !== undefined) settle(delivering);
-  });
-  const stop = async (): Promise<IteratorReturnResult<undefined>> => {
-    await source.return?.();
-    end();
-    return { done: true, value: undefined };
-  };
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      await finished;
-      return { done: true, value: undefined };
-    },
-    return: stop,
-    async throw(error: unknown) {
-      await stop();
-      throw error;
-    },
-  };
-}
-
-/** The source's events mapped through `map`; returning ends the source too (the subscriber left). */
-function mapEvents(
-  source: AsyncIterator<unknown>,
-  map: (event: unknown) => Promise<ExecutionResult> | ExecutionResult,
-): AsyncIterableIterator<ExecutionResult> {
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      const step = await source.next();
-      return step.done ? { done: true, value: undefined } : { done: false, value: await map(step.value) };
-    },
-    async return() {
-      await source.return?.();
-      return { done: true, value: undefined };
-    },
-    async throw(error: unknown) {
-      await source.return?.();
-      throw error;
-    },
-  };
 }
