@@ -37,7 +37,7 @@ describe('GraphQLService result cache', () => {
     const request: GraphQLRequest = { query };
     const prepared = service.prepare(request, ['query', 'mutation']);
     if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
-    return JSON.parse((await service.execute(prepared, request, context(user))).body) as { data: Record<string, unknown> };
+    return JSON.parse((await service.execute(prepared, request, () => context(user))).body) as { data: Record<string, unknown> };
   };
 
   beforeAll(async () => {

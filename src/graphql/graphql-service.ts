@@ -127,9 +127,10 @@ export class GraphQLService {
   /**
    * Executes a prepared query or mutation. A query whose result cannot depend on the caller is
    * answered from the result cache while the store is unchanged; what it computes is kept unless
-   * it has errors or a resolver read the caller after all.
+   * it has errors or a resolver read the caller after all. The context is made only when the
+   * document runs.
    */
-  async execute(prepared: PreparedRequest, request: GraphQLRequest, context: GraphQLContext): Promise<ExecutedRequest> {
+  async execute(prepared: PreparedRequest, request: GraphQLRequest, contextFor: () => GraphQLContext): Promise<ExecutedRequest> {
     const { document } = prepared;
     const version = prepared.operation === 'query' && this.viewerIndependent(document) ? this.results.currentVersion() : null;
     const key = version === null ? null : resultKey(request);
@@ -137,6 +138,7 @@ export class GraphQLService {
       const kept = this.results.get(key);
       if (kept !== undefined) return { kind: 'executed', body: kept };
     }
+    const context = contextFor();
     const result = this.format(
       await this.executeArgs({ document, contextValue: context, variableValues: request.variables ?? null, operationName: request.operationName ?? null }),
     );

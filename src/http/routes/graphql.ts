@@ -40,7 +40,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const { body: answer } = await graphql.execute(prepared, body, createContext(request.user, store.users, posts));
+    const { body: answer } = await graphql.execute(prepared, body, () => createContext(request.user, store.users, posts));
     return send(request, reply, 200, answer);
   };
 
@@ -57,48 +57,52 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     return run(request, reply, body, ['query', 'mutation']);
   });
 
-  await app.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
-  const cookies = new CookieSignIn(services);
-  const socketHandler = graphqlSocketHandler({
-    schema,
-    graphql,
-    bearer: new BearerHandler(services.bearerTokens),
-    revocations: services.revocations,
-    users: store.users,
-    posts,
-    clock,
-    logger,
-    sessionStillValid: async (request) => {
-      const token = cookies.presentedSession(request);
-      return token !== null && (await services.sessions.validate(token)).valid;
-    },
-  });
-  const trustedOrigins = new Set([config.publicUrl.origin, ...config.corsOrigins]);
+  // The socket plugin's hooks (on every request of its scope) stay off POST /graphql: GET
+  // /graphql, the route that upgrades, has a scope of its own.
+  await app.register(async (scope) => {
+    await scope.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
+    const cookies = new CookieSignIn(services);
+    const socketHandler = graphqlSocketHandler({
+      schema,
+      graphql,
+      bearer: new BearerHandler(services.bearerTokens),
+      revocations: services.revocations,
+      users: store.users,
+      posts,
+      clock,
+      logger,
+      sessionStillValid: async (request) => {
+        const token = cookies.presentedSession(request);
+        return token !== null && (await services.sessions.validate(token)).valid;
+      },
+    });
+    const trustedOrigins = new Set([config.publicUrl.origin, ...config.corsOrigins]);
 
-  app.route<{ Querystring: Record<string, string | undefined> }>({
-    method: 'GET',
-    url: '/graphql',
-    config: ENDPOINT_CONFIG,
-    // A browser's socket carries the auth cookie to any site that opens it: only trusted origins may.
-    preValidation: async (request, reply) => {
-      if (!isUpgrade(request) || !signedInByCookie(request)) return;
-      if (!trustedOrigins.has(request.headers.origin ?? '')) {
-        await sendProblem(reply, problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.'));
-      }
-    },
-    wsHandler: socketHandler,
-    handler: async (request, reply) => {
-    const { query, variables, operationName } = request.query;
-    let parsedVariables: unknown;
-    try {
-      parsedVariables = variables === undefined || variables === '' ? undefined : JSON.parse(variables);
-    } catch {
-      return send(request, reply, 400, badRequest('The variables parameter is not JSON.'));
-    }
-    const body = requestOf({ query, variables: parsedVariables, operationName });
-    if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
-    return run(request, reply, body, ['query']);
-    },
+    scope.route<{ Querystring: Record<string, string | undefined> }>({
+      method: 'GET',
+      url: '/graphql',
+      config: ENDPOINT_CONFIG,
+      // A browser's socket carries the auth cookie to any site that opens it: only trusted origins may.
+      preValidation: async (request, reply) => {
+        if (!isUpgrade(request) || !signedInByCookie(request)) return;
+        if (!trustedOrigins.has(request.headers.origin ?? '')) {
+          await sendProblem(reply, problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.'));
+        }
+      },
+      wsHandler: socketHandler,
+      handler: async (request, reply) => {
+        const { query, variables, operationName } = request.query;
+        let parsedVariables: unknown;
+        try {
+          parsedVariables = variables === undefined || variables === '' ? undefined : JSON.parse(variables);
+        } catch {
+          return send(request, reply, 400, badRequest('The variables parameter is not JSON.'));
+        }
+        const body = requestOf({ query, variables: parsedVariables, operationName });
+        if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
+        return run(request, reply, body, ['query']);
+      },
+    });
   });
 }
 
@@ -133,8 +137,8 @@ function badRequest(message: string): { errors: GraphQLFormattedError[] } {
  * `application/graphql-response+json` when the client accepts it, else `application/json`. The
  * payload is sent as JSON text (an executed result comes serialized already).
  */
-function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: string | object): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: string | Buffer | object): FastifyReply {
   const accept = request.headers.accept ?? '';
   const type = accept.includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json';
-  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload));
 }
