@@ -1,21 +1,23 @@
+import type { Kysely } from 'kysely';
 import type { AuditEvent, AuditStore } from '../ports.ts';
+import type { Database } from './database.ts';
+import { ReusableQuery } from './reusable-query.ts';
 import type { StoreContext } from './store-context.ts';
+
+type AuditRow = { type: string; userId: number | null; at: number; ip: string | null; detail: string | null };
 
 /** The security-event log: append-only, read newest first by id. */
 export class KyselyAuditStore implements AuditStore {
+  /** Compiled once: every sign-in appends. */
+  private readonly insert = new ReusableQuery((db: Kysely<Database>, p: AuditRow) =>
+    db.insertInto('audit').values({ type: p.type, user_id: p.userId, at: p.at, ip: p.ip, detail: p.detail }),
+  );
+
   constructor(private readonly context: StoreContext) {}
 
   async append(event: Omit<AuditEvent, 'id'>): Promise<void> {
-    await this.context.db
-      .insertInto('audit')
-      .values({
-        type: event.type,
-        user_id: event.userId,
-        at: event.at,
-        ip: event.ip,
-        detail: event.detail === null ? null : JSON.stringify(event.detail),
-      })
-      .execute();
+    const { type, userId, at, ip } = event;
+    await this.insert.execute(this.context.db, { type, userId, at, ip, detail: event.detail === null ? null : JSON.stringify(event.detail) });
   }
 
   async list(page: { limit: number; before?: number }): Promise<AuditEvent[]> {

@@ -1,6 +1,7 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Session, SessionStore } from '../ports.ts';
-import type { SessionsTable } from './database.ts';
+import type { Database, SessionsTable } from './database.ts';
+import { ReusableQuery } from './reusable-query.ts';
 import type { StoreContext } from './store-context.ts';
 
 /**
@@ -8,31 +9,41 @@ import type { StoreContext } from './store-context.ts';
  * still matches is the session manager's check, made against the user it loads anyway.
  */
 export class KyselySessionStore implements SessionStore {
+  // Compiled once: every sign-in creates a session and every cookie request finds one.
+  private readonly insert = new ReusableQuery((db: Kysely<Database>, p: Omit<Insertable<SessionsTable>, 'id'>) =>
+    db
+      .insertInto('sessions')
+      .values({
+        token_hash: p.token_hash,
+        user_id: p.user_id,
+        security_stamp: p.security_stamp,
+        persistent: p.persistent,
+        created_at: p.created_at,
+        expires_at: p.expires_at,
+      })
+      .returningAll(),
+  );
+  private readonly live = new ReusableQuery((db: Kysely<Database>, p: { tokenHash: string; now: number }) =>
+    db.selectFrom('sessions').selectAll().where('token_hash', '=', p.tokenHash).where('expires_at', '>', p.now),
+  );
+
   constructor(private readonly context: StoreContext) {}
 
   async create(session: Omit<Session, 'id'>): Promise<Session> {
-    const row = await this.context.db
-      .insertInto('sessions')
-      .values({
-        token_hash: session.tokenHash,
-        user_id: session.userId,
-        security_stamp: session.securityStamp,
-        persistent: session.persistent ? 1 : 0,
-        created_at: session.createdAt,
-        expires_at: session.expiresAt,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.insert.first(this.context.db, {
+      token_hash: session.tokenHash,
+      user_id: session.userId,
+      security_stamp: session.securityStamp,
+      persistent: session.persistent ? 1 : 0,
+      created_at: session.createdAt,
+      expires_at: session.expiresAt,
+    });
+    if (row === undefined) throw new Error('The new session was not returned by its insert.');
     return toSession(row);
   }
 
   async findByTokenHash(tokenHash: string, now: number): Promise<Session | null> {
-    const row = await this.context.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
+    const row = await this.live.first(this.context.db, { tokenHash, now });
     return row ? toSession(row) : null;
   }
 

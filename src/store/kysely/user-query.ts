@@ -1,14 +1,54 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { User, UserClaim } from '../ports.ts';
 import type { Database, UsersTable } from './database.ts';
+import { ReusableQuery } from './reusable-query.ts';
 
 /** Which users to load. `all` reads every role and claim link at once instead of listing ids. */
-export type UserFilter =
-  | { readonly id: number }
-  | { readonly ids: readonly number[] }
-  | { readonly normalizedEmail: string }
-  | { readonly normalizedUserName: string }
-  | 'all';
+export type UserFilter = { readonly ids: readonly number[] } | 'all';
+
+/** Which one user to load. */
+export type UserKey = { readonly id: number } | { readonly normalizedEmail: string } | { readonly normalizedUserName: string };
+
+/**
+ * One user with roles and claims: the look-up of every sign-in and every cookie request, so its
+ * three statements are compiled once (one set per store: the SQL is the engine's).
+ */
+export class UserQueries {
+  private readonly byId = new ReusableQuery((db: Kysely<Database>, p: { id: number }) =>
+    db.selectFrom('users').selectAll().where('id', '=', p.id),
+  );
+  private readonly byEmail = new ReusableQuery((db: Kysely<Database>, p: { normalizedEmail: string }) =>
+    db.selectFrom('users').selectAll().where('normalized_email', '=', p.normalizedEmail),
+  );
+  private readonly byUserName = new ReusableQuery((db: Kysely<Database>, p: { normalizedUserName: string }) =>
+    db.selectFrom('users').selectAll().where('normalized_user_name', '=', p.normalizedUserName),
+  );
+  private readonly roles = new ReusableQuery((db: Kysely<Database>, p: { userId: number }) =>
+    db
+      .selectFrom('user_roles')
+      .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+      .select('roles.name')
+      .where('user_roles.user_id', '=', p.userId)
+      // Byte order on both engines: the column is COLLATE "C" in PostgreSQL.
+      .orderBy('roles.name'),
+  );
+  private readonly claims = new ReusableQuery((db: Kysely<Database>, p: { userId: number }) =>
+    db.selectFrom('user_claims').select(['type', 'value']).where('user_id', '=', p.userId).orderBy('id'),
+  );
+
+  async load(db: Kysely<Database>, key: UserKey): Promise<User | null> {
+    const row =
+      'id' in key
+        ? await this.byId.first(db, key)
+        : 'normalizedEmail' in key
+          ? await this.byEmail.first(db, key)
+          : await this.byUserName.first(db, key);
+    if (row === undefined) return null;
+    const roles = await this.roles.rows(db, { userId: row.id });
+    const claims = await this.claims.rows(db, { userId: row.id });
+    return toUser(row, roles.map((role) => role.name), claims.map((claim): UserClaim => ({ type: claim.type, value: claim.value })));
+  }
+}
 
 /**
  * Users with their roles (sorted by name) and claims (in insertion order), by id: three queries
@@ -17,13 +57,8 @@ export type UserFilter =
 export async function loadUsers(db: Kysely<Database>, filter: UserFilter): Promise<User[]> {
   let query = db.selectFrom('users').selectAll().orderBy('id');
   if (filter !== 'all') {
-    if ('id' in filter) query = query.where('id', '=', filter.id);
-    else if ('ids' in filter) {
-      if (filter.ids.length === 0) return [];
-      query = query.where('id', 'in', [...filter.ids]);
-    }
-    else if ('normalizedEmail' in filter) query = query.where('normalized_email', '=', filter.normalizedEmail);
-    else query = query.where('normalized_user_name', '=', filter.normalizedUserName);
+    if (filter.ids.length === 0) return [];
+    query = query.where('id', 'in', [...filter.ids]);
   }
   const rows = await query.execute();
   if (rows.length === 0) return [];

@@ -5,10 +5,26 @@ import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
 import { appendRevocations } from './revocation-store.ts';
 import { appendStampChange, bumpClaimsStamp, grantRoles, setPassword, userExists } from './user-links.ts';
-import { loadUsers } from './user-query.ts';
+import { ReusableQuery } from './reusable-query.ts';
+import { loadUsers, UserQueries } from './user-query.ts';
 
 /** Users with their roles and claims. Every write that touches more than one row is one transaction. */
 export class KyselyUserStore implements UserStore {
+  private readonly queries = new UserQueries();
+  /**
+   * Conditional like recordFailedSignIn: a lockout committed by a concurrent failure after the
+   * sign-in read the user still wins. Compiled once: every sign-in runs it.
+   */
+  private readonly completeSignInQuery = new ReusableQuery((db: Kysely<Database>, p: { userId: number; now: number }) =>
+    db
+      .updateTable('users')
+      .set({ access_failed_count: 0 })
+      .where('id', '=', p.userId)
+      .where('locked_by_admin', '=', 0)
+      .where((eb) => eb.or([eb('lockout_end', 'is', null), eb('lockout_end', '<=', p.now)]))
+      .returning('id'),
+  );
+
   constructor(private readonly context: StoreContext) {}
 
   async create(user: NewUser): Promise<User> {
@@ -24,7 +40,7 @@ export class KyselyUserStore implements UserStore {
   }
 
   async findById(id: number): Promise<User | null> {
-    return (await loadUsers(this.context.db, { id }))[0] ?? null;
+    return this.queries.load(this.context.db, { id });
   }
 
   async findByIds(ids: readonly number[]): Promise<User[]> {
@@ -32,11 +48,11 @@ export class KyselyUserStore implements UserStore {
   }
 
   async findByNormalizedEmail(normalizedEmail: string): Promise<User | null> {
-    return (await loadUsers(this.context.db, { normalizedEmail }))[0] ?? null;
+    return this.queries.load(this.context.db, { normalizedEmail });
   }
 
   async findByNormalizedUserName(normalizedUserName: string): Promise<User | null> {
-    return (await loadUsers(this.context.db, { normalizedUserName }))[0] ?? null;
+    return this.queries.load(this.context.db, { normalizedUserName });
   }
 
   async list(): Promise<User[]> {
@@ -173,17 +189,7 @@ export class KyselyUserStore implements UserStore {
   }
 
   async completeSignIn(userId: number, now: number): Promise<boolean> {
-    // Conditional like recordFailedSignIn: a lockout committed by a concurrent failure after
-    // this sign-in read the user still wins.
-    const row = await this.context.db
-      .updateTable('users')
-      .set({ access_failed_count: 0 })
-      .where('id', '=', userId)
-      .where('locked_by_admin', '=', 0)
-      .where((eb) => eb.or([eb('lockout_end', 'is', null), eb('lockout_end', '<=', now)]))
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await this.completeSignInQuery.first(this.context.db, { userId, now })) !== undefined;
   }
 
   async upgradePasswordHash(userId: number, expectedHash: string, newHash: string): Promise<boolean> {
@@ -223,7 +229,7 @@ export async function insertUser(trx: Kysely<Database>, user: NewUser): Promise<
       .values(claims.map((claim) => ({ user_id: id, type: claim.type, value: claim.value })))
       .execute();
   }
-  const [created] = await loadUsers(trx, { id });
+  const [created] = await loadUsers(trx, { ids: [id] });
   if (!created) throw new Error(`User ${id} vanished inside its own transaction.`);
   return created;
 }
