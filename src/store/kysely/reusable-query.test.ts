@@ -11,7 +11,7 @@ function sqlite(): { db: Kysely<Db>; statements: string[] } {
   const statements: string[] = [];
   const database = new BetterSqlite3(':memory:');
   database.exec('create table items (id integer primary key, name text not null, size integer not null)');
-  const db = new Kysely<Db>({ dialect: new SqliteDialect({ database }), log: (event) => statements.push(event.query.sql) });
+  const db = new Kysely<Db>({ dialect: new SqliteDialect({ database }), log: (event) => void statements.push(event.query.sql) });
   return { db, statements };
 }
 
