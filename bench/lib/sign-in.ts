@@ -1,13 +1,17 @@
 import { join } from 'node:path';
 import { type LoadResult, runLoad } from './autocannon.ts';
-import { runToCompletion } from './processes.ts';
+import { freePort, serviceArguments } from './gatehouse.ts';
+import { runToCompletion, startServer } from './processes.ts';
 
 export interface SignInSettings {
   readonly root: string;
+  readonly host: string;
   readonly baseUrl: string;
   readonly email: string;
   readonly password: string;
   readonly seconds: number;
+  /** Sign-ins before each measured run, not counted (see `measureSignIn`). */
+  readonly warmupSeconds: number;
   readonly connections: number;
   readonly serverCpu: number | null;
   readonly loadGeneratorCpu: number | null;
@@ -23,6 +27,11 @@ export interface SignInResult {
   readonly healthP50Ms: number;
   readonly healthP99Ms: number;
   readonly signInNon2xx: number;
+  /** The same load on the floor server (bench/servers/sign-in-floor.ts): a verify and a cookie, nothing else. */
+  readonly floorSignInsPerSecond: number;
+  readonly floorRatioToVerifyRate: number;
+  /** Sign-ins measured after `warmupSeconds` of uncounted ones. */
+  readonly warmupSeconds: number;
 }
 
 /** Requests/s of `/health` alongside the sign-ins: enough for a p99, too few to matter to the core. */
@@ -32,31 +41,72 @@ const HEALTH_RATE = 100;
  * Sign-in throughput against the Argon2id verify rate (SPEC section 11): first the verify rate of
  * the servers' core, with the service's own hasher, alone; then password sign-ins on the service
  * for as long, with `/health` requested at a steady rate meanwhile, whose latency shows whether
- * hashing starves the event loop. Sign-ins are bound by the hash, so the ratio says how much the
- * rest of a sign-in (look-up, failure counter, audit row, session, cookie) costs on top.
+ * hashing starves the event loop; then the same sign-in load on the floor server, which verifies
+ * with the same hasher and does nothing else, so that the report shows how close to the verify
+ * rate any sign-in on this core can come. Sign-ins are bound by the hash, so the ratio says how
+ * much the rest of a sign-in (look-up, failure counter, audit row, session, cookie) costs on top.
+ *
+ * Each server gets `warmupSeconds` of sign-ins first, not counted, as every HTTP scenario gets a
+ * warm-up: at ~100 sign-ins a second, the JIT compiles the sign-in path for many seconds, on the
+ * same core (decision 0026).
  */
 export async function measureSignIn(settings: SignInSettings): Promise<SignInResult> {
   const verifiesPerSecond = await measureVerifyRate(settings);
+  const signIns = await signInLoad(settings, settings.baseUrl, true);
+  const floor = await withFloorServer(settings, (baseUrl) => signInLoad(settings, baseUrl, false));
+  return {
+    signInsPerSecond: signIns.signIns.requestsPerSecond,
+    verifiesPerSecond,
+    ratioToVerifyRate: signIns.signIns.requestsPerSecond / verifiesPerSecond,
+    healthP50Ms: signIns.health?.latencyP50Ms ?? 0,
+    healthP99Ms: signIns.health?.latencyP99Ms ?? 0,
+    signInNon2xx: signIns.signIns.non2xx,
+    floorSignInsPerSecond: floor.signIns.requestsPerSecond,
+    floorRatioToVerifyRate: floor.signIns.requestsPerSecond / verifiesPerSecond,
+    warmupSeconds: settings.warmupSeconds,
+  };
+}
+
+/** A warm-up, then the measured sign-ins, with `/health` probed meanwhile when `probeHealth`. */
+async function signInLoad(settings: SignInSettings, baseUrl: string, probeHealth: boolean): Promise<{ signIns: LoadResult; health: LoadResult | null }> {
   const body = JSON.stringify({ email: settings.email, password: settings.password });
-  const load = { baseUrl: settings.baseUrl, seconds: settings.seconds, cpu: settings.loadGeneratorCpu, cwd: settings.root };
+  const load = { baseUrl, cpu: settings.loadGeneratorCpu, cwd: settings.root };
+  const signIn = {
+    ...load,
+    connections: settings.connections,
+    request: { method: 'POST' as const, path: '/account/login', headers: { 'content-type': 'application/json' }, body },
+  };
+  if (settings.warmupSeconds > 0) assertClean('sign-in warm-up', await runLoad({ ...signIn, seconds: settings.warmupSeconds }));
   const [signIns, health] = await Promise.all([
-    runLoad({
-      ...load,
-      connections: settings.connections,
-      request: { method: 'POST', path: '/account/login', headers: { 'content-type': 'application/json' }, body },
-    }),
-    runLoad({ ...load, connections: 1, rate: HEALTH_RATE, request: { method: 'GET', path: '/health', headers: {}, body: undefined } }),
+    runLoad({ ...signIn, seconds: settings.seconds }),
+    probeHealth
+      ? runLoad({ ...load, seconds: settings.seconds, connections: 1, rate: HEALTH_RATE, request: { method: 'GET', path: '/health', headers: {}, body: undefined } })
+      : null,
   ]);
   assertClean('sign-in', signIns);
-  assertClean('health under sign-in load', health);
-  return {
-    signInsPerSecond: signIns.requestsPerSecond,
-    verifiesPerSecond,
-    ratioToVerifyRate: signIns.requestsPerSecond / verifiesPerSecond,
-    healthP50Ms: health.latencyP50Ms,
-    healthP99Ms: health.latencyP99Ms,
-    signInNon2xx: signIns.non2xx,
-  };
+  if (health !== null) assertClean('health under sign-in load', health);
+  return { signIns, health };
+}
+
+/** Runs `work` against the floor server, started pinned to the servers' core with the service's Node arguments. */
+async function withFloorServer<T>(settings: SignInSettings, work: (baseUrl: string) => Promise<T>): Promise<T> {
+  const port = await freePort(settings.host);
+  // The service's Node arguments but its entry script, the last of them.
+  const nodeArguments = serviceArguments(settings.root).slice(0, -1);
+  const server = await startServer({
+    name: 'sign-in floor',
+    command: process.execPath,
+    args: [...nodeArguments, join(settings.root, 'bench/servers/sign-in-floor.ts')],
+    env: { ...process.env, HOST: settings.host, PORT: String(port), BENCH_PASSWORD: settings.password },
+    cwd: settings.root,
+    cpu: settings.serverCpu,
+    readyUrl: `http://${settings.host}:${port}/health`,
+  });
+  try {
+    return await work(`http://${settings.host}:${port}`);
+  } finally {
+    await server.stop();
+  }
 }
 
 async function measureVerifyRate(settings: SignInSettings): Promise<number> {
