@@ -12,6 +12,7 @@ async function main(): Promise<void> {
   const logger = createLogger();
   const store = await createStore(config.databaseUrl, {
     onIdleError: (error) => logger.warn({ err: error }, 'lost a database connection; the next query reconnects'),
+    backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });
   await store.migrate();
   const services = await createServices(config, store, { logger });

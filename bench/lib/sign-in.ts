@@ -30,6 +30,8 @@ export interface SignInResult {
   /** The same load on the floor server (bench/servers/sign-in-floor.ts): a verify and a cookie, nothing else. */
   readonly floorSignInsPerSecond: number;
   readonly floorRatioToVerifyRate: number;
+  /** The floor server's own `/health` meanwhile: what the core and the machine allow. */
+  readonly floorHealthP99Ms: number;
   /** Sign-ins measured after `warmupSeconds` of uncounted ones. */
   readonly warmupSeconds: number;
 }
@@ -52,23 +54,24 @@ const HEALTH_RATE = 100;
  */
 export async function measureSignIn(settings: SignInSettings): Promise<SignInResult> {
   const verifiesPerSecond = await measureVerifyRate(settings);
-  const signIns = await signInLoad(settings, settings.baseUrl, true);
-  const floor = await withFloorServer(settings, (baseUrl) => signInLoad(settings, baseUrl, false));
+  const signIns = await signInLoad(settings, settings.baseUrl);
+  const floor = await withFloorServer(settings, (baseUrl) => signInLoad(settings, baseUrl));
   return {
     signInsPerSecond: signIns.signIns.requestsPerSecond,
     verifiesPerSecond,
     ratioToVerifyRate: signIns.signIns.requestsPerSecond / verifiesPerSecond,
-    healthP50Ms: signIns.health?.latencyP50Ms ?? 0,
-    healthP99Ms: signIns.health?.latencyP99Ms ?? 0,
+    healthP50Ms: signIns.health.latencyP50Ms,
+    healthP99Ms: signIns.health.latencyP99Ms,
     signInNon2xx: signIns.signIns.non2xx,
     floorSignInsPerSecond: floor.signIns.requestsPerSecond,
     floorRatioToVerifyRate: floor.signIns.requestsPerSecond / verifiesPerSecond,
+    floorHealthP99Ms: floor.health.latencyP99Ms,
     warmupSeconds: settings.warmupSeconds,
   };
 }
 
-/** A warm-up, then the measured sign-ins, with `/health` probed meanwhile when `probeHealth`. */
-async function signInLoad(settings: SignInSettings, baseUrl: string, probeHealth: boolean): Promise<{ signIns: LoadResult; health: LoadResult | null }> {
+/** A warm-up, then the measured sign-ins, with `/health` probed meanwhile. */
+async function signInLoad(settings: SignInSettings, baseUrl: string): Promise<{ signIns: LoadResult; health: LoadResult }> {
   const body = JSON.stringify({ email: settings.email, password: settings.password });
   const load = { baseUrl, cpu: settings.loadGeneratorCpu, cwd: settings.root };
   const signIn = {
@@ -79,12 +82,10 @@ async function signInLoad(settings: SignInSettings, baseUrl: string, probeHealth
   if (settings.warmupSeconds > 0) assertClean('sign-in warm-up', await runLoad({ ...signIn, seconds: settings.warmupSeconds }));
   const [signIns, health] = await Promise.all([
     runLoad({ ...signIn, seconds: settings.seconds }),
-    probeHealth
-      ? runLoad({ ...load, seconds: settings.seconds, connections: 1, rate: HEALTH_RATE, request: { method: 'GET', path: '/health', headers: {}, body: undefined } })
-      : null,
+    runLoad({ ...load, seconds: settings.seconds, connections: 1, rate: HEALTH_RATE, request: { method: 'GET', path: '/health', headers: {}, body: undefined } }),
   ]);
   assertClean('sign-in', signIns);
-  if (health !== null) assertClean('health under sign-in load', health);
+  assertClean('health under sign-in load', health);
   return { signIns, health };
 }
 

@@ -13,6 +13,11 @@ export interface CreateStoreOptions {
   readonly clock?: Clock;
   /** Where a PostgreSQL pool reports an error on an idle connection; @default ignored (the next query reconnects) */
   readonly onIdleError?: (error: Error) => void;
+  /**
+   * SQLite: WAL checkpoints on a thread of their own, off the event loop (the service sets it; a
+   * CLI command that exits after a few statements does not). `onError` hears of a failed one.
+   */
+  readonly backgroundCheckpoints?: { readonly onError: (message: string) => void };
 }
 
 /**
@@ -29,7 +34,11 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" names no file; expected sqlite:<path>, e.g. sqlite:./data/gatehouse.db.');
     const dataVersion = new SqliteDataVersion();
-    return createKyselyStore('sqlite', sqliteDialect(path === ':memory:' ? path : resolve(path), dataVersion), { ...storeOptions, dataVersion });
+    const dialect = sqliteDialect(path === ':memory:' ? path : resolve(path), {
+      dataVersion,
+      ...(options.backgroundCheckpoints ? { backgroundCheckpoints: options.backgroundCheckpoints } : {}),
+    });
+    return createKyselyStore('sqlite', dialect, { ...storeOptions, dataVersion });
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     // Loaded only for PostgreSQL: the pg driver is megabytes of memory an SQLite service never uses.

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../ports.ts';
 import type { SqliteDataVersion } from './sqlite-data-version.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -20,7 +21,18 @@ const STATEMENT_CACHE_SIZE = 256;
  * Store per process per file: better-sqlite3 waits synchronously, so a second connection in the
  * same process would block the event loop while the first one holds the lock.
  */
-export function sqliteDialect(filename: string, dataVersion?: SqliteDataVersion): SqliteDialect {
+export interface SqliteDialectOptions {
+  readonly dataVersion?: SqliteDataVersion;
+  /**
+   * WAL checkpoints on a thread of their own instead of inside the commits of this connection
+   * (wal-checkpointer.ts): for the long-running service, not for a command that runs a few
+   * statements and exits. `onError` hears of a checkpoint that failed.
+   */
+  readonly backgroundCheckpoints?: { readonly onError: (message: string) => void };
+}
+
+export function sqliteDialect(filename: string, options: SqliteDialectOptions = {}): SqliteDialect {
+  const { dataVersion, backgroundCheckpoints } = options;
   return new SqliteDialect({
     database: async () => {
       try {
@@ -29,7 +41,12 @@ export function sqliteDialect(filename: string, dataVersion?: SqliteDataVersion)
         // below needs a lock that another process may hold).
         const database = await configured(new BetterSqlite3(filename, { timeout: BUSY_TIMEOUT_MS }));
         dataVersion?.attach(database);
-        return withStatementCache(database, dataVersion);
+        let checkpointer: WalCheckpointer | undefined;
+        if (backgroundCheckpoints && filename !== ':memory:') {
+          database.pragma('wal_autocheckpoint = 0');
+          checkpointer = new WalCheckpointer({ filename, busyTimeoutMs: BUSY_TIMEOUT_MS, onError: backgroundCheckpoints.onError });
+        }
+        return withStatementCache(database, dataVersion, checkpointer);
       } catch (error) {
         throw new StoreUnavailableError({ cause: error });
       }
@@ -79,10 +96,17 @@ function configure(database: BetterSqlite3.Database): BetterSqlite3.Database {
  * Kysely runs each statement right after preparing it, so preparing anything but a plain
  * `select` tells the data version that this connection is about to write.
  */
-function withStatementCache(database: BetterSqlite3.Database, dataVersion: SqliteDataVersion | undefined): SqliteDatabase {
+function withStatementCache(
+  database: BetterSqlite3.Database,
+  dataVersion: SqliteDataVersion | undefined,
+  checkpointer: WalCheckpointer | undefined,
+): SqliteDatabase {
   const statements = new Map<string, { readonly statement: SqliteStatement; readonly writes: boolean }>();
   return {
-    close: () => database.close(),
+    close: () => {
+      void checkpointer?.stop();
+      database.close();
+    },
     prepare(sql) {
       let entry = statements.get(sql);
       if (entry === undefined) {
