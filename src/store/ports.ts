@@ -107,7 +107,8 @@ export interface UserStore {
   /**
    * A completed sign-in: resets the failure count, unless the account is locked at `now` (by an
    * admin or a lockout that began while the password was being checked). False when it is
-   * locked, or unknown: the sign-in must then fail.
+   * locked, or unknown: the sign-in must then fail. A count already at 0 is not written again
+   * (as ASP.NET's `ResetAccessFailedCountAsync`): most sign-ins then only read.
    */
   completeSignIn(userId: number, now: number): Promise<boolean>;
   /**

@@ -283,6 +283,15 @@ describe.each(engines)('UserStore on $engine', (engine) => {
       expect(await users().findById(other.id)).toMatchObject({ accessFailedCount: 1 });
     });
 
+    it('completes a sign-in without a failure to reset by reading only (SQLite: no write is noted)', async () => {
+      const user = await users().create(newUser());
+      const version = database.store.dataVersion;
+      const before = version?.current();
+      expect(await users().completeSignIn(user.id, 50_000)).toBe(true);
+      expect(version?.current()).toBe(before);
+      expect(await users().findById(user.id)).toMatchObject({ accessFailedCount: 0 });
+    });
+
     it('refuses to complete a sign-in on a locked account until the lockout ends, and for an unknown user', async () => {
       const user = await users().create(newUser());
       for (let i = 0; i < 3; i++) await users().recordFailedSignIn(user.id, failure);

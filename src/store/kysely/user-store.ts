@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database } from './database.ts';
 import type { FailedSignIn, NewUser, User, UserClaim, UserStore } from '../ports.ts';
 import type { StoreContext } from './store-context.ts';
@@ -11,18 +11,14 @@ import { loadUsers, UserQueries } from './user-query.ts';
 /** Users with their roles and claims. Every write that touches more than one row is one transaction. */
 export class KyselyUserStore implements UserStore {
   private readonly queries = new UserQueries();
-  /**
-   * Conditional like recordFailedSignIn: a lockout committed by a concurrent failure after the
-   * sign-in read the user still wins. Compiled once: every sign-in runs it.
-   */
-  private readonly completeSignInQuery = new ReusableQuery((db: Kysely<Database>, p: { userId: number; now: number }) =>
-    db
-      .updateTable('users')
-      .set({ access_failed_count: 0 })
-      .where('id', '=', p.userId)
-      .where('locked_by_admin', '=', 0)
-      .where((eb) => eb.or([eb('lockout_end', 'is', null), eb('lockout_end', '<=', p.now)]))
-      .returning('id'),
+  // Every sign-in runs these two, so they are compiled once. Both are conditional on the account
+  // not being locked at `now`, like recordFailedSignIn: a lockout committed by a concurrent
+  // failure after the sign-in read the user still wins.
+  private readonly unlockedFailureCount = new ReusableQuery((db: Kysely<Database>, p: { userId: number; now: number }) =>
+    db.selectFrom('users').select('access_failed_count').where('id', '=', p.userId).where(unlockedAt(p.now)),
+  );
+  private readonly resetFailureCount = new ReusableQuery((db: Kysely<Database>, p: { userId: number; now: number }) =>
+    db.updateTable('users').set({ access_failed_count: 0 }).where('id', '=', p.userId).where(unlockedAt(p.now)).returning('id'),
   );
 
   constructor(private readonly context: StoreContext) {}
@@ -189,7 +185,11 @@ export class KyselyUserStore implements UserStore {
   }
 
   async completeSignIn(userId: number, now: number): Promise<boolean> {
-    return (await this.completeSignInQuery.first(this.context.db, { userId, now })) !== undefined;
+    const { db } = this.context;
+    const row = await this.unlockedFailureCount.first(db, { userId, now });
+    if (row === undefined) return false;
+    if (row.access_failed_count === 0) return true;
+    return (await this.resetFailureCount.first(db, { userId, now })) !== undefined;
   }
 
   async upgradePasswordHash(userId: number, expectedHash: string, newHash: string): Promise<boolean> {
@@ -201,6 +201,12 @@ export class KyselyUserStore implements UserStore {
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
+}
+
+/** Neither locked by an admin nor in a lockout at `now`. */
+function unlockedAt(now: number) {
+  return (eb: ExpressionBuilder<Database, 'users'>) =>
+    eb.and([eb('locked_by_admin', '=', 0), eb.or([eb('lockout_end', 'is', null), eb('lockout_end', '<=', now)])]);
 }
 
 /** A user with its roles and claims, inside the caller's transaction. */
