@@ -9,9 +9,9 @@ const MARKER = /^\u0000gatehouse-parameter:(.+)\u0000$/;
  * A query that Kysely builds and compiles once and that then runs with new values each time.
  *
  * Building and compiling a query is JavaScript work that ends in the same SQL on every run; on
- * the sign-in path it cost about as much as executing the statements in SQLite (bench/README.md).
- * Here `build` runs once, on the first execution, with a placeholder (a string no caller can
- * send) for every parameter; compiling it tells where each placeholder landed among the
+ * the sign-in path it cost about as much as executing the statements in SQLite (decision 0026).
+ * Here `build` runs once, on the first execution, with a placeholder (a string that no query
+ * holds as a constant of its own) for every parameter; compiling it tells where each placeholder landed among the
  * statement's bound values, and every run after that binds its own values there and hands the
  * SQL to the same driver, in or out of a transaction. The statement stays parameterized.
  *
