@@ -82,20 +82,7 @@ export function deliverEvents(source: AsyncIterator<unknown>, deliver: (event: u
     await source.return?.();
     return { done: true, value: undefined };
   };
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      await finished;
-      return { done: true, value: undefined };
-    },
-    return: end,
-    async throw(error: unknown) {
-      await end();
-      throw error;
-    },
-  };
+  return deliveryIterator(finished, end);
 }
 
 /**
@@ -125,6 +112,18 @@ function pushEvents(source: PushableStream<unknown>, deliver: (event: unknown) =
     end();
     return { done: true, value: undefined };
   };
+  return deliveryIterator(finished, stop);
+}
+
+/**
+ * What graphql-js gets back from a delivering subscription: `next` settles once delivery has
+ * finished (with its failure, if any) and yields nothing, since every result was delivered on
+ * the way; `return` and `throw` stop the delivery.
+ */
+function deliveryIterator(
+  finished: Promise<void>,
+  stop: () => Promise<IteratorReturnResult<undefined>>,
+): AsyncIterableIterator<ExecutionResult> {
   return {
     [Symbol.asyncIterator]() {
       return this;

@@ -8,19 +8,20 @@ const { filename, intervalMs, busyTimeoutMs } = workerData;
 const database = new BetterSqlite3(filename, { timeout: busyTimeoutMs, fileMustExist: true });
 const checkpoint = database.prepare('pragma wal_checkpoint(PASSIVE)');
 
-function run() {
+/** One checkpoint; its result goes back only when asked for (`report`), a failure always. */
+function run(report) {
   try {
     // PASSIVE: copies what no reader still needs, without waiting for readers or the writer.
     const [{ busy, log, checkpointed }] = checkpoint.all();
-    parentPort.postMessage({ busy, log, checkpointed });
+    if (report) parentPort.postMessage({ busy, log, checkpointed });
   } catch (error) {
     parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }
 }
 
-const timer = setInterval(run, intervalMs);
+const timer = setInterval(() => run(false), intervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'now') run();
+  if (message === 'now') run(true);
   if (message === 'stop') {
     clearInterval(timer);
     database.close();

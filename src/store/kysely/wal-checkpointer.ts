@@ -46,7 +46,10 @@ export class WalCheckpointer {
     this.worker.on('error', (error) => options.onError?.(error.message));
   }
 
-  /** Checkpoints now, without waiting for the interval; resolves with the next checkpoint's result. */
+  /**
+   * Checkpoints now, without waiting for the interval, and resolves with that checkpoint's result
+   * (the periodic ones report nothing back unless they fail: no message a second for the event loop).
+   */
   checkpointNow(): Promise<CheckpointResult> {
     return new Promise((resolve) => {
       this.waiting.push(resolve);
