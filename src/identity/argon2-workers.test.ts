@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Argon2Workers } from './argon2-workers.ts';
 
@@ -25,8 +26,8 @@ describe('Argon2Workers', () => {
     expect(await workers.verify(stored, 'wrong horse')).toBe(false);
   });
 
-  it('runs at most one task per thread, the rest in arrival order, and rejects only the task that fails', async () => {
-    const workers = new Argon2Workers(2);
+  it('hands each thread up to its share of tasks, queues the rest, and rejects only the task that fails', async () => {
+    const workers = new Argon2Workers(2, 3);
     onTestFinished(() => workers.close());
     const stored = await workers.hash('pw', OPTIONS);
     const tasks = [
@@ -35,18 +36,28 @@ describe('Argon2Workers', () => {
       workers.verify(stored, 'nope'),
       workers.hash('another', OPTIONS),
       workers.verify(stored, 'pw'),
+      workers.verify(stored, 'nope'),
+      workers.verify(stored, 'pw'),
+      workers.verify('$argon2id$broken', 'pw'),
     ];
-    expect(workers.load).toEqual({ active: 2, waiting: 3 });
+    expect(workers.load).toEqual({ active: 6, waiting: 2 });
     const outcomes = await Promise.allSettled(tasks);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
     expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'error'))).toEqual([
       true,
       'error',
       false,
       expect.stringMatching(/^\$argon2id\$/),
       true,
+      false,
+      true,
+      'error',
     ]);
     expect(workers.load).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('refuses a pool without threads or a thread without tasks', () => {
+    expect(() => new Argon2Workers(0)).toThrow(/at least one thread/);
+    expect(() => new Argon2Workers(1, 0)).toThrow(/at least one task/);
   });
 
   it.runIf(process.platform === 'linux')('hashes on threads at nice 19, leaving the rest of the process as it was', async () => {
@@ -59,6 +70,30 @@ describe('Argon2Workers', () => {
     const after = threadNiceValues();
     expect(after.filter((nice) => nice === 19)).toHaveLength(2);
     expect(after.filter((nice) => nice !== 19).every((nice) => nice === before[0])).toBe(true);
+  });
+
+  it('answers tasks that queued behind one another in one message, up to the thread\'s share, in order', async () => {
+    const worker = new Worker(new URL('./argon2-worker.js', import.meta.url), { workerData: { nice: 0, repliesPerMessage: 2 } });
+    onTestFinished(async () => {
+      await worker.terminate();
+    });
+    const messages: { id: number; result?: unknown }[][] = [];
+    const answered = new Promise<void>((resolve) => {
+      worker.on('message', (replies: { id: number; result?: unknown }[]) => {
+        messages.push(replies);
+        if (messages.flat().length === 5) resolve();
+      });
+    });
+    // Posted before the thread has even started: all five wait in its port when it takes the first.
+    for (let id = 0; id < 5; id++) worker.postMessage({ id, operation: 'hash', password: `pw ${id}`, options: OPTIONS });
+    await answered;
+    expect(messages.map((replies) => replies.map((reply) => reply.id))).toEqual([[0, 1], [2, 3], [4]]);
+    expect(messages.flat().every((reply) => String(reply.result).startsWith('$argon2id$'))).toBe(true);
+
+    // A task alone is answered as soon as it is done.
+    const lone = new Promise((resolve) => worker.once('message', resolve));
+    worker.postMessage({ id: 5, operation: 'hash', password: 'alone', options: OPTIONS });
+    expect(await lone).toEqual([{ id: 5, result: expect.stringMatching(/^\$argon2id\$/) }]);
   });
 
   it('rejects queued and new tasks once closed', async () => {
