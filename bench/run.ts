@@ -44,7 +44,7 @@ const settings = {
   seconds: readIntegerEnv('BENCH_SECONDS', 10, 1, 3_600),
   warmupSeconds: readIntegerEnv('BENCH_WARMUP_SECONDS', 2, 0, 600),
   /** Sign-ins run ~100 times fewer requests a second than the HTTP scenarios: their JIT warm-up takes as much longer. */
-  signInWarmupSeconds: readIntegerEnv('BENCH_SIGN_IN_WARMUP_SECONDS', 10, 0, 600),
+  signInWarmupSeconds: readIntegerEnv('BENCH_SIGN_IN_WARMUP_SECONDS', 30, 0, 600),
   connections: readIntegerEnv('BENCH_CONNECTIONS', 10, 1, 10_000),
   /** Every scenario is measured this many times, interleaved, and compared with the baseline of its own round. */
   rounds: readIntegerEnv('BENCH_ROUNDS', 3, 1, 100),
@@ -205,10 +205,6 @@ async function main(): Promise<void> {
 
   let signIn: SignInResult | null = null;
   if (settings.only.length === 0 || settings.only.includes(SIGN_IN)) {
-    log(
-      `sign-in: the Argon2id verify rate, then sign-ins on Gatehouse, then on the floor server, ${settings.seconds} s each ` +
-        `(the sign-ins after ${settings.signInWarmupSeconds} s of warm-up)…`,
-    );
     signIn = await measureSignIn({
       root,
       host: HOST,
@@ -217,9 +213,11 @@ async function main(): Promise<void> {
       password,
       seconds: settings.seconds,
       warmupSeconds: settings.signInWarmupSeconds,
+      rounds: settings.rounds,
       connections: settings.connections,
       serverCpu: pinning.serverCpu,
       loadGeneratorCpu: pinning.loadGeneratorCpu,
+      log,
     });
   }
 
