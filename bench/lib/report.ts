@@ -125,7 +125,7 @@ export function markdownTable(results: Results): string {
     const signIn = results.signIn;
     lines.push(
       '',
-      `Sign-in (\`POST /account/login\` with a password, JSON, the same connections and seconds, after ${signIn.warmupSeconds} s of sign-ins not counted), against the Argon2id verify rate of the servers' core measured alone, with \`/health\` requested 100 times a second meanwhile; then the same load and probe on the floor server (bare Fastify verifying with the same hasher and setting a cookie, nothing else: [servers/sign-in-floor.ts](servers/sign-in-floor.ts)). Each round measures the three back to back, and its ratios are taken against its own verify rate; the median round (by Gatehouse's ratio) is in bold:`,
+      `Sign-in (\`POST /account/login\` with a password, JSON, the same connections and seconds, after ${signIn.warmupSeconds} s of sign-ins not counted), against the Argon2id verify rate of the servers' core measured alone, with \`/health\` requested once every 10 ms meanwhile ([health-probe.ts](health-probe.ts)); then the same load and probe on the floor server (bare Fastify verifying with the same hasher and setting a cookie, nothing else: [servers/sign-in-floor.ts](servers/sign-in-floor.ts)). Each round measures the three back to back, and its ratios are taken against its own verify rate; the median round (by Gatehouse's ratio) is in bold:`,
       '',
       '| Round | Sign-ins/s | Argon2id verifies/s | Ratio | `/health` p50 (ms) | `/health` p99 (ms) | Floor sign-ins/s | Floor ratio | Floor `/health` p99 (ms) |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -122,22 +122,34 @@ function signInRequest(settings: SignInSettings, baseUrl: string) {
 }
 
 /** Sign-ins for `seconds`, with `/health` probed meanwhile; warm-ups run the same load as measurements. */
-async function signInLoad(settings: SignInSettings, baseUrl: string, seconds: number): Promise<{ signIns: LoadResult; health: LoadResult }> {
-  const [signIns, health] = await Promise.all([
-    runLoad({ ...signInRequest(settings, baseUrl), seconds }),
-    runLoad({
-      baseUrl,
-      cpu: settings.loadGeneratorCpu,
-      cwd: settings.root,
-      seconds,
-      connections: 1,
-      rate: HEALTH_RATE,
-      request: { method: 'GET', path: '/health', headers: {}, body: undefined },
-    }),
-  ]);
+async function signInLoad(settings: SignInSettings, baseUrl: string, seconds: number): Promise<{ signIns: LoadResult; health: ProbeResult }> {
+  const [signIns, health] = await Promise.all([runLoad({ ...signInRequest(settings, baseUrl), seconds }), probeHealth(settings, baseUrl, seconds)]);
   assertClean('sign-in', signIns);
-  assertClean('health under sign-in load', health);
+  if (health.non2xx > 0 || health.errors > 0 || health.requests === 0) {
+    throw new Error(`health under sign-in load: ${health.requests} requests, ${health.non2xx} non-2xx, ${health.errors} errors; all must be 0 and some requests must be made`);
+  }
   return { signIns, health };
+}
+
+interface ProbeResult {
+  readonly requests: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+}
+
+/** `/health` at a steady `HEALTH_RATE` from the load generator's core (bench/health-probe.ts). */
+async function probeHealth(settings: SignInSettings, baseUrl: string, seconds: number): Promise<ProbeResult> {
+  const { stdout } = await runToCompletion('health probe', process.execPath, ['--import', 'tsx', join(settings.root, 'bench/health-probe.ts')], {
+    env: { ...process.env, PROBE_URL: new URL('/health', baseUrl).href, PROBE_RATE: String(HEALTH_RATE), PROBE_SECONDS: String(seconds) },
+    cwd: settings.root,
+    cpu: settings.loadGeneratorCpu,
+  });
+  const line = stdout.trim().split('\n').pop() ?? '';
+  const result = JSON.parse(line) as Partial<ProbeResult>;
+  if (typeof result.latencyP99Ms !== 'number' || typeof result.requests !== 'number') throw new Error(`health probe: unexpected output ${line}`);
+  return result as ProbeResult;
 }
 
 /** Runs `work` against the floor server, started pinned to the servers' core with the service's Node arguments. */
