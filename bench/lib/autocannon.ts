@@ -17,8 +17,6 @@ export interface LoadOptions {
   readonly seconds: number;
   /** Core to pin the load generator to, or `null`. */
   readonly cpu: number | null;
-  /** A fixed request rate (requests/s over all connections) instead of as fast as possible. */
-  readonly rate?: number;
   readonly cwd: string;
 }
 
@@ -61,7 +59,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     '-c', String(options.connections),
     '-d', String(options.seconds),
     '-m', request.method,
-    ...(options.rate === undefined ? [] : ['-R', String(options.rate)]),
     ...Object.entries(request.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]),
     ...(request.body === undefined ? [] : ['-b', request.body]),
     new URL(request.path, options.baseUrl).href,
