@@ -6,6 +6,7 @@
 // paths get compiled before the measurement). Prints one JSON line: delivered, expected, p50, p99,
 // and the warm-up's own figures.
 import WebSocket from 'ws';
+import { percentile } from './lib/percentile.ts';
 
 const baseUrl = required('BASE_URL');
 const token = required('ACCESS_TOKEN');
@@ -99,14 +100,13 @@ async function run(phase: string, count: number) {
 
   const latencies = titles.map((title) => (receivedCount.get(title) === subscribers ? lastReceivedAt.get(title)! - sentAt.get(title)! : Number.POSITIVE_INFINITY));
   latencies.sort((a, b) => a - b);
-  const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
   // The slowest events by their place in the sequence, to tell a cold start from a steady tail.
   const slowest = titles
     .map((title) => [title, (lastReceivedAt.get(title) ?? Number.POSITIVE_INFINITY) - sentAt.get(title)!] as const)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 5)
     .map(([title, ms]) => ({ event: title, ms: Math.round(ms) }));
-  return { delivered: arrived(), expected: subscribers * count, p50Ms: percentile(50), p99Ms: percentile(99), slowest };
+  return { delivered: arrived(), expected: subscribers * count, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), slowest };
 }
 
 const warmUp = warmupEvents > 0 ? await run('warm-up', warmupEvents) : null;

@@ -14,6 +14,7 @@
 // the server.
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { percentile } from './lib/percentile.ts';
 
 const url = new URL(process.env.PROBE_URL ?? '');
 const rate = Number(process.env.PROBE_RATE ?? 100);
@@ -54,12 +55,6 @@ process.stdout.write(
     latencyMaxMs: tenths(latencies.at(-1) ?? 0),
   })}\n`,
 );
-
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
-}
 
 function tenths(milliseconds: number): number {
   return Math.round(milliseconds * 10) / 10;

@@ -125,9 +125,6 @@ function signInRequest(settings: SignInSettings, baseUrl: string) {
 async function signInLoad(settings: SignInSettings, baseUrl: string, seconds: number): Promise<{ signIns: LoadResult; health: ProbeResult }> {
   const [signIns, health] = await Promise.all([runLoad({ ...signInRequest(settings, baseUrl), seconds }), probeHealth(settings, baseUrl, seconds)]);
   assertClean('sign-in', signIns);
-  if (health.non2xx > 0 || health.errors > 0 || health.requests === 0) {
-    throw new Error(`health under sign-in load: ${health.requests} requests, ${health.non2xx} non-2xx, ${health.errors} errors; all must be 0 and some requests must be made`);
-  }
   return { signIns, health };
 }
 
@@ -139,7 +136,7 @@ interface ProbeResult {
   readonly latencyP99Ms: number;
 }
 
-/** `/health` at a steady `HEALTH_RATE` from the load generator's core (bench/health-probe.ts). */
+/** `/health` at a steady `HEALTH_RATE` from the load generator's core (bench/health-probe.ts); every answer must be a 2xx. */
 async function probeHealth(settings: SignInSettings, baseUrl: string, seconds: number): Promise<ProbeResult> {
   const { stdout } = await runToCompletion('health probe', process.execPath, ['--import', 'tsx', join(settings.root, 'bench/health-probe.ts')], {
     env: { ...process.env, PROBE_URL: new URL('/health', baseUrl).href, PROBE_RATE: String(HEALTH_RATE), PROBE_SECONDS: String(seconds) },
@@ -149,6 +146,9 @@ async function probeHealth(settings: SignInSettings, baseUrl: string, seconds: n
   const line = stdout.trim().split('\n').pop() ?? '';
   const result = JSON.parse(line) as Partial<ProbeResult>;
   if (typeof result.latencyP99Ms !== 'number' || typeof result.requests !== 'number') throw new Error(`health probe: unexpected output ${line}`);
+  if (result.non2xx !== 0 || result.errors !== 0 || result.requests === 0) {
+    throw new Error(`health under sign-in load: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors; all must be 0 and some requests must be made`);
+  }
   return result as ProbeResult;
 }
 
