@@ -8,15 +8,23 @@ import { hashSync, verifySync } from '@node-rs/argon2';
 
 lowerThisThreadsPriority(workerData.nice);
 
-// Tasks that arrived while one was hashing are taken at once, and their answers held until the
-// thread runs out of work or holds `repliesPerMessage` of them: each message wakes the event loop,
-// so fewer messages leave it more of the core (decision 0027).
+// Tasks that arrived while one was hashing are taken at once, and their answers held while there
+// is more to do: each message wakes the event loop, so fewer messages leave it more of the core
+// (decision 0027). The answers go out when the thread runs out of work, holds `repliesPerMessage`
+// of them, or would keep the oldest waiting longer than `maxHoldMs` by hashing once more (the
+// hash just done tells how long the next takes): the wait is bounded in time, whatever a hash
+// costs on this machine (decision 0029).
 parentPort.on('message', (first) => {
   let replies = [];
+  let oldestReadyAt = 0;
   for (let task = first; task !== undefined; ) {
+    const started = performance.now();
     replies.push(run(task));
+    const now = performance.now();
+    if (replies.length === 1) oldestReadyAt = now;
     const next = receiveMessageOnPort(parentPort)?.message;
-    if (next === undefined || replies.length >= workerData.repliesPerMessage) {
+    const oldestWaitAfterNext = now - oldestReadyAt + (now - started);
+    if (next === undefined || replies.length >= workerData.repliesPerMessage || oldestWaitAfterNext > workerData.maxHoldMs) {
       parentPort.postMessage(replies);
       replies = [];
     }

@@ -55,9 +55,10 @@ describe('Argon2Workers', () => {
     expect(workers.load).toEqual({ active: 0, waiting: 0 });
   });
 
-  it('refuses a pool without threads or a thread without tasks', () => {
+  it('refuses a pool without threads, a thread without tasks or a negative hold', () => {
     expect(() => new Argon2Workers(0)).toThrow(/at least one thread/);
     expect(() => new Argon2Workers(1, 0)).toThrow(/at least one task/);
+    expect(() => new Argon2Workers(1, 4, -1)).toThrow(/cannot be held/);
   });
 
   it.runIf(process.platform === 'linux')('hashes on threads at nice 19, leaving the rest of the process as it was', async () => {
@@ -73,7 +74,7 @@ describe('Argon2Workers', () => {
   });
 
   it('answers tasks that queued behind one another in one message, up to the thread\'s share, in order', async () => {
-    const worker = new Worker(new URL('./argon2-worker.js', import.meta.url), { workerData: { nice: 0, repliesPerMessage: 2 } });
+    const worker = new Worker(new URL('./argon2-worker.js', import.meta.url), { workerData: { nice: 0, repliesPerMessage: 2, maxHoldMs: 60_000 } });
     onTestFinished(async () => {
       await worker.terminate();
     });
@@ -94,6 +95,24 @@ describe('Argon2Workers', () => {
     const lone = new Promise((resolve) => worker.once('message', resolve));
     worker.postMessage({ id: 5, operation: 'hash', password: 'alone', options: OPTIONS });
     expect(await lone).toEqual([{ id: 5, result: expect.stringMatching(/^\$argon2id\$/) }]);
+  });
+
+  it('holds no answer longer than its time allows, however many tasks wait', async () => {
+    // A hash takes more than 0 ms, so with no time to hold, each answer goes out alone.
+    const worker = new Worker(new URL('./argon2-worker.js', import.meta.url), { workerData: { nice: 0, repliesPerMessage: 8, maxHoldMs: 0 } });
+    onTestFinished(async () => {
+      await worker.terminate();
+    });
+    const messages: { id: number }[][] = [];
+    const answered = new Promise<void>((resolve) => {
+      worker.on('message', (replies: { id: number }[]) => {
+        messages.push(replies);
+        if (messages.flat().length === 4) resolve();
+      });
+    });
+    for (let id = 0; id < 4; id++) worker.postMessage({ id, operation: 'hash', password: `pw ${id}`, options: OPTIONS });
+    await answered;
+    expect(messages.map((replies) => replies.map((reply) => reply.id))).toEqual([[0], [1], [2], [3]]);
   });
 
   it('rejects queued and new tasks once closed', async () => {
