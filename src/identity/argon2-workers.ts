@@ -37,7 +37,7 @@ const HASHING_NICE = 19;
  * Tasks a hashing thread holds at once, and answers together when they finish back to back.
  * Every answer wakes the event loop, which then runs on caches the 19 MiB Argon2id pass evicted:
  * under sign-in load, answering four at a time halved the event loop's time per sign-in, eight
- * took another ~30 % off it (decisions 0027 and 0029). A thread answers as soon as it has nothing
+ * took another ~15 % off it (decisions 0027 and 0029). A thread answers as soon as it has nothing
  * more to do, so a lone task waits for nothing.
  */
 const TASKS_PER_THREAD = 8;
