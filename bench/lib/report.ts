@@ -141,8 +141,7 @@ export function markdownTable(results: Results): string {
           `${round.floorRatioToVerifyRate.toFixed(2)}×`,
           formatMs(round.floorHealthP99Ms),
         ];
-        const median = round.ratioToVerifyRate === signIn.ratioToVerifyRate && round.signInsPerSecond === signIn.signInsPerSecond;
-        return `| ${(median ? cells.map((cell) => `**${cell}**`) : cells).join(' | ')} |`;
+        return `| ${(at === signIn.medianRound ? cells.map((cell) => `**${cell}**`) : cells).join(' | ')} |`;
       }),
     );
   }

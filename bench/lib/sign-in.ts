@@ -42,6 +42,8 @@ export interface SignInResult extends SignInRound {
   /** Sign-ins measured after `warmupSeconds` of uncounted ones on each server. */
   readonly warmupSeconds: number;
   readonly rounds: readonly SignInRound[];
+  /** Which of `rounds` is the median one (from 0). */
+  readonly medianRound: number;
 }
 
 /** Requests/s of `/health` alongside the sign-ins: enough for a p99, too few to matter to the core. */
@@ -86,8 +88,9 @@ export async function measureSignIn(settings: SignInSettings): Promise<SignInRes
       settings.log(`sign-in: the verify rate, Gatehouse, the floor server, ${settings.seconds} s each (round ${round} of ${settings.rounds})…`);
       rounds.push(await measureRound(settings, floorUrl));
     }
-    const median = [...rounds].sort((a, b) => a.ratioToVerifyRate - b.ratioToVerifyRate)[Math.floor((rounds.length - 1) / 2)] as SignInRound;
-    return { ...median, warmupSeconds: settings.warmupSeconds, rounds };
+    const byRatio = rounds.map((_, at) => at).sort((a, b) => (rounds[a] as SignInRound).ratioToVerifyRate - (rounds[b] as SignInRound).ratioToVerifyRate);
+    const medianRound = byRatio[Math.floor((rounds.length - 1) / 2)] as number;
+    return { ...(rounds[medianRound] as SignInRound), warmupSeconds: settings.warmupSeconds, rounds, medianRound };
   });
 }
 

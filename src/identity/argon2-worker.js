@@ -13,7 +13,7 @@ lowerThisThreadsPriority(workerData.nice);
 // (decision 0027). The answers go out when the thread runs out of work, holds `repliesPerMessage`
 // of them, or would keep the oldest waiting longer than `maxHoldMs` by hashing once more (the
 // hash just done tells how long the next takes): the wait is bounded in time, whatever a hash
-// costs on this machine (decision 0029).
+// costs on the machine (decision 0029).
 parentPort.on('message', (first) => {
   let replies = [];
   let oldestReadyAt = 0;
