@@ -12,6 +12,7 @@ import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
 import { freePort, gatehouseCli, obtainAccessToken, seedPosts, serviceArguments } from './lib/gatehouse.ts';
 import { type FanOutResult, measureFanOut } from './lib/fan-out.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
+import { medianIndex } from './lib/percentile.ts';
 import { planPinning } from './lib/pinning.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
 import { markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
@@ -310,6 +311,5 @@ function medianRound(
     if (entry === undefined) throw new Error(`no result for ${name}`);
     return { entry, ratio: entry.result.requestsPerSecond / baseline.requestsPerSecond };
   });
-  candidates.sort((a, b) => a.ratio - b.ratio);
-  return candidates[Math.floor((candidates.length - 1) / 2)]!;
+  return candidates[medianIndex(candidates.map((candidate) => candidate.ratio))]!;
 }

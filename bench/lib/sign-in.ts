@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type LoadResult, runLoad } from './autocannon.ts';
 import { freePort, serviceArguments } from './gatehouse.ts';
+import { medianIndex } from './percentile.ts';
 import { runToCompletion, startServer } from './processes.ts';
 
 export interface SignInSettings {
@@ -88,8 +89,7 @@ export async function measureSignIn(settings: SignInSettings): Promise<SignInRes
       settings.log(`sign-in: the verify rate, Gatehouse, the floor server, ${settings.seconds} s each (round ${round} of ${settings.rounds})…`);
       rounds.push(await measureRound(settings, floorUrl));
     }
-    const byRatio = rounds.map((_, at) => at).sort((a, b) => (rounds[a] as SignInRound).ratioToVerifyRate - (rounds[b] as SignInRound).ratioToVerifyRate);
-    const medianRound = byRatio[Math.floor((rounds.length - 1) / 2)] as number;
+    const medianRound = medianIndex(rounds.map((round) => round.ratioToVerifyRate));
     return { ...(rounds[medianRound] as SignInRound), warmupSeconds: settings.warmupSeconds, rounds, medianRound };
   });
 }
