@@ -90,6 +90,10 @@ describe('loadConfig defaults (SPEC section 1)', () => {
     expect(config.graphqlMaxCost).toBe(1000);
   });
 
+  it('allows 100 active subscriptions per socket', () => {
+    expect(config.graphqlMaxSubscriptionsPerSocket).toBe(100);
+  });
+
   it('has business hours 09:00-17:00 in the system time zone', () => {
     expect(config.businessHours).toEqual({ startMinute: 9 * 60, endMinute: 17 * 60 });
     expect(config.timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
@@ -123,6 +127,11 @@ describe('loadConfig values', () => {
     expect(config.refreshReuseGraceSeconds).toBe(2.5);
     expect(config.cookieSeconds).toBe(900);
     expect(config.lockoutSeconds).toBe(90);
+  });
+
+  it('reads GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET from 1 up', () => {
+    expect(loadConfig({ GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '1' }).graphqlMaxSubscriptionsPerSocket).toBe(1);
+    expect(loadConfig({ GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '2500' }).graphqlMaxSubscriptionsPerSocket).toBe(2500);
   });
 
   it('allows REFRESH_REUSE_GRACE_SECONDS=0', () => {
@@ -197,6 +206,9 @@ describe('loadConfig refusals', () => {
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com/path' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://ok.example.com,app.example.com' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com?x=1' }],
+    ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '0' }],
+    ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '2.5' }],
+    ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: 'many' }],
     ['KEYRING_SECRET', { KEYRING_SECRET: 'too-short' }],
     ['KEYRING_SECRET', { KEYRING_SECRET: 'x'.repeat(31) }],
   ])('refuses a bad %s with a ConfigError naming it: %j', (variable, env) => {

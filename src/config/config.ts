@@ -44,6 +44,8 @@ export interface Config {
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxAliases: number;
   readonly graphqlMaxCost: number;
+  /** Active subscriptions one WebSocket may hold; one more gets an `error` message (SPEC section 6). */
+  readonly graphqlMaxSubscriptionsPerSocket: number;
   readonly businessHours: BusinessHours;
   /** IANA time zone of `BusinessHours`: `TZ`, else the system's. */
   readonly timeZone: string;
@@ -93,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxDepth: readInteger(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
     graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
     graphqlMaxCost: readInteger(env, 'GRAPHQL_MAX_COST', 1000, 1, 100_000_000),
+    graphqlMaxSubscriptionsPerSocket: readInteger(env, 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 100_000),
     businessHours: readBusinessHours(env),
     timeZone: readTimeZone(env),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
