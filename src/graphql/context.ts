@@ -16,8 +16,13 @@ export interface GraphQLContext {
   clear(): void;
 }
 
-/** A context per operation; its loaders are made when a resolver first needs them. */
-export function createContext(user: ClaimsPrincipal, users: UserStore, posts: Posts): GraphQLContext {
+/**
+ * A context per operation; its loaders are made when a resolver first needs them. `user` is the
+ * caller, or how to read the caller's current principal: a socket's caller may change under a
+ * long-lived subscription (a cookie socket takes its user's new claims), and each of its events
+ * is resolved for the caller as they are then.
+ */
+export function createContext(user: ClaimsPrincipal | (() => ClaimsPrincipal), users: UserStore, posts: Posts): GraphQLContext {
   return new OperationContext(user, users, posts);
 }
 
@@ -27,14 +32,14 @@ class OperationContext implements GraphQLContext {
   private readonly byFirst = new Map<number, DataLoader<number, Post[]>>();
 
   constructor(
-    private readonly caller: ClaimsPrincipal,
+    private readonly caller: ClaimsPrincipal | (() => ClaimsPrincipal),
     private readonly userStore: UserStore,
     private readonly posts: Posts,
   ) {}
 
   get user(): ClaimsPrincipal {
     this.read = true;
-    return this.caller;
+    return typeof this.caller === 'function' ? this.caller() : this.caller;
   }
 
   get viewerRead(): boolean {

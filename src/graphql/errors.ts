@@ -9,6 +9,8 @@ export type GraphQLErrorCode =
   | 'GRAPHQL_PARSE_FAILED'
   | 'GRAPHQL_VALIDATION_FAILED'
   | 'QUERY_TOO_COMPLEX'
+  /** A `subscribe` over the per-socket cap (`GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET`). */
+  | 'TOO_MANY_SUBSCRIPTIONS'
   | 'INTERNAL_SERVER_ERROR';
 
 export function graphqlError(code: GraphQLErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {

@@ -1,19 +1,12 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { createAuthorizationService, createPolicyProvider } from '../policies/policies.ts';
-import {
-  ApiKeyHandler,
-  AuthenticationSchemeProvider,
-  BearerHandler,
-  CookiesHandler,
-  forwardByRequestShape,
-  PolicyEvaluator,
-} from '../security/authentication/index.ts';
+import { PolicyEvaluator } from '../security/authentication/index.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
 import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
-import { authCookieName, authCookieProtector } from './auth-cookie.ts';
+import { authenticationSchemes } from './authentication-schemes.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { problemErrorsPlugin } from './plugins/problem-errors.ts';
@@ -65,18 +58,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   const policies = createPolicyProvider(config);
   const authorization = createAuthorizationService(services.clock, config.timeZone);
-  const schemes = new AuthenticationSchemeProvider(
-    [
-      new BearerHandler(services.bearerTokens),
-      new ApiKeyHandler(services.apiKeys),
-      new CookiesHandler({
-        validator: services.sessions,
-        protector: authCookieProtector(services.keyRing.secrets.cookie),
-        cookieName: authCookieName(config),
-      }),
-    ],
-    forwardByRequestShape,
-  );
+  const schemes = authenticationSchemes(services);
   const context: RouteContext = { services, authorization };
 
   await app.register(problemErrorsPlugin);

@@ -1,65 +1,77 @@
 import type { WebSocket as Socket } from '@fastify/websocket';
 import type { FastifyRequest } from 'fastify';
-import { CloseCode, type FormattedExecutionResult, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
+import { CloseCode, type Context, type FormattedExecutionResult, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import { type GraphQLError, GraphQLError as GraphQLErrorClass, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { createContext } from '../graphql/context.ts';
+import { graphqlError } from '../graphql/errors.ts';
 import type { GraphQLService, ResultSink } from '../graphql/graphql-service.ts';
 import type { Posts } from '../posts/posts.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
-import { type AuthenticateResult, BearerHandler, COOKIES_SCHEME } from '../security/authentication/index.ts';
-import type { ClaimsPrincipal } from '../security/claims/index.ts';
+import { type AuthenticationRequest, type AuthenticationSchemeProvider, BEARER_SCHEME } from '../security/authentication/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { UserStore } from '../store/ports.ts';
+import { SocketCredential } from './socket-credential.ts';
 
 /** The close code of SPEC section 6 for a connection whose credentials no longer hold. */
 const FORBIDDEN = CloseCode.Forbidden; // 4403
+/** The longest a socket's expiry timer waits before looking at the clock again. */
+const LONGEST_WAIT_MS = 60_000;
+/** The upgrade's headers that carry credentials: all a socket keeps of its request. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
 
 export interface GraphQLSocketOptions {
   readonly schema: GraphQLSchema;
   readonly graphql: GraphQLService;
-  readonly bearer: BearerHandler;
+  /** The schemes HTTP uses, with cookie sessions read without sliding (a socket is no use of its session). */
+  readonly schemes: AuthenticationSchemeProvider;
   readonly revocations: RevocationList;
   readonly users: UserStore;
   readonly posts: Posts;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Whether the upgrade request's cookie session still holds (read from the store). */
-  readonly sessionStillValid: (request: FastifyRequest) => Promise<boolean>;
+  /** `GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET`. */
+  readonly maxSubscriptions: number;
 }
 
-/** What one connection knows of its caller, and how it re-checks them. */
-interface Caller {
-  principal: ClaimsPrincipal;
-  /** The credential still holds (a revocation event concerned this user). */
-  stillValid: () => Promise<boolean>;
-  expiresAt?: number | undefined;
+/** What graphql-ws keeps for one connection besides the protocol's own state. */
+interface Connection {
+  readonly socket: Socket;
+  /** The upgrade request's credential (or anonymous), authenticated again as the socket opens; null when refused. */
+  readonly upgrade: Promise<SocketCredential | null>;
+  /** The socket's one principal's source: the upgrade's until `connection_init` brings a token. */
+  credential: SocketCredential;
+  /** Ids of the subscriptions (not queries or mutations) this socket has started; see `admitted`. */
+  readonly subscriptionIds: Set<string>;
+  /** Stops following the credential (timer and revocation events). */
+  stopFollowing: () => void;
 }
 
 /**
- * `graphql-transport-ws` at `/graphql` (SPEC section 6). The caller is the upgrade request's
- * (the auth cookie, with the Origin checked by the route) unless `connection_init` brings
- * `{"authorization":"Bearer <jwt>"}`; invalid credentials there close the socket with 4403. Every
- * `subscribe` is prepared and authorized like an HTTP request. The socket closes with 4403 when
- * its access token expires and when a revocation event concerning its user makes the credential
- * fail (a security change, deletion, lock; for a token also a claims change).
+ * `graphql-transport-ws` at `/graphql` (SPEC section 6). The socket's caller is the upgrade
+ * request's (bearer header, API key, or auth cookie with the Origin checked by the route; else
+ * anonymous) unless `connection_init` brings `{"authorization":"Bearer <jwt>"}`; invalid
+ * credentials there close the socket with 4403. Whichever it is, the socket follows that one
+ * credential (`SocketCredential`): it closes with 4403 as soon as the credential would be refused
+ * over HTTP, and a cookie socket carries its user's current claims into every later operation.
+ * Every `subscribe` is prepared and authorized like an HTTP request, and at most
+ * `maxSubscriptions` subscriptions are active at once.
  */
 export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   /** Each subscription's `next` writer, by the execution arguments graphql-ws hands back to `subscribe`. */
   const sinks = new WeakMap<object, ResultSink>();
-  const server = makeServer<Record<string, unknown> | undefined, { caller: Caller; socket: Socket }>({
+  const bearer = options.schemes.get(BEARER_SCHEME);
+  const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema: options.schema,
     onConnect: async (ctx) => {
-      const authorization = ctx.connectionParams?.authorization;
-      if (authorization === undefined) return true;
-      if (typeof authorization !== 'string') return false;
-      const result = await options.bearer.authenticate({ headers: { authorization } });
-      if (result.kind !== 'success') return false;
-      // The same object the socket's watchers hold: they now watch the token.
-      Object.assign(ctx.extra.caller, bearerCaller(result, authorization, options.bearer));
+      const credential = await connectionCredential(ctx.connectionParams?.authorization, ctx.extra.upgrade);
+      // A socket closed meanwhile has nothing left to follow (its close handler has run).
+      if (credential === null || ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+      ctx.extra.credential = credential;
+      ctx.extra.stopFollowing = follow(credential, ctx.extra.socket, options);
       return true;
     },
-    onSubscribe: (ctx, id, payload) => {
+    onSubscribe: async (ctx, id, payload) => {
       const request = {
         query: payload.query,
         ...(payload.variables ? { variables: payload.variables } : {}),
@@ -67,10 +79,17 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       };
       const prepared = options.graphql.prepare(request, ['query', 'mutation', 'subscription']);
       if (prepared.kind === 'refused') return prepared.errors.map((error) => new GraphQLErrorClass(error.message, { extensions: error.extensions ?? {} }));
+      if (prepared.operation === 'subscription' && !admitted(ctx, id, options.maxSubscriptions)) {
+        return [graphqlError('TOO_MANY_SUBSCRIPTIONS', `At most ${options.maxSubscriptions} subscriptions may be active on one socket.`)];
+      }
+      // A re-check under way (a revocation event just arrived) decides the principal this operation runs with.
+      const { credential } = ctx.extra;
+      await credential.settled();
       const args = {
         schema: options.schema,
         document: prepared.document,
-        contextValue: createContext(ctx.extra.caller.principal, options.users, options.posts),
+        // Read at each use: a subscription's later events are resolved for the caller as they are then.
+        contextValue: createContext(() => credential.principal, options.users, options.posts),
         variableValues: payload.variables ?? null,
         operationName: payload.operationName ?? null,
       };
@@ -84,8 +103,26 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
   });
 
+  /** The credential `connection_init` brings, or the upgrade's; null when either is refused. */
+  const connectionCredential = async (authorization: unknown, upgrade: Promise<SocketCredential | null>): Promise<SocketCredential | null> => {
+    if (authorization === undefined) return upgrade;
+    if (typeof authorization !== 'string') return null;
+    const credential = await SocketCredential.open(bearer, { headers: { authorization } });
+    // Something other than a bearer token (`Basic …`) is no credential the socket could follow.
+    return credential?.principal.isAuthenticated ? credential : null;
+  };
+
   return (socket: Socket, request: FastifyRequest): void => {
-    const caller: Caller = upgradeCaller(request, options.sessionStillValid);
+    const presented = credentialsOf(request);
+    const connection: Connection = {
+      socket,
+      // The pipeline accepted these already; read again for their end, which it does not keep.
+      upgrade: SocketCredential.open(options.schemes.defaultFor(presented), presented),
+      credential: SocketCredential.anonymous(),
+      subscriptionIds: new Set(),
+      stopFollowing: () => undefined,
+    };
+    connection.upgrade.catch(() => undefined);
     const closed = server.opened(
       {
         protocol: socket.protocol,
@@ -100,21 +137,76 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
             });
           }),
       },
-      { caller, socket },
+      connection,
     );
-    const forbid = () => socket.readyState === socket.OPEN && socket.close(FORBIDDEN, 'Forbidden');
-    const expiry = watchExpiry(() => caller.expiresAt, options.clock, forbid);
-    const stopWatching = options.revocations.onEvent((event) => {
-      const userId = caller.principal.subject;
-      if (userId === null || (event.kind !== 'user' && event.kind !== 'user-deleted') || event.subject !== userId) return;
-      void caller.stillValid().then((valid) => valid || forbid(), forbid);
-    });
     socket.once('close', (code, reason) => {
-      expiry.stop();
-      stopWatching();
+      connection.stopFollowing();
       void closed(code, String(reason));
     });
   };
+}
+
+/** The upgrade request's credential headers, as the schemes read them (nothing else of it is kept). */
+function credentialsOf(request: FastifyRequest): AuthenticationRequest {
+  const headers: Record<string, string | string[]> = {};
+  for (const name of CREDENTIAL_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return { headers };
+}
+
+/**
+ * Closes the socket with 4403 once its credential no longer holds, re-checking it only when that
+ * may have changed: at its end (one timer per socket), and at each revocation event that
+ * concerns it. Returns the way to stop.
+ */
+function follow(credential: SocketCredential, socket: Socket, { clock, revocations, logger }: GraphQLSocketOptions): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const forbid = () => {
+    if (socket.readyState === socket.OPEN) socket.close(FORBIDDEN, 'Forbidden');
+  };
+  const recheck = () => {
+    credential.recheck(() => clock.now()).then(
+      (holds) => (holds ? arm() : forbid()),
+      (error: unknown) => {
+        // Unknown is not valid: the client reconnects and authenticates afresh.
+        logger.warn({ err: error }, 'could not re-check a socket credential; closing the socket');
+        forbid();
+      },
+    );
+  };
+  // Far-off ends are approached in steps, so that the clock is read again before the end.
+  const arm = () => {
+    clearTimeout(timer);
+    const end = credential.expiresAt;
+    if (end === undefined) return;
+    timer = setTimeout(() => (clock.now() >= (credential.expiresAt ?? Infinity) ? recheck() : arm()), Math.min(Math.max(end - clock.now(), 0), LONGEST_WAIT_MS));
+    timer.unref();
+  };
+  const stopListening = revocations.onEvent((event) => {
+    if (credential.concerns(event)) recheck();
+  });
+  arm();
+  return () => {
+    clearTimeout(timer);
+    stopListening();
+  };
+}
+
+/**
+ * Whether one more subscription (`id`) fits under the cap; counts it when it does. graphql-ws
+ * forgets an operation when it completes (either side) or fails, so the ids it no longer holds
+ * are no longer active; completing one frees its slot for the next.
+ */
+function admitted(ctx: Context<Record<string, unknown> | undefined, Connection>, id: string, max: number): boolean {
+  const ids = ctx.extra.subscriptionIds;
+  // `id` is the operation being admitted: a reused id counts once, as this one.
+  ids.delete(id);
+  for (const other of ids) if (!(other in ctx.subscriptions)) ids.delete(other);
+  if (ids.size >= max) return false;
+  ids.add(id);
+  return true;
 }
 
 /**
@@ -125,35 +217,6 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
 function nextMessages(socket: Socket, id: string): ResultSink {
   const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
   return (payload) => socket.send(`${head}${payload}}`);
-}
-
-/** The upgrade request's caller: a cookie session (re-checked against the store) or anonymous. */
-function upgradeCaller(request: FastifyRequest, sessionStillValid: (request: FastifyRequest) => Promise<boolean>): Caller {
-  const principal = request.user;
-  const cookie = principal.identities.some((identity) => identity.isAuthenticated && identity.authenticationType === COOKIES_SCHEME);
-  return {
-    principal,
-    // A cookie session ends with the security stamp: the store's session decides.
-    stillValid: async () => !cookie || (await sessionStillValid(request)),
-  };
-}
-
-function bearerCaller(result: Extract<AuthenticateResult, { kind: 'success' }>, authorization: string, bearer: BearerHandler): Caller {
-  return {
-    principal: result.principal,
-    expiresAt: result.expiresAt,
-    stillValid: async () => (await bearer.authenticate({ headers: { authorization } })).kind === 'success',
-  };
-}
-
-/** Closes the socket when its token expires (checked each second: timers far off drift). */
-function watchExpiry(expiresAt: () => number | undefined, clock: Clock, expire: () => void): { stop: () => void } {
-  const timer = setInterval(() => {
-    const end = expiresAt();
-    if (end !== undefined && clock.now() >= end) expire();
-  }, 1000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 function formatted(error: GraphQLError): GraphQLError {

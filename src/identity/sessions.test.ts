@@ -86,6 +86,19 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
     expect((await manager.validate(token)).valid).toBe(false);
   });
 
+  it('reads the session without sliding it for current(): only a use keeps a session alive', async () => {
+    const { manager, user } = await setup();
+    const { token, expiresAt } = await manager.signIn(user, { persistent: true });
+    clock.advance((HOUR * 3) / 4);
+    const read = await manager.current(token);
+    expect(read.valid && read.renewed).toBe(false);
+    expect(read.valid && read.expiresAt).toBe(expiresAt);
+    expect(read.valid && read.principal.subject).toBe(String(user.id));
+    clock.set(expiresAt);
+    expect((await manager.current(token)).valid).toBe(false);
+    expect((await manager.validate(token)).valid).toBe(false);
+  });
+
   it('never slides past the absolute lifetime counted from the sign-in', async () => {
     const day = 24 * HOUR;
     const { manager, user } = await setup(day);

@@ -61,7 +61,25 @@ export class SessionManager implements CookieSessionValidator {
     if (TOKEN_SHAPE.test(token)) await this.options.sessions.delete(sha256Hex(token));
   }
 
-  async validate(token: string): Promise<CookieSessionValidation> {
+  /** The session behind a cookie, for a request: a use, which slides the expiry when due. */
+  validate(token: string): Promise<CookieSessionValidation> {
+    return this.read(token, true);
+  }
+
+  /**
+   * The session behind a cookie as it is now, without counting as a use: an open socket re-reads
+   * its session (its end, its user's claims) but does not keep it alive; only requests slide it.
+   */
+  current(token: string): Promise<CookieSessionValidation> {
+    return this.read(token, false);
+  }
+
+  /** A view of the sessions that never slides them, as a `CookieSessionValidator`. */
+  withoutRenewal(): CookieSessionValidator {
+    return { validate: (token) => this.current(token) };
+  }
+
+  private async read(token: string, use: boolean): Promise<CookieSessionValidation> {
     if (!TOKEN_SHAPE.test(token)) return INVALID;
     const { sessions, users, revocations, clock } = this.options;
     const now = clock.now();
@@ -78,7 +96,7 @@ export class SessionManager implements CookieSessionValidator {
       return INVALID;
     }
     let { expiresAt } = session;
-    const slidTo = this.dueForRenewal(expiresAt, now) ? this.expiryFrom(session.createdAt, now) : expiresAt;
+    const slidTo = use && this.dueForRenewal(expiresAt, now) ? this.expiryFrom(session.createdAt, now) : expiresAt;
     // Near the absolute end the expiry cannot move any more: nothing to write or re-send.
     const renewed = slidTo > expiresAt;
     if (renewed) {

@@ -284,12 +284,13 @@ export interface RefreshTokenStore {
  *
  * - `user`: the user's stamps changed; `subject` is the user id, `claimsStamp`/`securityStamp` the new values;
  * - `user-deleted`: the user is gone; `subject` is the user id;
+ * - `session`: cookie sessions of the user ended (sign-out, …); `subject` is the user id;
  * - `api-key`: an API key was revoked; `subject` is its public id;
  * - `signing-key`: a signing key was revoked; `subject` is its kid.
  */
 export interface RevocationEvent {
   readonly id: number;
-  readonly kind: 'user' | 'user-deleted' | 'api-key' | 'signing-key';
+  readonly kind: 'user' | 'user-deleted' | 'session' | 'api-key' | 'signing-key';
   readonly subject: string;
   readonly claimsStamp: number | null;
   readonly securityStamp: number | null;
@@ -390,9 +391,9 @@ export interface SessionStore {
   findByTokenHash(tokenHash: string, now: number): Promise<Session | null>;
   /** Moves the session's expiry to `expiresAt` (sliding); false when it is gone. */
   slide(id: number, expiresAt: number): Promise<boolean>;
-  /** Deletes the session with this token hash (sign-out); false when there was none. */
+  /** Deletes the session with this token hash (sign-out), with a `session` revocation event; false when there was none. */
   delete(tokenHash: string): Promise<boolean>;
-  /** Deletes every session of the user, except the one with id `exceptId`; returns how many. */
+  /** Deletes every session of the user, except the one with id `exceptId`, with a `session` revocation event; returns how many. */
   deleteUserSessions(userId: number, exceptId?: number): Promise<number>;
   /** Housekeeping: deletes sessions that expired before `before`; returns how many. */
   prune(before: number): Promise<number>;

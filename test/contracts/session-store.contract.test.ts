@@ -95,6 +95,22 @@ describe.each(engines)('SessionStore on $engine', (engine) => {
     expect(await sessions().findByTokenHash('b1', 2_000)).not.toBeNull();
   });
 
+  it('announces ended sessions on the revocation feed, naming their user, and nothing when none ended', async () => {
+    const userId = await createUser();
+    const other = await createUser();
+    await createSession('h1', { userId });
+    await createSession('o1', { userId: other });
+    await createSession('o2', { userId: other });
+    const sessionEvents = async () =>
+      (await database.store.revocations.listSince(0)).filter((event) => event.kind === 'session').map((event) => event.subject);
+    expect(await sessions().delete('h1')).toBe(true);
+    expect(await sessions().delete('h1')).toBe(false);
+    expect(await sessionEvents()).toEqual([String(userId)]);
+    expect(await sessions().deleteUserSessions(other)).toBe(2);
+    expect(await sessions().deleteUserSessions(other)).toBe(0);
+    expect(await sessionEvents()).toEqual([String(userId), String(other)]);
+  });
+
   it('goes with its user when the user is deleted', async () => {
     const userId = await createUser();
     await createSession('h1', { userId });

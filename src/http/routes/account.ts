@@ -125,7 +125,11 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
 
   app.post('/account/logout', async (request, reply) => {
     const token = presentedSession(request);
-    if (token !== null) await sessions.signOut(token);
+    if (token !== null) {
+      await sessions.signOut(token);
+      // The session's sockets close now here and, through Redis, on the other instances.
+      await services.revocationFeed.changed();
+    }
     clearAuthCookie(reply, config);
     if (isFormPost(request)) return seeOther(noStore(reply), LOGIN_PATH);
     return noStore(reply).code(204).send();

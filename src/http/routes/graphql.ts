@@ -6,8 +6,8 @@ import { type GraphQLRequest, GraphQLService } from '../../graphql/graphql-servi
 import { createSchema } from '../../graphql/schema.ts';
 import { createPolicyProvider } from '../../policies/policies.ts';
 import { Posts } from '../../posts/posts.ts';
-import { BearerHandler, COOKIES_SCHEME } from '../../security/authentication/index.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import { COOKIES_SCHEME } from '../../security/authentication/index.ts';
+import { authenticationSchemes } from '../authentication-schemes.ts';
 import { graphqlSocketHandler } from '../graphql-socket.ts';
 import { GRAPHIQL_HEADERS, graphiqlPage } from '../pages/graphiql.ts';
 import { problem, sendProblem } from '../problem.ts';
@@ -61,20 +61,17 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
   // /graphql, the route that upgrades, has a scope of its own.
   await app.register(async (scope) => {
     await scope.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
-    const cookies = new CookieSignIn(services);
     const socketHandler = graphqlSocketHandler({
       schema,
       graphql,
-      bearer: new BearerHandler(services.bearerTokens),
+      // The schemes of every request; a socket re-reads its cookie session without sliding it.
+      schemes: authenticationSchemes(services, services.sessions.withoutRenewal()),
       revocations: services.revocations,
       users: store.users,
       posts,
       clock,
       logger,
-      sessionStillValid: async (request) => {
-        const token = cookies.presentedSession(request);
-        return token !== null && (await services.sessions.validate(token)).valid;
-      },
+      maxSubscriptions: config.graphqlMaxSubscriptionsPerSocket,
     });
     const trustedOrigins = new Set([config.publicUrl.origin, ...config.corsOrigins]);
 

@@ -197,7 +197,7 @@ export interface RefreshTokensTable {
 
 export interface RevocationsTable {
   id: Generated<number>;
-  /** 'user' | 'user-deleted' | 'api-key' | 'signing-key'. */
+  /** 'user' | 'user-deleted' | 'session' | 'api-key' | 'signing-key'. */
   kind: string;
   subject: string;
   claims_stamp: number | null;

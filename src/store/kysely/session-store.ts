@@ -2,11 +2,14 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Session, SessionStore } from '../ports.ts';
 import type { Database, SessionsTable } from './database.ts';
 import { ReusableQuery } from './reusable-query.ts';
+import { appendRevocations } from './revocation-store.ts';
 import type { StoreContext } from './store-context.ts';
 
 /**
  * Cookie sessions. A session counts while `expires_at > now`; whether its user's security stamp
- * still matches is the session manager's check, made against the user it loads anyway.
+ * still matches is the session manager's check, made against the user it loads anyway. Ending
+ * sessions appends a `session` event naming their user to the revocation feed, in the same
+ * transaction: the sockets the sessions opened, on any instance, learn of it (SPEC section 6).
  */
 export class KyselySessionStore implements SessionStore {
   // Compiled once: every sign-in creates a session and every cookie request finds one.
@@ -53,15 +56,23 @@ export class KyselySessionStore implements SessionStore {
   }
 
   async delete(tokenHash: string): Promise<boolean> {
-    const result = await this.context.db.deleteFrom('sessions').where('token_hash', '=', tokenHash).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    return this.context.transaction(async (trx) => {
+      const ended = await trx.deleteFrom('sessions').where('token_hash', '=', tokenHash).returning('user_id').executeTakeFirst();
+      if (ended === undefined) return false;
+      await appendRevocations(trx, [{ kind: 'session', subject: String(ended.user_id), at: this.context.clock.now() }]);
+      return true;
+    });
   }
 
   async deleteUserSessions(userId: number, exceptId?: number): Promise<number> {
-    let query = this.context.db.deleteFrom('sessions').where('user_id', '=', userId);
-    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-    const result = await query.executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return this.context.transaction(async (trx) => {
+      let query = trx.deleteFrom('sessions').where('user_id', '=', userId);
+      if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+      const result = await query.executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      if (count > 0) await appendRevocations(trx, [{ kind: 'session', subject: String(userId), at: this.context.clock.now() }]);
+      return count;
+    });
   }
 
   async prune(before: number): Promise<number> {

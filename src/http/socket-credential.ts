@@ -1,0 +1,118 @@
+import {
+  API_KEY_SCHEME,
+  type AuthenticateResult,
+  type AuthenticationHandler,
+  type AuthenticationRequest,
+  BEARER_SCHEME,
+  COOKIES_SCHEME,
+} from '../security/authentication/index.ts';
+import { ClaimsPrincipal } from '../security/claims/index.ts';
+import type { RevocationEvent } from '../store/ports.ts';
+
+type Success = Extract<AuthenticateResult, { kind: 'success' }>;
+
+/** Which revocation events can change what a scheme's credential is worth, for the user it names. */
+const EVENTS_OF_THE_USER: Readonly<Record<string, ReadonlySet<RevocationEvent['kind']>>> = {
+  // A token is refused after any change of its user's stamps (claims or security) or deletion.
+  [BEARER_SCHEME]: new Set(['user', 'user-deleted']),
+  // A cookie session ends at a security change, a deletion, or its own sign-out; a claims change
+  // gives it new claims.
+  [COOKIES_SCHEME]: new Set(['user', 'user-deleted', 'session']),
+};
+/** Events that name no user (a key id), which may end a scheme's credential all the same. */
+const EVENTS_OF_ANY_SUBJECT: Readonly<Record<string, ReadonlySet<RevocationEvent['kind']>>> = {
+  [BEARER_SCHEME]: new Set(['signing-key']),
+  [API_KEY_SCHEME]: new Set(['api-key']),
+};
+
+const NONE: ReadonlySet<RevocationEvent['kind']> = new Set();
+
+/**
+ * The credential one socket was opened with — a bearer token in `connection_init` or in the
+ * upgrade's `Authorization`, an API key in its `X-Api-Key`, or the auth cookie — and the one rule
+ * that follows it (SPEC section 6): the socket holds while that credential would be accepted
+ * over HTTP. There is no second judgement here: re-checking runs the same scheme handler on the
+ * same presented credential, and its answer decides. The principal and the end are the
+ * handler's latest answer, so a cookie socket carries its user's current roles and claims, and
+ * its session's current end (a request that slid the session moved it).
+ *
+ * A re-check is due only when something may have changed: at the credential's end, and at a
+ * revocation event that concerns it (`concerns`). Nothing is read in between.
+ */
+export class SocketCredential {
+  /** The check under way, and the one queued behind it (it starts after, so it sees later changes). */
+  private checking: Promise<boolean> | undefined;
+  private queued: Promise<boolean> | undefined;
+
+  private constructor(
+    private readonly handler: AuthenticationHandler | null,
+    private readonly request: AuthenticationRequest,
+    private latest: Success | null,
+  ) {}
+
+  /** A socket without credentials: nothing to follow. */
+  static anonymous(): SocketCredential {
+    return new SocketCredential(null, { headers: {} }, null);
+  }
+
+  /**
+   * What `handler` makes of the credential in `request`: the credential to follow, an anonymous
+   * one when the request carries none for this scheme, or null when it is refused.
+   */
+  static async open(handler: AuthenticationHandler, request: AuthenticationRequest): Promise<SocketCredential | null> {
+    const result = await handler.authenticate(request);
+    if (result.kind === 'fail') return null;
+    return result.kind === 'success' ? new SocketCredential(handler, request, result) : SocketCredential.anonymous();
+  }
+
+  get principal(): ClaimsPrincipal {
+    return this.latest?.principal ?? ANONYMOUS;
+  }
+
+  /** When the credential ends unless a re-check finds it extended (epoch ms); undefined: it does not expire. */
+  get expiresAt(): number | undefined {
+    return this.latest?.expiresAt;
+  }
+
+  /** Whether `event` may have changed what this credential is worth. */
+  concerns(event: RevocationEvent): boolean {
+    if (this.latest === null) return false;
+    const { scheme, principal } = this.latest;
+    if ((EVENTS_OF_ANY_SUBJECT[scheme] ?? NONE).has(event.kind)) return true;
+    return principal.subject !== null && event.subject === principal.subject && (EVENTS_OF_THE_USER[scheme] ?? NONE).has(event.kind);
+  }
+
+  /**
+   * Re-authenticates through the scheme's handler and takes its answer as the socket's principal
+   * and end. True while the credential holds: accepted, and not past its end at `now` (a token is
+   * accepted over HTTP a little past `exp`, for clock skew between servers; a socket on the
+   * server that checks closes at `exp`). Checks asked for while one runs share one that starts after it.
+   */
+  recheck(now: () => number): Promise<boolean> {
+    if (this.checking) {
+      return (this.queued ??= this.checking.then(() => {
+        this.queued = undefined;
+        return this.recheck(now);
+      }));
+    }
+    this.checking = this.authenticateAgain(now).finally(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
+  /** Settles when no re-check is under way, so that an operation runs with the current principal. */
+  async settled(): Promise<void> {
+    while (this.checking) await (this.queued ?? this.checking).catch(() => undefined);
+  }
+
+  private async authenticateAgain(now: () => number): Promise<boolean> {
+    if (this.handler === null || this.latest === null) return true;
+    const result = await this.handler.authenticate(this.request);
+    if (result.kind !== 'success') return false;
+    this.latest = result;
+    return result.expiresAt === undefined || now() < result.expiresAt;
+  }
+}
+
+const ANONYMOUS = ClaimsPrincipal.anonymous();
