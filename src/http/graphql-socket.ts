@@ -10,7 +10,8 @@ import type { Posts } from '../posts/posts.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
 import { type AuthenticationRequest, type AuthenticationSchemeProvider, BEARER_SCHEME } from '../security/authentication/index.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { UserStore } from '../store/ports.ts';
+import type { RevocationEvent, UserStore } from '../store/ports.ts';
+import type { KeyRing } from '../tokens/key-ring.ts';
 import { SocketCredential } from './socket-credential.ts';
 
 /** The close code of SPEC section 6 for a connection whose credentials no longer hold. */
@@ -26,6 +27,8 @@ export interface GraphQLSocketOptions {
   /** The schemes HTTP uses, with cookie sessions read without sliding (a socket is no use of its session). */
   readonly schemes: AuthenticationSchemeProvider;
   readonly revocations: RevocationList;
+  /** Re-read before tokens are checked again at a signing-key revocation (the event names the key, the ring drops it). */
+  readonly keyRing: Pick<KeyRing, 'refresh'>;
   readonly users: UserStore;
   readonly posts: Posts;
   readonly clock: Clock;
@@ -68,7 +71,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       // A socket closed meanwhile has nothing left to follow (its close handler has run).
       if (credential === null || ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
       ctx.extra.credential = credential;
-      ctx.extra.stopFollowing = follow(credential, ctx.extra.socket, options);
+      ctx.extra.stopFollowing = follow(credential, ctx.extra.socket, options, ringAfter);
       return true;
     },
     onSubscribe: async (ctx, id, payload) => {
@@ -110,6 +113,14 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     const credential = await SocketCredential.open(bearer, { headers: { authorization } });
     // Something other than a bearer token (`Basic …`) is no credential the socket could follow.
     return credential?.principal.isAuthenticated ? credential : null;
+  };
+
+  /** The key ring re-read once per signing-key event, however many sockets wait for it. */
+  let ringRefresh: { eventId: number; done: Promise<void> } | undefined;
+  const ringAfter = (event: RevocationEvent): Promise<void> | undefined => {
+    if (event.kind !== 'signing-key') return undefined;
+    if (ringRefresh?.eventId !== event.id) ringRefresh = { eventId: event.id, done: options.keyRing.refresh().catch(() => undefined) };
+    return ringRefresh.done;
   };
 
   return (socket: Socket, request: FastifyRequest): void => {
@@ -159,9 +170,14 @@ function credentialsOf(request: FastifyRequest): AuthenticationRequest {
 /**
  * Closes the socket with 4403 once its credential no longer holds, re-checking it only when that
  * may have changed: at its end (one timer per socket), and at each revocation event that
- * concerns it. Returns the way to stop.
+ * concerns it, once what the event changes is in place (`ready`). Returns the way to stop.
  */
-function follow(credential: SocketCredential, socket: Socket, { clock, revocations, logger }: GraphQLSocketOptions): () => void {
+function follow(
+  credential: SocketCredential,
+  socket: Socket,
+  { clock, revocations, logger }: GraphQLSocketOptions,
+  ready: (event: RevocationEvent) => Promise<void> | undefined,
+): () => void {
   let timer: NodeJS.Timeout | undefined;
   const forbid = () => {
     if (socket.readyState === socket.OPEN) socket.close(FORBIDDEN, 'Forbidden');
@@ -185,7 +201,10 @@ function follow(credential: SocketCredential, socket: Socket, { clock, revocatio
     timer.unref();
   };
   const stopListening = revocations.onEvent((event) => {
-    if (credential.concerns(event)) recheck();
+    if (!credential.concerns(event)) return;
+    const waiting = ready(event);
+    if (waiting === undefined) recheck();
+    else void waiting.then(recheck);
   });
   arm();
   return () => {

@@ -5,7 +5,8 @@
  * whatever carried its credential. A token (in `connection_init` or the upgrade's
  * `Authorization`) ends with a security change of its user; an API key (`X-Api-Key`) with its
  * revocation; an auth-cookie socket with the sign-out of its session, a password change, an admin
- * lock or the deletion of its user. Sockets of other sessions and other keys stay open.
+ * lock or the deletion of its user. Sockets of other sessions and other keys stay open. A token
+ * also ends with the revocation of the key that signed it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInWithCookie } from '../helpers/auth-cookie.ts';
@@ -116,6 +117,18 @@ describe.each(engines)('sockets close when their credential is revoked on anothe
     await onB('DELETE', `/admin/users/${user.id}`, admin);
     await expectClosedByRevocation(socket);
     expect(posts.received).toEqual([]);
+  });
+
+  // Last: it revokes the key every token so far was signed with.
+  it('closes a socket opened with a token at the revocation of its signing key', async () => {
+    const { user } = await a.createUser();
+    const token = await a.tokenFor(user);
+    const socket = await opened(openSocket(url, { connectionParams: { authorization: `Bearer ${token}` } }), user.id);
+    const { kid } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    // As `gatehouse keys revoke` does, from B's side of the shared store.
+    expect((await b.services.keyRing.revoke(kid)).revoked).toBe(true);
+    await b.services.revocationFeed.announce();
+    await expectClosedByRevocation(socket);
   });
 
   /** A second session of the same user, signed in on B. */

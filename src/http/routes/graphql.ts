@@ -67,6 +67,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       // The schemes of every request; a socket re-reads its cookie session without sliding it.
       schemes: authenticationSchemes(services, services.sessions.withoutRenewal()),
       revocations: services.revocations,
+      keyRing: services.keyRing,
       users: store.users,
       posts,
       clock,
