@@ -90,10 +90,12 @@ export class SocketCredential {
    */
   recheck(now: () => number): Promise<boolean> {
     if (this.checking) {
-      return (this.queued ??= this.checking.then(() => {
+      const after = () => {
         this.queued = undefined;
         return this.recheck(now);
-      }));
+      };
+      // Whether the running check held, failed or threw, the queued one runs.
+      return (this.queued ??= this.checking.then(after, after));
     }
     this.checking = this.authenticateAgain(now).finally(() => {
       this.checking = undefined;
