@@ -112,6 +112,12 @@ export interface UserStore {
    */
   completeSignIn(userId: number, now: number): Promise<boolean>;
   /**
+   * Spends the pending two-factor sign-in whose first step began at `startedAt`, with every one
+   * of the user begun before it: true when none begun at or after `startedAt` was spent before,
+   * so of many concurrent uses of one two-factor cookie exactly one wins. False for an unknown user.
+   */
+  spendTwoFactorStep(userId: number, startedAt: number): Promise<boolean>;
+  /**
    * Replaces a hash that just verified with a stronger one of the same password, if it is still
    * `expectedHash`: not a security change (sessions and tokens go on). False otherwise.
    */
@@ -323,7 +329,10 @@ export interface AccountCodeStore {
    * expired or another user's.
    */
   confirmEmail(use: { userId: number; codeHash: string; now: number }): Promise<'confirmed' | 'invalid'>;
-  /** Sets the password with a reset code, once: a security change. False for a wrong, used, voided or expired code. */
+  /**
+   * Sets the password with a reset code, once: a security change that also lifts an automatic
+   * lockout (not an admin lock, nor the failure count). False for a wrong, used, voided or expired code.
+   */
   resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean>;
 }
 

@@ -57,6 +57,9 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
       if (!code || code.user_id !== use.userId || code.used_at !== null || code.expires_at <= use.now) return false;
       if (!(await markUsed(trx, code.id, use.now))) return false;
       await setPassword(trx, use.userId, use.passwordHash, use.now);
+      // Whoever locked the account by guessing cannot keep its owner out (SEC-75); an admin lock
+      // is another column and stays.
+      await trx.updateTable('users').set({ lockout_end: null }).where('id', '=', use.userId).execute();
       await voidUnused(trx, use.userId, 'reset-password');
       return true;
     });

@@ -77,6 +77,8 @@ export interface UsersTable {
   phone_confirmed: Generated<number>;
   /** The id the user had in the system it was imported from; unique. */
   external_id: string | null;
+  /** Two-factor cookies of first steps begun at or before this time are spent. */
+  two_factor_spent_through: number | null;
 }
 
 export interface AuthenticatorKeysTable {
