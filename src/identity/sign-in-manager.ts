@@ -27,6 +27,16 @@ export interface TwoFactorPending {
   readonly startedAt?: number;
 }
 
+/**
+ * Whether a pending sign-in may still take its second step: two-factor is on, no security change
+ * happened since the first step, and no completed second step spent it (nor a later one).
+ */
+export function isLivePending(pending: TwoFactorPending, user: User): boolean {
+  if (user.securityStamp !== pending.securityStamp || !user.twoFactorEnabled) return false;
+  const spentThrough = user.twoFactorSpentThrough;
+  return pending.startedAt === undefined || spentThrough === null || pending.startedAt > spentThrough;
+}
+
 /** The second factor presented: a code of a provider, or a recovery code. */
 export type SecondFactor = { readonly provider: TwoFactorProvider; readonly code: string } | { readonly provider: 'Recovery'; readonly code: string };
 
@@ -100,9 +110,7 @@ export class SignInManager {
    */
   async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext = {}): Promise<SignInResult> {
     const user = await this.options.users.findById(pending.userId);
-    if (!user || user.securityStamp !== pending.securityStamp || !user.twoFactorEnabled) {
-      return this.failed(user?.id ?? null, 'stale-two-factor', context);
-    }
+    if (!user || !isLivePending(pending, user)) return this.failed(user?.id ?? null, 'stale-two-factor', context);
     if (this.options.users.isLockedOut(user)) {
       await this.record('signin.failed', user.id, context, 'locked-out');
       return SignInResult.lockedOut;
@@ -112,7 +120,8 @@ export class SignInManager {
       await this.record('signin.failed', user.id, context, 'wrong-code');
       return locked ? SignInResult.lockedOut : SignInResult.failed;
     }
-    // Spent only by a right code, so that a typo does not cost the first step.
+    // Spent only by a right code, so that a typo does not cost the first step; checked again here
+    // because concurrent second steps with one cookie all passed the look above.
     if (pending.startedAt !== undefined && !(await this.options.userStore.spendTwoFactorStep(user.id, pending.startedAt))) {
       return this.failed(user.id, 'spent-two-factor', context);
     }

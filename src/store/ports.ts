@@ -36,6 +36,8 @@ export interface User {
   /** E.164, or null. */
   readonly phoneNumber: string | null;
   readonly phoneConfirmed: boolean;
+  /** Two-factor cookies of first steps passed at or before this time (epoch ms) are spent, or null. */
+  readonly twoFactorSpentThrough: number | null;
 }
 
 export interface NewUser {

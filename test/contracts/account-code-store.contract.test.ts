@@ -88,6 +88,20 @@ describe.each(engines)('AccountCodeStore on $engine', (engine) => {
       expect((await database.store.users.findById(user.id))?.passwordHash).toBe('new-hash');
     });
 
+    it('lifts an automatic lockout, and leaves an admin lock in place', async () => {
+      const locked = await createUser(true);
+      await database.store.users.recordFailedSignIn(locked.id, { maxAttempts: 1, lockoutEnd: 900_000, now: 1_500 });
+      await issue(locked.id, 'r-locked', 'reset-password');
+      expect(await codes().resetPassword({ userId: locked.id, codeHash: 'r-locked', passwordHash: 'new-hash', now: 2_000 })).toBe(true);
+      expect(await database.store.users.findById(locked.id)).toMatchObject({ lockoutEnd: null, lockedByAdmin: false });
+
+      const banned = await createUser(true);
+      await database.store.users.setAdminLock(banned.id, true);
+      await issue(banned.id, 'r-banned', 'reset-password');
+      expect(await codes().resetPassword({ userId: banned.id, codeHash: 'r-banned', passwordHash: 'new-hash', now: 2_000 })).toBe(true);
+      expect(await database.store.users.findById(banned.id)).toMatchObject({ lockedByAdmin: true });
+    });
+
     it('refuses a wrong, voided, expired, another user’s or a confirmation code', async () => {
       const user = await createUser(true);
       const other = await createUser(true);

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
-import type { SecondFactor } from '../../identity/sign-in-manager.ts';
+import { isLivePending, type SecondFactor } from '../../identity/sign-in-manager.ts';
 import { TwoFactorError } from '../../identity/two-factor/two-factor-manager.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
@@ -142,7 +142,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
           if (pending === null) return notPending(request, reply);
           const user = await services.users.findById(pending.userId);
           // A stale step sends nothing, and says no more than a sent code would.
-          const sent = user !== null && user.securityStamp === pending.securityStamp && (await twoFactor.sendSignInCode(user, request.body.provider));
+          const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider));
           if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
           if (isFormPost(request)) return sendPage(noStore(reply), renderLogin(request, reply, { notice: 'We sent you a code. It works once, for five minutes.' }), 202);
           return noStore(reply).code(202).send();
