@@ -104,6 +104,11 @@ export class UserManager {
     return this.users.findByNormalizedEmail(normalizeEmail(email));
   }
 
+  /** Whether any account holds this user name (compared in its canonical form). */
+  async isUserNameTaken(userName: string): Promise<boolean> {
+    return (await this.users.findByNormalizedUserName(normalizeUserName(userName))) !== null;
+  }
+
   /** Sign-in accepts the e-mail or the user name. */
   async findByLogin(login: string): Promise<User | null> {
     if (login.includes('@')) return this.findByEmail(login);

@@ -320,13 +320,12 @@ export interface AccountCodeStore {
     userId: number;
     purpose: AccountCodePurpose;
     codeHash: string;
-    /** A re-registration's password, applied only when this confirmation code is used. */
-    pendingPasswordHash: string | null;
     createdAt: number;
     expiresAt: number;
   }): Promise<void>;
   /**
-   * Confirms the e-mail and applies the code's pending password (a security change). Also
+   * Confirms the e-mail, and nothing else: the password never changes here (a link that set one
+   * would let whoever registered again with someone's address choose their password). Also
    * `confirmed` when this user already used this code; `invalid` when it is unknown, voided,
    * expired or another user's.
    */

@@ -51,6 +51,7 @@ export interface AccountCodesTable {
   purpose: 'confirm-email' | 'reset-password';
   /** SHA-256 of the code; unique. */
   code_hash: string;
+  /** No longer written or read (a confirmation never sets a password); emptied by migration 0011. */
   pending_password_hash: string | null;
   created_at: number;
   expires_at: number;
