@@ -4,6 +4,8 @@ import type { Config } from './config/config.ts';
 import { ApiKeyService } from './identity/api-keys.ts';
 import { PasswordHasher } from './identity/password-hasher.ts';
 import { lockoutMail } from './identity/account-mail.ts';
+import { CredentialChecks } from './identity/credential-checks.ts';
+import { AccountLockout, type AccountLockoutOptions } from './identity/lockout.ts';
 import { PasswordReset } from './identity/password-reset.ts';
 import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
@@ -12,7 +14,7 @@ import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
 import { InMemoryPostEvents, type PostEvents } from './posts/post-events.ts';
 import { RedisPostEvents } from './posts/redis-post-events.ts';
-import { SignInManager, type SignInManagerOptions } from './identity/sign-in-manager.ts';
+import { SignInManager } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import { createMailer } from './platform/mail/create-mailer.ts';
@@ -32,8 +34,8 @@ export interface ServiceDependencies {
   readonly clock?: Clock;
   readonly random?: Random;
   readonly logger: Logger;
-  /** Tells an account's owner that it locked (the mailer, once wired); see SignInManagerOptions. */
-  readonly onLockout?: SignInManagerOptions['onLockout'];
+  /** Tells an account's owner that it locked (the mailer, once wired); see AccountLockoutOptions. */
+  readonly onLockout?: AccountLockoutOptions['onLockout'];
 }
 
 /** The domain services over one store: what the HTTP ring and the CLI both use. */
@@ -86,9 +88,21 @@ export async function createServices(config: Config, store: Store, dependencies:
   if (created) logger.info({ kid: keyRing.current.kid }, 'created the key ring');
   const audit = new AuditLog(store.audit, clock, logger);
   const hasher = new PasswordHasher();
-  const users = new UserManager(store.users, hasher, clock, config.passwordMinLength);
-  const revocations = new RevocationList();
   const mailer = createMailer(config, store, logger, clock);
+  // The owner hears of a lockout by mail, unless the caller (a test) listens itself.
+  const onLockout = dependencies.onLockout ?? ((user, until) => mailer.send(lockoutMail(user, until)));
+  // One failure counter for sign-in and for the passwords and codes of account operations.
+  const lockout = new AccountLockout({
+    userStore: store.users,
+    audit,
+    clock,
+    logger,
+    lockout: { maxAttempts: config.lockoutMaxAttempts, durationMs: Math.round(config.lockoutSeconds * 1000) },
+    onLockout,
+  });
+  const checks = new CredentialChecks({ lockout, userStore: store.users, audit });
+  const users = new UserManager(store.users, hasher, clock, config.passwordMinLength, checks);
+  const revocations = new RevocationList();
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,
@@ -97,9 +111,8 @@ export async function createServices(config: Config, store: Store, dependencies:
     mailer,
     sms: createSmsSender(config, store.outbox, clock, logger),
     clock,
+    checks,
   });
-  // The owner hears of a lockout by mail, unless the caller (a test) listens itself.
-  const onLockout = dependencies.onLockout ?? ((user, until) => mailer.send(lockoutMail(user, until)));
   const accessTokens = new AccessTokens({
     keyRing,
     clock,
@@ -147,8 +160,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       logger,
       requireConfirmedEmail: config.requireConfirmedEmail,
       twoFactor,
-      lockout: { maxAttempts: config.lockoutMaxAttempts, durationMs: Math.round(config.lockoutSeconds * 1000) },
-      onLockout,
+      lockout,
     }),
     sessions: new SessionManager({
       sessions: store.sessions,

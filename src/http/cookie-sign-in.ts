@@ -13,6 +13,8 @@ const TWO_FACTOR_MS = 5 * 60 * 1000;
 const REMEMBER_CLIENT_MS = 14 * 24 * 60 * 60 * 1000;
 
 interface PendingCookie extends TwoFactorPending {
+  /** Required here: the second step spends the cookie by it. */
+  readonly startedAt: number;
   readonly persistent: boolean;
   readonly expiresAt: number;
 }
@@ -72,17 +74,21 @@ export class CookieSignIn {
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
   }
 
-  /** The password was right: the second step has five minutes, on this browser only. */
+  /**
+   * The password was right: the second step has five minutes, on this browser only, and works
+   * once (the sign-in spends the cookie in the store by `startedAt`; clearing it in the browser
+   * alone would leave a captured copy working).
+   */
   startTwoFactor(reply: FastifyReply, user: User, persistent: boolean): void {
-    const expiresAt = this.services.clock.now() + TWO_FACTOR_MS;
-    const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, persistent, expiresAt };
+    const startedAt = this.services.clock.now();
+    const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, startedAt, persistent, expiresAt: startedAt + TWO_FACTOR_MS };
     this.set(reply, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
   }
 
   /** Who passed the first step on this browser, while the two-factor cookie lasts. */
   pendingTwoFactor(request: FastifyRequest): PendingCookie | null {
     const value = this.open<PendingCookie>(request, this.pendingCookie, this.pendingProtector);
-    return value !== null && typeof value.persistent === 'boolean' ? value : null;
+    return value !== null && typeof value.persistent === 'boolean' && Number.isFinite(value.startedAt) ? value : null;
   }
 
   rememberClient(reply: FastifyReply, user: User): void {

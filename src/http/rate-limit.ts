@@ -46,6 +46,15 @@ export function rateLimited(
   return hooks;
 }
 
+/**
+ * The account of a known user (a signed-in caller, or the one a two-factor cookie names): the
+ * second steps of the user's sign-ins and the account operations that check a password or code
+ * share one budget.
+ */
+export function userAccount(userId: number): string {
+  return `user#${userId}`;
+}
+
 /** Refuses the request (and ends its lifecycle) when the decision says so. */
 function answer(reply: FastifyReply, decision: RateLimitDecision): FastifyReply | undefined {
   if (decision.allowed) return undefined;

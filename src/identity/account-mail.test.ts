@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   confirmationMail,
   lockoutMail,
+  reRegistrationConfirmationMail,
   registrationNoticeMail,
   resetMail,
   signInCodeMail,
@@ -17,6 +18,26 @@ const urls = (text: string) => text.match(/https?:\/\/[^\s"'<>]+/g) ?? [];
 /** Anything that looks like a link at all, http or not. */
 const linkish = (text: string) => text.match(/[a-z][a-z0-9+.-]*:\/\/|www\./gi) ?? [];
 const sixDigitRuns = (text: string) => text.match(/\d{6,}/g) ?? [];
+
+describe('reRegistrationConfirmationMail', () => {
+  const mail = reRegistrationConfirmationMail(user, CODE, publicUrl);
+
+  it('holds exactly one URL, the confirmation link, in the text and as the one link of its HTML', () => {
+    expect(mail.to).toBe('Ada+Test@Example.com');
+    expect(linkish(mail.text)).toHaveLength(1);
+    expect(urls(mail.text)).toEqual([`https://id.example.com/account/confirm-email?userId=42&code=${CODE}`]);
+    const html = mail.html!.replaceAll('&#38;', '&');
+    expect(urls(html)).toEqual(urls(mail.text));
+    expect(html.match(/<a\s/g)).toHaveLength(1);
+    expect(mail.subject).not.toContain(CODE);
+  });
+
+  it('says that someone registered again and that the password was not changed', () => {
+    expect(mail.text).toMatch(/registered again/);
+    expect(mail.text).toMatch(/password of that account was not changed/);
+    expect(mail.text).toMatch(/Forgot password/);
+  });
+});
 
 describe('confirmationMail', () => {
   const mail = confirmationMail(user, CODE, publicUrl);

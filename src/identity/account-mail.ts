@@ -26,6 +26,27 @@ export function confirmationMail(user: Recipient, code: string, publicUrl: URL):
   });
 }
 
+/**
+ * Someone registered again with the address of an account not yet confirmed: a fresh link (the
+ * older ones no longer work), and the news that the account's password did not change, so that
+ * an owner who registered twice knows which password is theirs and a stranger's password is
+ * never one.
+ */
+export function reRegistrationConfirmationMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
+  const link = accountLink(publicUrl, '/account/confirm-email', { userId: String(user.id), code: urlSafe(code) });
+  return linkMail(user, {
+    subject: 'Confirm your e-mail address (someone registered again)',
+    before:
+      'Someone just registered again with this e-mail address, which already has a Gatehouse account that is not confirmed yet. ' +
+      'The password of that account was not changed: the password given just now was not stored. To confirm your e-mail address, open this link:',
+    action: 'Confirm my e-mail address',
+    link,
+    after:
+      'The link works for 24 hours; links in earlier mails no longer work. If you do not know the password of the account, or did not ' +
+      'create it yourself, confirm and then set a new password with "Forgot password" on the sign-in page. If you did not register, ignore this mail.',
+  });
+}
+
 export function resetMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
   const link = accountLink(publicUrl, '/account/reset-password', { email: user.email, code: urlSafe(code) });
   return linkMail(user, {

@@ -39,7 +39,7 @@ export class PasswordReset {
     if (user === null || (requireConfirmedEmail && !user.emailConfirmed)) return;
     const code = newAccountCode(random);
     const now = clock.now();
-    await codes.issue({ userId: user.id, purpose: 'reset-password', codeHash: accountCodeHash(code), pendingPasswordHash: null, createdAt: now, expiresAt: now + RESET_CODE_MS });
+    await codes.issue({ userId: user.id, purpose: 'reset-password', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + RESET_CODE_MS });
     await mailer.send(resetMail(user, code, publicUrl));
   }
 

@@ -5,7 +5,7 @@ import type { Random } from '../platform/random.ts';
 import { GatehouseError } from '../security/errors.ts';
 import type { AccountCodeStore, User } from '../store/ports.ts';
 import { accountCodeHash, CONFIRMATION_CODE_MS, isAccountCodeShape, newAccountCode } from './account-codes.ts';
-import { confirmationMail, registrationNoticeMail } from './account-mail.ts';
+import { confirmationMail, reRegistrationConfirmationMail, registrationNoticeMail } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import type { UserManager } from './user-manager.ts';
 
@@ -28,14 +28,17 @@ export interface RegistrationInput {
 }
 
 /**
- * Registration and e-mail confirmation (SPEC section 4). The answer is the same whether or not the
- * address is taken; only the mail differs, and it goes only to the stored address:
+ * Registration and e-mail confirmation (SPEC section 4). No answer depends on whether the address
+ * has an account: a taken user name is 409 whoever holds it (the same account included), before
+ * the address is looked at; otherwise the answer is the same 202, and only the mail differs, going
+ * only to the stored address:
  *   - a new address gets an account and a confirmation link (also when sign-in does not require
  *     confirmation: the address is then unconfirmed but usable);
- *   - an unconfirmed account gets a new link whose code holds the new password, applied only when
- *     that link is used (so a stranger cannot change the owner's password), voiding older links;
- *   - a confirmed account (or any, when confirmation is not required) gets a notice and keeps
- *     its password.
+ *   - an unconfirmed account gets a fresh link (older ones void) saying that someone registered
+ *     again and that its password did not change. The request's password is never stored: a
+ *     link that applied it would let a stranger who registers with someone's address before
+ *     they confirm choose the password of the account they then confirm (a takeover);
+ *   - a confirmed account (or any, when confirmation is not required) gets a notice.
  * Every path hashes the password once, so the time taken does not tell them apart either; mail
  * leaves in the background for the same reason.
  */
@@ -44,8 +47,10 @@ export class Registration {
 
   async register(input: RegistrationInput): Promise<void> {
     const { users, hasher, requireConfirmedEmail } = this.options;
-    // Input errors (400) and a taken user name (409) are the caller's to know.
+    // Input errors (400) and a taken user name (409) are the caller's to know, and are decided
+    // without the e-mail: the same for every address.
     users.validateNewUser(input);
+    if (input.userName != null && (await users.isUserNameTaken(input.userName))) throw userNameTaken();
     const existing = await users.findByEmail(input.email);
     if (existing === null) {
       const created = await this.createAccount(input);
@@ -53,12 +58,13 @@ export class Registration {
       // Another registration of this address won a race: treat it as existing.
       return this.register(input);
     }
-    const passwordHash = await hasher.hash(input.password);
+    // Hashed and thrown away: the time a new account takes to hash its password.
+    await hasher.hash(input.password);
     if (existing.emailConfirmed || !requireConfirmedEmail) {
       this.deliver(registrationNoticeMail(existing));
       return;
     }
-    await this.sendConfirmation(existing, passwordHash);
+    await this.sendConfirmation(existing, 'registered-again');
   }
 
   /** True when the code confirms (or already confirmed) this user's e-mail. */
@@ -73,7 +79,7 @@ export class Registration {
     try {
       // Confirmation is offered even when sign-in does not require it: the address is proven either way.
       const user = await this.options.users.create({ ...input, emailConfirmed: false });
-      await this.sendConfirmation(user, null);
+      await this.sendConfirmation(user, 'new');
       return user;
     } catch (error) {
       if (error instanceof GatehouseError && error.code === 'GH_CONFLICT' && isEmailConflict(error)) return null;
@@ -81,19 +87,13 @@ export class Registration {
     }
   }
 
-  private async sendConfirmation(user: User, pendingPasswordHash: string | null): Promise<void> {
+  /** A fresh confirmation link, voiding older ones; its mail says whether someone registered again. */
+  private async sendConfirmation(user: User, account: 'new' | 'registered-again'): Promise<void> {
     const { codes, clock, random, publicUrl } = this.options;
     const code = newAccountCode(random);
     const now = clock.now();
-    await codes.issue({
-      userId: user.id,
-      purpose: 'confirm-email',
-      codeHash: accountCodeHash(code),
-      pendingPasswordHash,
-      createdAt: now,
-      expiresAt: now + CONFIRMATION_CODE_MS,
-    });
-    this.deliver(confirmationMail(user, code, publicUrl));
+    await codes.issue({ userId: user.id, purpose: 'confirm-email', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + CONFIRMATION_CODE_MS });
+    this.deliver(account === 'new' ? confirmationMail(user, code, publicUrl) : reRegistrationConfirmationMail(user, code, publicUrl));
   }
 
   /** Sends without making the request wait; a failure is logged without the message (it holds a code). */
@@ -102,6 +102,11 @@ export class Registration {
       this.options.logger.error({ err: error, subject: message.subject }, 'could not send a mail');
     });
   }
+}
+
+/** The 409 of a taken user name, as `UserManager.create` answers it when a race takes the name. */
+function userNameTaken(): GatehouseError {
+  return new GatehouseError('GH_CONFLICT', 'The user name is already taken.', { errors: { userName: ['This user name is already taken.'] } });
 }
 
 function isEmailConflict(error: GatehouseError): boolean {

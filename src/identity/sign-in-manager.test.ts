@@ -5,6 +5,8 @@ import { ManualClock } from '../platform/clock.ts';
 import { createLogger } from '../platform/logger.ts';
 import { createStore } from '../store/create-store.ts';
 import type { Store, User } from '../store/ports.ts';
+import { CredentialChecks } from './credential-checks.ts';
+import { AccountLockout, type AccountLockoutOptions } from './lockout.ts';
 import { PasswordHasher } from './password-hasher.ts';
 import { SignInManager, type SignInManagerOptions } from './sign-in-manager.ts';
 import { OutboxMailer } from '../platform/mail/outbox-mailer.ts';
@@ -29,15 +31,27 @@ describe('SignInManager lockout', () => {
     await store.migrate();
     clock = new ManualClock();
     logs = [];
-    users = new UserManager(store.users, hasher, clock, 8);
+    const quiet = createLogger({ level: 'silent', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+    const audit = new AuditLog(store.audit, clock, quiet);
+    const lockout = new AccountLockout({ userStore: store.users, audit, clock, logger: quiet, lockout: { maxAttempts: 3, durationMs: LOCKOUT_MS } });
+    users = new UserManager(store.users, hasher, clock, 8, new CredentialChecks({ lockout, userStore: store.users, audit }));
     user = await users.create({ email: 'ada@example.com', password: PASSWORD, emailConfirmed: true });
   });
   afterEach(() => store.close());
 
-  function manager(options: Partial<SignInManagerOptions> = {}): SignInManager {
+  function manager(options: Partial<SignInManagerOptions> & Pick<AccountLockoutOptions, 'onLockout'> = {}): SignInManager {
     const destination = new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) });
     const logger = createLogger({ level: 'info', destination });
     const audit = new AuditLog(store.audit, clock, logger);
+    const { onLockout, ...rest } = options;
+    const lockout = new AccountLockout({
+      userStore: store.users,
+      audit,
+      clock,
+      logger,
+      lockout: { maxAttempts: 3, durationMs: LOCKOUT_MS },
+      ...(onLockout ? { onLockout } : {}),
+    });
     const twoFactor = new TwoFactorManager({
       store: store.twoFactor,
       sealer: new Sealer('a test secret of enough length for the sealer'),
@@ -46,6 +60,7 @@ describe('SignInManager lockout', () => {
       mailer: new OutboxMailer(store.outbox, clock, logger),
       sms: null,
       clock,
+      checks: new CredentialChecks({ lockout, userStore: store.users, audit }),
     });
     return new SignInManager({
       users,
@@ -56,8 +71,8 @@ describe('SignInManager lockout', () => {
       logger,
       requireConfirmedEmail: true,
       twoFactor,
-      lockout: { maxAttempts: 3, durationMs: LOCKOUT_MS },
-      ...options,
+      lockout,
+      ...rest,
     });
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { User, UserStore } from '../store/ports.ts';
+import type { AccountLockout } from './lockout.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { SignInResult } from './sign-in-result.ts';
 import type { TwoFactorManager, TwoFactorProvider } from './two-factor/two-factor-manager.ts';
@@ -18,18 +19,26 @@ export interface TwoFactorPending {
   readonly userId: number;
   /** The user's security stamp at the first step: a security change since voids the pending sign-in. */
   readonly securityStamp: number;
+  /**
+   * When the first step was passed (epoch ms), for a pending sign-in that the client holds and
+   * could present again (the two-factor cookie): a completed second step spends it, so that a
+   * captured cookie does not work twice. Absent when both steps come in one request (`/auth/token`).
+   */
+  readonly startedAt?: number;
+}
+
+/**
+ * Whether a pending sign-in may still take its second step: two-factor is on, no security change
+ * happened since the first step, and no completed second step spent it (nor a later one).
+ */
+export function isLivePending(pending: TwoFactorPending, user: User): boolean {
+  if (user.securityStamp !== pending.securityStamp || !user.twoFactorEnabled) return false;
+  const spentThrough = user.twoFactorSpentThrough;
+  return pending.startedAt === undefined || spentThrough === null || pending.startedAt > spentThrough;
 }
 
 /** The second factor presented: a code of a provider, or a recovery code. */
 export type SecondFactor = { readonly provider: TwoFactorProvider; readonly code: string } | { readonly provider: 'Recovery'; readonly code: string };
-
-/** ASP.NET's `LockoutOptions`. */
-export interface LockoutOptions {
-  /** `MaxFailedAccessAttempts`: the failure that reaches it locks the account. */
-  readonly maxAttempts: number;
-  /** `DefaultLockoutTimeSpan`, in milliseconds. */
-  readonly durationMs: number;
-}
 
 export interface SignInManagerOptions {
   readonly users: UserManager;
@@ -41,16 +50,11 @@ export interface SignInManagerOptions {
   readonly logger: Logger;
   readonly requireConfirmedEmail: boolean;
   readonly twoFactor: TwoFactorManager;
-  readonly lockout: LockoutOptions;
-  /**
-   * Tells the owner that the account locked until `until` (epoch ms), e.g. by mail. Called once
-   * per lockout and not awaited by the sign-in, so that the locking attempt answers as fast as
-   * any other failure; a failure of it is logged.
-   */
-  readonly onLockout?: (user: User, until: number) => Promise<void>;
+  /** The one failure counter, shared with the checks of account operations. */
+  readonly lockout: AccountLockout;
 }
 
-type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-not-confirmed' | 'wrong-code' | 'stale-two-factor';
+type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-not-confirmed' | 'wrong-code' | 'stale-two-factor' | 'spent-two-factor';
 
 /**
  * Password sign-in as one explicit sequence: find the user, verify the password (a dummy hash
@@ -73,7 +77,7 @@ export class SignInManager {
     // Locked: the same answer for any password, and no further counting.
     if (users.isLockedOut(user)) return this.failed(user.id, 'locked-out', context);
     if (!passwordMatches) {
-      await this.accessFailed(user, context);
+      await this.options.lockout.accessFailed(user, context);
       return this.failed(user.id, 'wrong-password', context);
     }
     if (this.options.requireConfirmedEmail && !user.emailConfirmed) {
@@ -106,17 +110,20 @@ export class SignInManager {
    */
   async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext = {}): Promise<SignInResult> {
     const user = await this.options.users.findById(pending.userId);
-    if (!user || user.securityStamp !== pending.securityStamp || !user.twoFactorEnabled) {
-      return this.failed(user?.id ?? null, 'stale-two-factor', context);
-    }
+    if (!user || !isLivePending(pending, user)) return this.failed(user?.id ?? null, 'stale-two-factor', context);
     if (this.options.users.isLockedOut(user)) {
       await this.record('signin.failed', user.id, context, 'locked-out');
       return SignInResult.lockedOut;
     }
     if (!(await this.verifySecondFactor(user, factor))) {
-      const locked = await this.accessFailed(user, context);
+      const locked = await this.options.lockout.accessFailed(user, context);
       await this.record('signin.failed', user.id, context, 'wrong-code');
       return locked ? SignInResult.lockedOut : SignInResult.failed;
+    }
+    // Spent only by a right code, so that a typo does not cost the first step; checked again here
+    // because concurrent second steps with one cookie all passed the look above.
+    if (pending.startedAt !== undefined && !(await this.options.userStore.spendTwoFactorStep(user.id, pending.startedAt))) {
+      return this.failed(user.id, 'spent-two-factor', context);
     }
     return this.complete(user, context, factor.provider);
   }
@@ -134,34 +141,6 @@ export class SignInManager {
     }
     await this.options.audit.record('signin.succeeded', { userId: user.id, ip: context.ip, detail: { factor } });
     return SignInResult.success(user);
-  }
-
-  /**
-   * ASP.NET's `AccessFailedAsync`: one more failure, and at the maximum a lockout with its event
-   * and notice. Public for the second-factor steps, whose wrong codes count on the same counter
-   * (SPEC section 7).
-   */
-  async accessFailed(user: User, context: SignInContext = {}): Promise<boolean> {
-    const { userStore, clock, lockout } = this.options;
-    const now = clock.now();
-    const until = now + lockout.durationMs;
-    const locked = await userStore.recordFailedSignIn(user.id, { maxAttempts: lockout.maxAttempts, lockoutEnd: until, now });
-    if (!locked) return false;
-    await this.options.audit.record('lockout', {
-      userId: user.id,
-      ip: context.ip,
-      detail: { until: new Date(until).toISOString(), attempts: lockout.maxAttempts },
-    });
-    this.notifyLockout(user, until);
-    return true;
-  }
-
-  private notifyLockout(user: User, until: number): void {
-    const { onLockout, logger } = this.options;
-    if (!onLockout) return;
-    onLockout(user, until).catch((error: unknown) =>
-      logger.warn({ err: error, userId: user.id }, 'could not tell the owner that the account locked'),
-    );
   }
 
   private async failed(userId: number | null, reason: FailureReason, context: SignInContext): Promise<SignInResult> {

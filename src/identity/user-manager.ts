@@ -3,6 +3,8 @@ import { type FieldErrors, GatehouseError } from '../security/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import { StoreConflictError, type User, type UserClaim, type UserStore } from '../store/ports.ts';
 import { STAMP_CLAIM } from '../tokens/access-token.ts';
+import type { CredentialChecks } from './credential-checks.ts';
+import { type FailureContext, isLockedOutAt } from './lockout.ts';
 import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { passwordProblems } from './password-policy.ts';
@@ -29,6 +31,8 @@ export class UserManager {
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
     private readonly passwordMinLength: number,
+    /** The current password of a change is checked on the account's failure counter. */
+    private readonly checks: CredentialChecks,
   ) {}
 
   async create(input: NewUserInput): Promise<User> {
@@ -82,10 +86,12 @@ export class UserManager {
 
   /**
    * A new password chosen by its owner, who proves the current one: 400 for a wrong current
-   * password or a refused new one. A security change: every session and token of the user ends.
+   * password (counted toward lockout; `AccountLockedError` while locked) or a refused new one.
+   * A security change: every session and token of the user ends.
    */
-  async changePassword(user: User, currentPassword: string, newPassword: string): Promise<void> {
-    if (!(await this.hasher.verify(user.passwordHash, currentPassword))) {
+  async changePassword(user: User, currentPassword: string, newPassword: string, context: FailureContext = {}): Promise<void> {
+    const proven = await this.checks.verify(user, 'change-password', 'password', () => this.hasher.verify(user.passwordHash, currentPassword), context);
+    if (!proven) {
       throw GatehouseError.validation({ currentPassword: ['The current password is wrong.'] }, 'The current password is wrong.');
     }
     this.validatePassword(newPassword, 'newPassword');
@@ -96,6 +102,11 @@ export class UserManager {
 
   findByEmail(email: string): Promise<User | null> {
     return this.users.findByNormalizedEmail(normalizeEmail(email));
+  }
+
+  /** Whether any account holds this user name (compared in its canonical form). */
+  async isUserNameTaken(userName: string): Promise<boolean> {
+    return (await this.users.findByNormalizedUserName(normalizeUserName(userName))) !== null;
   }
 
   /** Sign-in accepts the e-mail or the user name. */
@@ -147,7 +158,7 @@ export class UserManager {
 
   /** Locked by an admin, or within an automatic lockout. */
   isLockedOut(user: User): boolean {
-    return user.lockedByAdmin || (user.lockoutEnd !== null && user.lockoutEnd > this.clock.now());
+    return isLockedOutAt(user, this.clock.now());
   }
 }
 

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   GH_PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
   GH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   GH_RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
+  GH_LOCKED_OUT: { status: 429, title: 'Too Many Requests' },
   GH_INTERNAL: { status: 500, title: 'Internal Server Error' },
   GH_SMS_FAILED: { status: 502, title: 'Bad Gateway' },
   GH_EXTERNAL_PROVIDER_UNAVAILABLE: { status: 502, title: 'Bad Gateway' },

@@ -36,6 +36,8 @@ export interface User {
   /** E.164, or null. */
   readonly phoneNumber: string | null;
   readonly phoneConfirmed: boolean;
+  /** Two-factor cookies of first steps passed at or before this time (epoch ms) are spent, or null. */
+  readonly twoFactorSpentThrough: number | null;
 }
 
 export interface NewUser {
@@ -111,6 +113,12 @@ export interface UserStore {
    * (as ASP.NET's `ResetAccessFailedCountAsync`): most sign-ins then only read.
    */
   completeSignIn(userId: number, now: number): Promise<boolean>;
+  /**
+   * Spends the pending two-factor sign-in whose first step began at `startedAt`, with every one
+   * of the user begun before it: true when none begun at or after `startedAt` was spent before,
+   * so of many concurrent uses of one two-factor cookie exactly one wins. False for an unknown user.
+   */
+  spendTwoFactorStep(userId: number, startedAt: number): Promise<boolean>;
   /**
    * Replaces a hash that just verified with a stronger one of the same password, if it is still
    * `expectedHash`: not a security change (sessions and tokens go on). False otherwise.
@@ -313,18 +321,20 @@ export interface AccountCodeStore {
     userId: number;
     purpose: AccountCodePurpose;
     codeHash: string;
-    /** A re-registration's password, applied only when this confirmation code is used. */
-    pendingPasswordHash: string | null;
     createdAt: number;
     expiresAt: number;
   }): Promise<void>;
   /**
-   * Confirms the e-mail and applies the code's pending password (a security change). Also
+   * Confirms the e-mail, and nothing else: the password never changes here (a link that set one
+   * would let whoever registered again with someone's address choose their password). Also
    * `confirmed` when this user already used this code; `invalid` when it is unknown, voided,
    * expired or another user's.
    */
   confirmEmail(use: { userId: number; codeHash: string; now: number }): Promise<'confirmed' | 'invalid'>;
-  /** Sets the password with a reset code, once: a security change. False for a wrong, used, voided or expired code. */
+  /**
+   * Sets the password with a reset code, once: a security change that also lifts an automatic
+   * lockout (not an admin lock, nor the failure count). False for a wrong, used, voided or expired code.
+   */
   resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean>;
 }
 

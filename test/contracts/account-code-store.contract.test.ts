@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
+import { executeRawSql } from './raw-sql.ts';
 
 const engines = await testEngines();
 
@@ -24,8 +25,8 @@ describe.each(engines)('AccountCodeStore on $engine', (engine) => {
       createdAt: 1,
     });
   };
-  const issue = (userId: number, codeHash: string, purpose: 'confirm-email' | 'reset-password', pendingPasswordHash: string | null = null) =>
-    codes().issue({ userId, purpose, codeHash, pendingPasswordHash, createdAt: 1_000, expiresAt: 10_000 });
+  const issue = (userId: number, codeHash: string, purpose: 'confirm-email' | 'reset-password') =>
+    codes().issue({ userId, purpose, codeHash, createdAt: 1_000, expiresAt: 10_000 });
 
   describe('confirmation', () => {
     it('confirms the e-mail once, and says confirmed again for the same code (idempotent)', async () => {
@@ -53,25 +54,13 @@ describe.each(engines)('AccountCodeStore on $engine', (engine) => {
       expect((await database.store.users.findById(other.id))?.emailConfirmed).toBe(false);
     });
 
-    it('applies the pending password of the code used, as a security change, and only that code’s', async () => {
+    it('never sets a password, not even one an older version left pending on the code', async () => {
       const user = await createUser();
-      await issue(user.id, 'c1', 'confirm-email', 'first-pending');
-      await issue(user.id, 'c2', 'confirm-email', 'second-pending');
-      expect(await codes().confirmEmail({ userId: user.id, codeHash: 'c1', now: 2_000 })).toBe('invalid');
-      expect(await codes().confirmEmail({ userId: user.id, codeHash: 'c2', now: 2_000 })).toBe('confirmed');
-      const after = await database.store.users.findById(user.id);
-      expect(after?.passwordHash).toBe('second-pending');
-      expect(after?.securityStamp).toBe(user.securityStamp + 1);
-      const events = await database.store.revocations.listSince(0);
-      expect(events).toContainEqual(expect.objectContaining({ kind: 'user', subject: String(user.id), securityStamp: user.securityStamp + 1 }));
-    });
-
-    it('lets exactly one of concurrent uses apply the pending password', async () => {
-      const user = await createUser();
-      await issue(user.id, 'c1', 'confirm-email', 'pending');
-      const results = await Promise.all(Array.from({ length: 10 }, () => codes().confirmEmail({ userId: user.id, codeHash: 'c1', now: 2_000 })));
+      await issue(user.id, 'c1', 'confirm-email');
+      await executeRawSql(database.databaseUrl, "UPDATE account_codes SET pending_password_hash = 'planted-hash' WHERE code_hash = 'c1'");
+      const results = await Promise.all(Array.from({ length: 5 }, () => codes().confirmEmail({ userId: user.id, codeHash: 'c1', now: 2_000 })));
       expect(results.every((result) => result === 'confirmed')).toBe(true);
-      expect((await database.store.users.findById(user.id))?.securityStamp).toBe(user.securityStamp + 1);
+      expect(await database.store.users.findById(user.id)).toMatchObject({ passwordHash: 'old-hash', securityStamp: user.securityStamp, emailConfirmed: true });
     });
   });
 
@@ -86,6 +75,20 @@ describe.each(engines)('AccountCodeStore on $engine', (engine) => {
       expect((await database.store.refreshTokens.find('rt'))?.family).toMatchObject({ id: family.family.id, revokedAt: 2_000 });
       expect(await codes().resetPassword({ userId: user.id, codeHash: 'r1', passwordHash: 'again', now: 3_000 })).toBe(false);
       expect((await database.store.users.findById(user.id))?.passwordHash).toBe('new-hash');
+    });
+
+    it('lifts an automatic lockout, and leaves an admin lock in place', async () => {
+      const locked = await createUser(true);
+      await database.store.users.recordFailedSignIn(locked.id, { maxAttempts: 1, lockoutEnd: 900_000, now: 1_500 });
+      await issue(locked.id, 'r-locked', 'reset-password');
+      expect(await codes().resetPassword({ userId: locked.id, codeHash: 'r-locked', passwordHash: 'new-hash', now: 2_000 })).toBe(true);
+      expect(await database.store.users.findById(locked.id)).toMatchObject({ lockoutEnd: null, lockedByAdmin: false });
+
+      const banned = await createUser(true);
+      await database.store.users.setAdminLock(banned.id, true);
+      await issue(banned.id, 'r-banned', 'reset-password');
+      expect(await codes().resetPassword({ userId: banned.id, codeHash: 'r-banned', passwordHash: 'new-hash', now: 2_000 })).toBe(true);
+      expect(await database.store.users.findById(banned.id)).toMatchObject({ lockedByAdmin: true });
     });
 
     it('refuses a wrong, voided, expired, another user’s or a confirmation code', async () => {

@@ -50,6 +50,7 @@ describe.each(engines)('UserStore on $engine', (engine) => {
         twoFactorEnabled: false,
         phoneNumber: null,
         phoneConfirmed: false,
+        twoFactorSpentThrough: null,
       });
       expect(await users().findById(user.id)).toEqual(user);
     });
@@ -300,6 +301,26 @@ describe.each(engines)('UserStore on $engine', (engine) => {
       await users().setAdminLock(user.id, true);
       expect(await users().completeSignIn(user.id, 400_000)).toBe(false);
       expect(await users().completeSignIn(4242, 50_000)).toBe(false);
+    });
+  });
+
+  describe('two-factor steps', () => {
+    it('spends a pending second step once, with every one begun before it, and only for a known user', async () => {
+      const user = await users().create(newUser());
+      expect(await users().spendTwoFactorStep(user.id, 60_000)).toBe(true);
+      expect(await users().spendTwoFactorStep(user.id, 60_000)).toBe(false);
+      expect(await users().spendTwoFactorStep(user.id, 59_999)).toBe(false);
+      expect(await users().spendTwoFactorStep(user.id, 60_001)).toBe(true);
+      expect(await users().spendTwoFactorStep(4242, 70_000)).toBe(false);
+      expect((await users().findById(user.id))?.twoFactorSpentThrough).toBe(60_001);
+    });
+
+    it('lets exactly one of 20 concurrent uses of one step win, and leaves another user\'s steps alone', async () => {
+      const user = await users().create(newUser());
+      const other = await users().create(newUser({ email: 'b@x.io', normalizedEmail: 'b@x.io', userName: null, normalizedUserName: null }));
+      const won = await Promise.all(Array.from({ length: 20 }, () => users().spendTwoFactorStep(user.id, 80_000)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await users().spendTwoFactorStep(other.id, 80_000)).toBe(true);
     });
   });
 

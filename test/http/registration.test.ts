@@ -104,12 +104,18 @@ describe.each(engines)('registration and password reset on $engine', (engine) =>
     expect((await profile(cookieOf(byUserName))).statusCode).toBe(200);
   });
 
-  it('re-registering an unconfirmed address: the newest link confirms with its password, older links are void', async () => {
+  it('re-registering an unconfirmed address: a fresh link saying so, older links void, the password unchanged', async () => {
     const email = newAddress();
     expect((await register({ email, password: PASSWORD })).statusCode).toBe(202);
     const first = onlyLink(await mailNumber(email, 1));
-    expect((await register({ email, password: OTHER_PASSWORD })).statusCode).toBe(202);
-    const second = onlyLink(await mailNumber(email, 2));
+    const again = await register({ email, password: OTHER_PASSWORD });
+    expect(again.statusCode).toBe(202);
+    expect(json(again)).toEqual({ status: 'confirmation-sent' });
+    const mail = await mailNumber(email, 2);
+    expect(mail.subject).toMatch(/registered again/);
+    expect(mail.text).toMatch(/registered again/);
+    expect(mail.text).toMatch(/password of that account was not changed/);
+    const second = onlyLink(mail);
     expect(second).not.toBe(first);
 
     const voided = await ctx.app.inject({ url: first });
@@ -117,8 +123,9 @@ describe.each(engines)('registration and password reset on $engine', (engine) =>
     expect(voided.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect((await ctx.app.inject({ url: second })).statusCode).toBe(200);
 
-    expect((await login({ email, password: PASSWORD })).statusCode).toBe(401);
-    expect((await login({ email, password: OTHER_PASSWORD })).statusCode).toBe(200);
+    // The first password is the account's; the one registered again with was never stored.
+    expect((await login({ email, password: OTHER_PASSWORD })).statusCode).toBe(401);
+    expect((await login({ email, password: PASSWORD })).statusCode).toBe(200);
   });
 
   it('re-registering a confirmed address: the same 202, a notice without a link, the password kept', async () => {
@@ -145,9 +152,21 @@ describe.each(engines)('registration and password reset on $engine', (engine) =>
       expect(response.statusCode, field).toBe(400);
       expect(json<{ errors: Record<string, unknown> }>(response).errors, field).toHaveProperty(field);
     }
-    await ctx.createUser({ email: newAddress(), userName: 'taken-name' });
-    const taken = await register({ email: newAddress(), password: PASSWORD, userName: 'taken-name' });
-    expect(taken.statusCode).toBe(409);
+    const { user: holder } = await ctx.createUser({ email: newAddress(), userName: 'taken-name' });
+    const { user: other } = await ctx.createUser({ email: newAddress() });
+    const unconfirmed = newAddress();
+    expect((await register({ email: unconfirmed, password: PASSWORD })).statusCode).toBe(202);
+    // Whatever the e-mail: free, another account's (confirmed or not), or the holder's own.
+    const answers = [];
+    for (const email of [newAddress(), other.email, unconfirmed, holder.email]) {
+      for (const userName of ['taken-name', 'TAKEN-NAME']) {
+        const taken = await register({ email, password: PASSWORD, userName });
+        expect(taken.statusCode, `${email} ${userName}`).toBe(409);
+        expect(json<{ errors: Record<string, unknown> }>(taken).errors).toHaveProperty('userName');
+        answers.push(taken.body);
+      }
+    }
+    expect(new Set(answers).size).toBe(1);
   });
 
   it('refuses wrong and malformed confirmation codes with 400, and answers a browser with a page', async () => {

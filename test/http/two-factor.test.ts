@@ -34,9 +34,10 @@ describe.each(engines)('two-factor sign-in on $engine', (engine) => {
     expect(otpauthUri).toMatch(/^otpauth:\/\/totp\//);
     expect(otpauthUri).toContain(`secret=${sharedKey.replace(/ /g, '').toUpperCase()}`);
     expect(qrSvg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
-    // Pending until enabled: the sign-in still needs only the password.
-    expect(json<{ succeeded: boolean }>(await login({ email: user.email, password })).succeeded).toBe(true);
+    // A wrong code is refused (and counted on the failure counter)...
     expect((await post('/account/2fa/enable', auth, { code: '000000' === totpCode(sharedKey) ? '111111' : '000000' })).statusCode).toBe(400);
+    // ...and the key is pending until enabled: the sign-in still needs only the password (and resets the count).
+    expect(json<{ succeeded: boolean }>(await login({ email: user.email, password })).succeeded).toBe(true);
     const enabled = await post('/account/2fa/enable', auth, { code: totpCode(sharedKey) });
     expect(enabled.statusCode).toBe(200);
     const { recoveryCodes } = json<{ recoveryCodes: string[] }>(enabled);

@@ -1,16 +1,18 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SecondFactor } from '../../identity/sign-in-manager.ts';
+import { AccountLockedError } from '../../identity/credential-checks.ts';
+import { isLivePending, type SecondFactor } from '../../identity/sign-in-manager.ts';
 import { TwoFactorError } from '../../identity/two-factor/two-factor-manager.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
+import { accountLockedError } from '../account-locked.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { authenticatorPage, twoFactorLoginPage } from '../pages/two-factor.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
-import { rateLimited } from '../rate-limit.ts';
+import { rateLimited, userAccount } from '../rate-limit.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import type { RouteContext } from './route-context.ts';
@@ -58,9 +60,12 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
 
   const pendingUser = (request: FastifyRequest): string | undefined => {
     const pending = cookies.pendingTwoFactor(request);
-    return pending === null ? undefined : `user#${pending.userId}`;
+    return pending === null ? undefined : userAccount(pending.userId);
   };
   const limited = rateLimited(services, { account: pendingUser });
+  // The account operations that check a code count on the signed-in user's budget, which the
+  // second steps of the user's sign-ins share.
+  const signedInLimited = rateLimited(services, { account: (request) => userAccount(userIdOf(request)) });
   const renderLogin = (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
     twoFactorLoginPage({
       antiforgeryToken: app.antiforgeryToken(request, reply),
@@ -137,7 +142,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
           if (pending === null) return notPending(request, reply);
           const user = await services.users.findById(pending.userId);
           // A stale step sends nothing, and says no more than a sent code would.
-          const sent = user !== null && user.securityStamp === pending.securityStamp && (await twoFactor.sendSignInCode(user, request.body.provider));
+          const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider));
           if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
           if (isFormPost(request)) return sendPage(noStore(reply), renderLogin(request, reply, { notice: 'We sent you a code. It works once, for five minutes.' }), 202);
           return noStore(reply).code(202).send();
@@ -178,7 +183,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
     readonly page?: { readonly recoveryCodes?: readonly string[]; readonly notice?: string };
   }
   const change = <Body>(path: string, schema: object, run: (user: User, body: Body, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>) =>
-    app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: AUTHENTICATED }, async (request, reply) => {
+    app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: AUTHENTICATED, ...signedInLimited }, async (request, reply) => {
       const user = await currentUser(request);
       // A form post's page is prepared up front: rendering its errors cannot wait for the store.
       const model = isFormPost(request) ? await authenticatorModel(request, reply, user) : undefined;
@@ -191,6 +196,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
             outcome = await run(user, request.body as Body, request, reply);
           } catch (error) {
             if (error instanceof TwoFactorError) throw GatehouseError.validation(REFUSALS[error.reason]);
+            if (error instanceof AccountLockedError) throw accountLockedError(reply, error, services.clock, services.config.lockoutSeconds);
             throw error;
           }
           if (!isFormPost(request)) return noStore(reply).code(outcome.status).send(outcome.body);
@@ -201,27 +207,27 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
       );
     });
 
-  change<Static<typeof OptionalCode>>('/account/2fa/authenticator', OptionalCode, async (user, body) => ({
+  change<Static<typeof OptionalCode>>('/account/2fa/authenticator', OptionalCode, async (user, body, request) => ({
     status: 200,
-    body: await twoFactor.setUpAuthenticator(user, body.code),
+    body: await twoFactor.setUpAuthenticator(user, body.code, { ip: request.ip }),
   }));
 
   change<Static<typeof RequiredCode>>('/account/2fa/enable', RequiredCode, async (user, body, request, reply) => {
     const persistent = await cookies.sessionPersistence(request);
-    const recoveryCodes = await twoFactor.enable(user, body.code);
+    const recoveryCodes = await twoFactor.enable(user, body.code, { ip: request.ip });
     await reissueSession(request, reply, persistent);
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' } };
   });
 
   change<Static<typeof RequiredCode>>('/account/2fa/disable', RequiredCode, async (user, body, request, reply) => {
     const persistent = await cookies.sessionPersistence(request);
-    await twoFactor.disable(user, body.code);
+    await twoFactor.disable(user, body.code, { ip: request.ip });
     await reissueSession(request, reply, persistent);
     return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
   });
 
-  change<Static<typeof RequiredCode>>('/account/2fa/recovery-codes', RequiredCode, async (user, body) => {
-    const recoveryCodes = await twoFactor.regenerateRecoveryCodes(user, body.code);
+  change<Static<typeof RequiredCode>>('/account/2fa/recovery-codes', RequiredCode, async (user, body, request) => {
+    const recoveryCodes = await twoFactor.regenerateRecoveryCodes(user, body.code, { ip: request.ip });
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Your old recovery codes no longer work.' } };
   });
 
@@ -230,8 +236,8 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
     return { status: 202, page: { notice: 'We texted you a code to confirm the number.' } };
   });
 
-  change<Static<typeof RequiredCode>>('/account/phone/confirm', RequiredCode, async (user, body) => {
-    await twoFactor.confirmPhoneNumber(user, body.code);
+  change<Static<typeof RequiredCode>>('/account/phone/confirm', RequiredCode, async (user, body, request) => {
+    await twoFactor.confirmPhoneNumber(user, body.code, { ip: request.ip });
     return { status: 204, page: { notice: 'Your phone number is confirmed.' } };
   });
 

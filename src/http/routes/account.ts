@@ -1,7 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AccountLockedError } from '../../identity/credential-checks.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
+import { accountLockedError } from '../account-locked.ts';
 import { authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
@@ -10,7 +12,7 @@ import { loginPage } from '../pages/login.ts';
 import { profilePage } from '../pages/profile.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
-import { rateLimited } from '../rate-limit.ts';
+import { rateLimited, userAccount } from '../rate-limit.ts';
 import { LOGIN_PATH, localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import type { RouteContext } from './route-context.ts';
@@ -161,7 +163,13 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
 
   app.post<{ Body: PasswordChange }>(
     '/account/password',
-    { schema: { body: PasswordChange }, attachValidation: true, config: { authorization: { authorize: [{ policy: 'User' }] } } },
+    {
+      schema: { body: PasswordChange },
+      attachValidation: true,
+      config: { authorization: { authorize: [{ policy: 'User' }] } },
+      // The current password is a guess like any other: the signed-in user's budget counts it.
+      ...rateLimited(services, { account: (request) => userAccount(userIdOf(request)) }),
+    },
     async (request, reply) => {
       const user = await currentUser(request);
       return jsonOrForm(
@@ -171,7 +179,12 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
           // Read before the change ends it: the replacement keeps the browser's choice of persistence.
           const previous = presentedSession(request);
           const current = previous === null ? null : await sessions.validate(previous);
-          await services.users.changePassword(user, request.body.currentPassword, request.body.newPassword);
+          try {
+            await services.users.changePassword(user, request.body.currentPassword, request.body.newPassword, { ip: request.ip });
+          } catch (error) {
+            if (error instanceof AccountLockedError) throw accountLockedError(reply, error, clock, config.lockoutSeconds);
+            throw error;
+          }
           await services.audit.record('password.changed', { userId: user.id, ip: request.ip });
           await services.revocationFeed.changed();
           // Every other session, refresh token and access token ended with the security stamp; the

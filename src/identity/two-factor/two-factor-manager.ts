@@ -6,6 +6,8 @@ import type { SmsSender } from '../../platform/sms/sms-sender.ts';
 import type { Sealer } from '../../security/crypto/sealer.ts';
 import type { OneTimeCodePurpose, TwoFactorStore, User } from '../../store/ports.ts';
 import { signInCodeMail } from '../account-mail.ts';
+import type { AccountOperation, CredentialChecks } from '../credential-checks.ts';
+import type { FailureContext } from '../lockout.ts';
 import type { CodeHasher } from './code-hashes.ts';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.ts';
 import { formatSharedKey, newAuthenticatorSecret, normalizeSixDigits, otpauthUri, totpStep } from './totp.ts';
@@ -42,6 +44,8 @@ export interface TwoFactorManagerOptions {
   /** Null when phone features are off (production without SMS_WEBHOOK_URL). */
   readonly sms: SmsSender | null;
   readonly clock: Clock;
+  /** Every code of an account operation goes through here: counted when wrong, unchecked while locked. */
+  readonly checks: CredentialChecks;
 }
 
 const SENT_CODE_PURPOSE: Record<'Email' | 'Phone', OneTimeCodePurpose> = { Email: 'two-factor-email', Phone: 'two-factor-phone' };
@@ -61,10 +65,10 @@ export class TwoFactorManager {
    * A new authenticator key, pending until `enable` confirms it with one of its codes. While
    * two-factor is on, only a current code of the key in use may replace it.
    */
-  async setUpAuthenticator(user: User, code?: string): Promise<AuthenticatorSetUp> {
+  async setUpAuthenticator(user: User, code?: string, context: FailureContext = {}): Promise<AuthenticatorSetUp> {
     if (user.twoFactorEnabled) {
       if (code === undefined || code === '') throw new TwoFactorError('code-required');
-      if (!(await this.verifyAuthenticatorCode(user, code))) throw new TwoFactorError('invalid-code');
+      await this.prove(user, 'replace-authenticator', () => this.verifyAuthenticatorCode(user, code), context);
     }
     const secret = newAuthenticatorSecret();
     await this.options.store.setPendingKey(user.id, this.options.sealer.seal(secret));
@@ -84,12 +88,14 @@ export class TwoFactorManager {
   }
 
   /** Confirms the pending key with one of its codes and turns two-factor on; the ten recovery codes, shown once. */
-  async enable(user: User, code: string): Promise<string[]> {
+  async enable(user: User, code: string, context: FailureContext = {}): Promise<string[]> {
     const { store, sealer, clock } = this.options;
     const { pendingKey } = await store.authenticatorKeys(user.id);
     if (pendingKey === null) throw new TwoFactorError('no-pending-key');
     const now = clock.now();
-    const step = totpStep(sealer.unseal(pendingKey), code, now);
+    const accepted: { step: number | null } = { step: null };
+    await this.prove(user, 'enable-two-factor', async () => (accepted.step = totpStep(sealer.unseal(pendingKey), code, now)) !== null, context);
+    const { step } = accepted;
     if (step === null) throw new TwoFactorError('invalid-code');
     const recoveryCodes = newRecoveryCodes();
     const enabled = await store.enable(user.id, { sealedKey: pendingKey, step, recoveryCodeHashes: recoveryCodes.map((c) => this.recoveryHash(c)), now });
@@ -99,18 +105,19 @@ export class TwoFactorManager {
   }
 
   /** Turns two-factor off with a current authenticator code or a recovery code (for a lost device). */
-  async disable(user: User, code: string): Promise<void> {
+  async disable(user: User, code: string, context: FailureContext = {}): Promise<void> {
     if (!user.twoFactorEnabled) throw new TwoFactorError('invalid-code');
-    const proven = (await this.verifyAuthenticatorCode(user, code)) || (await this.redeemRecoveryCode(user, code));
-    if (!proven) throw new TwoFactorError('invalid-code');
+    const either = async () => (await this.verifyAuthenticatorCode(user, code)) || (await this.redeemRecoveryCode(user, code));
+    await this.prove(user, 'disable-two-factor', either, context);
     if (await this.options.store.disable(user.id, this.options.clock.now())) {
       await this.options.audit.record('twofactor.disabled', { userId: user.id });
     }
   }
 
   /** Ten new recovery codes for a current authenticator code; the old ones stop working. */
-  async regenerateRecoveryCodes(user: User, code: string): Promise<string[]> {
-    if (!user.twoFactorEnabled || !(await this.verifyAuthenticatorCode(user, code))) throw new TwoFactorError('invalid-code');
+  async regenerateRecoveryCodes(user: User, code: string, context: FailureContext = {}): Promise<string[]> {
+    if (!user.twoFactorEnabled) throw new TwoFactorError('invalid-code');
+    await this.prove(user, 'regenerate-recovery-codes', () => this.verifyAuthenticatorCode(user, code), context);
     const recoveryCodes = newRecoveryCodes();
     await this.options.store.replaceRecoveryCodes(user.id, recoveryCodes.map((c) => this.recoveryHash(c)));
     return recoveryCodes;
@@ -159,11 +166,18 @@ export class TwoFactorManager {
     await this.sendSms(phoneNumber, `Your Gatehouse code to confirm this phone number is ${code}.`);
   }
 
-  async confirmPhoneNumber(user: User, code: string): Promise<void> {
-    const used = await this.useCode(user, 'confirm-phone', code);
-    if (used?.phoneNumber == null || !(await this.options.store.confirmPhoneNumber(user.id, used.phoneNumber))) {
+  async confirmPhoneNumber(user: User, code: string, context: FailureContext = {}): Promise<void> {
+    const sent: { phoneNumber: string | null } = { phoneNumber: null };
+    await this.prove(user, 'confirm-phone', async () => (sent.phoneNumber = (await this.useCode(user, 'confirm-phone', code))?.phoneNumber ?? null) !== null, context);
+    const { phoneNumber } = sent;
+    if (phoneNumber === null || !(await this.options.store.confirmPhoneNumber(user.id, phoneNumber))) {
       throw new TwoFactorError('invalid-code');
     }
+  }
+
+  /** A code of an account operation, checked on the account's failure counter; a wrong one is `invalid-code`. */
+  private async prove(user: User, operation: AccountOperation, check: () => Promise<boolean>, context: FailureContext): Promise<void> {
+    if (!(await this.options.checks.verify(user, operation, 'code', check, context))) throw new TwoFactorError('invalid-code');
   }
 
   private async issue(user: User, purpose: OneTimeCodePurpose, phoneNumber: string | null): Promise<string> {

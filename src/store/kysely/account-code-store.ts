@@ -15,7 +15,6 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
     userId: number;
     purpose: AccountCodePurpose;
     codeHash: string;
-    pendingPasswordHash: string | null;
     createdAt: number;
     expiresAt: number;
   }): Promise<void> {
@@ -27,7 +26,6 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
           user_id: code.userId,
           purpose: code.purpose,
           code_hash: code.codeHash,
-          pending_password_hash: code.pendingPasswordHash,
           created_at: code.createdAt,
           expires_at: code.expiresAt,
         })
@@ -45,7 +43,6 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
       // A concurrent use of the same code won the update: it confirmed, this one need not.
       if (!(await markUsed(trx, code.id, use.now))) return 'confirmed';
       await trx.updateTable('users').set({ email_confirmed: 1 }).where('id', '=', use.userId).execute();
-      if (code.pending_password_hash !== null) await setPassword(trx, use.userId, code.pending_password_hash, use.now);
       await voidUnused(trx, use.userId, 'confirm-email');
       return 'confirmed';
     });
@@ -57,6 +54,9 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
       if (!code || code.user_id !== use.userId || code.used_at !== null || code.expires_at <= use.now) return false;
       if (!(await markUsed(trx, code.id, use.now))) return false;
       await setPassword(trx, use.userId, use.passwordHash, use.now);
+      // Whoever locked the account by guessing cannot keep its owner out (SEC-75); an admin lock
+      // is another column and stays.
+      await trx.updateTable('users').set({ lockout_end: null }).where('id', '=', use.userId).execute();
       await voidUnused(trx, use.userId, 'reset-password');
       return true;
     });
@@ -66,7 +66,7 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
 function findCode(trx: Kysely<Database>, codeHash: string, purpose: AccountCodePurpose) {
   return trx
     .selectFrom('account_codes')
-    .select(['id', 'user_id', 'pending_password_hash', 'expires_at', 'used_at'])
+    .select(['id', 'user_id', 'expires_at', 'used_at'])
     .where('code_hash', '=', codeHash)
     .where('purpose', '=', purpose)
     .executeTakeFirst();

@@ -51,6 +51,7 @@ export interface AccountCodesTable {
   purpose: 'confirm-email' | 'reset-password';
   /** SHA-256 of the code; unique. */
   code_hash: string;
+  /** No longer written or read (a confirmation never sets a password); emptied by migration 0011. */
   pending_password_hash: string | null;
   created_at: number;
   expires_at: number;
@@ -77,6 +78,8 @@ export interface UsersTable {
   phone_confirmed: Generated<number>;
   /** The id the user had in the system it was imported from; unique. */
   external_id: string | null;
+  /** Two-factor cookies of first steps begun at or before this time are spent. */
+  two_factor_spent_through: number | null;
 }
 
 export interface AuthenticatorKeysTable {

@@ -104,6 +104,7 @@ function toUser(row: Selectable<UsersTable>, roles: string[], claims: UserClaim[
     twoFactorEnabled: row.two_factor_enabled !== 0,
     phoneNumber: row.phone_number,
     phoneConfirmed: row.phone_confirmed !== 0,
+    twoFactorSpentThrough: row.two_factor_spent_through,
   };
 }
 

@@ -192,6 +192,17 @@ export class KyselyUserStore implements UserStore {
     return (await this.resetFailureCount.first(db, { userId, now })) !== undefined;
   }
 
+  async spendTwoFactorStep(userId: number, startedAt: number): Promise<boolean> {
+    // One conditional UPDATE: of concurrent second steps with one cookie, exactly one moves the mark.
+    const result = await this.context.db
+      .updateTable('users')
+      .set({ two_factor_spent_through: startedAt })
+      .where('id', '=', userId)
+      .where((eb) => eb.or([eb('two_factor_spent_through', 'is', null), eb('two_factor_spent_through', '<', startedAt)]))
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
   async upgradePasswordHash(userId: number, expectedHash: string, newHash: string): Promise<boolean> {
     const result = await this.context.db
       .updateTable('users')

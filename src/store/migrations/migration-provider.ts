@@ -9,6 +9,8 @@ import * as twoFactor from './0006-two-factor.ts';
 import * as externalIds from './0007-external-ids.ts';
 import * as posts from './0008-posts.ts';
 import * as externalLogins from './0009-external-logins.ts';
+import * as twoFactorStepsSpent from './0010-two-factor-steps-spent.ts';
+import * as noPendingPasswords from './0011-no-pending-passwords.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -31,6 +33,8 @@ const migrations: Record<string, EngineMigration> = {
   '0007-external-ids': externalIds,
   '0008-posts': posts,
   '0009-external-logins': externalLogins,
+  '0010-two-factor-steps-spent': twoFactorStepsSpent,
+  '0011-no-pending-passwords': noPendingPasswords,
 };
 
 export function migrationProvider(engine: StoreEngine): MigrationProvider {
