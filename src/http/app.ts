@@ -20,7 +20,7 @@ import { cookieSessionCheck } from './cookie-session.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { problem, sendProblem } from './problem.ts';
-import { responseHeadersPlugin } from './plugins/response-headers.ts';
+import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
@@ -65,8 +65,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ...requestTimeouts(config.requestTimeoutSeconds),
     clientErrorHandler: clientErrorHandler(config.production),
     // Refusals Fastify answers before routing (a malformed escape in the URL, an over-long path
-    // parameter) are problem+json like the rest.
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, frameworkProblem(error) ?? problem('GH_INTERNAL', 'Something went wrong on our side.')),
+    // parameter) are problem+json like the rest, with the headers the onSend hook would add.
+    frameworkErrors: (error, _request, reply) =>
+      sendProblem(reply.headers(refusalHeaders(config.production)), frameworkProblem(error) ?? problem('GH_INTERNAL', 'Something went wrong on our side.')),
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },

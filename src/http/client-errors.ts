@@ -7,7 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { STRICT_TRANSPORT_SECURITY } from './plugins/response-headers.ts';
+import { refusalHeaders } from './plugins/response-headers.ts';
 import { PROBLEM_JSON, problem, type ProblemBody } from './problem.ts';
 
 const NOT_HTTP = 'The request is not valid HTTP.';
@@ -33,9 +33,7 @@ export function rawProblemAnswer(body: ProblemBody, production: boolean): string
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? ''}`,
     `Content-Type: ${PROBLEM_JSON}`,
     `Content-Length: ${Buffer.byteLength(text)}`,
-    'X-Content-Type-Options: nosniff',
-    'Cache-Control: no-store',
-    ...(production ? [`Strict-Transport-Security: ${STRICT_TRANSPORT_SECURITY}`] : []),
+    ...Object.entries(refusalHeaders(production)).map(([name, value]) => `${name}: ${value}`),
     'Connection: close',
   ];
   return `${headers.join('\r\n')}\r\n\r\n${text}`;

@@ -77,6 +77,8 @@ describe.runIf(sqlite)('slow requests are cut off (SEC-118)', () => {
     trickle(socket, `{"email":"someone@example.com","password":"${'x'.repeat(4000)}"}`, 200);
     expectTimedOut(await closed);
     await stillServes();
+    // The body the client stopped sending is its doing, not a fault of ours to log as one.
+    expect(instance.logs.join('')).not.toContain('unexpected error');
   });
 
   it('closes a connection whose headers trickle in', async () => {

@@ -20,7 +20,9 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('*', (request, _payload, done) => {
     const { headers } = request;
-    if (headers['content-length'] === '0' && headers['transfer-encoding'] === undefined) return done(null, undefined);
+    // Without Transfer-Encoding, a request has a body only when its Content-Length says so (RFC 9112 §6.3).
+    const empty = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
+    if (empty) return done(null, undefined);
     done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
   });
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

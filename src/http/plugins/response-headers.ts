@@ -11,6 +11,19 @@ declare module 'fastify' {
 /** One year, subdomains included: once a browser has seen the service over https, it never tries http. */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
 
+/**
+ * The headers of an answer written outside the routes' hooks (Fastify's refusals before routing,
+ * Node's client errors): every header of SPEC section 3, `no-store` included, since whether the
+ * request carried credentials is not known there.
+ */
+export function refusalHeaders(production: boolean): Readonly<Record<string, string>> {
+  return {
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+    ...(production ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
+  };
+}
+
 /** Endpoints under these paths issue or manage credentials, whatever the request carries. */
 const CREDENTIAL_PATHS = ['/auth/', '/account/', '/signin-'];
 
