@@ -25,7 +25,12 @@ export async function pageForm(app: FastifyInstance, url: string, action: string
   const form = new RegExp(`<form method="post" action="${escaped}"[^>]*>([\\s\\S]*?)</form>`).exec(page.body);
   expect(form, `a form posting to ${action} on ${url}`).not.toBeNull();
   const fields: Record<string, string> = {};
-  for (const input of form![1]!.matchAll(/<input [^>]*name="([^"]+)"[^>]*?(?: value="([^"]*)")?[^>]*>/g)) fields[input[1]!] = input[2] ?? '';
+  for (const [tag] of form![1]!.matchAll(/<input [^>]*>/g)) {
+    const attributes = Object.fromEntries([...tag.matchAll(/([a-z-]+)="([^"]*)"/g)].map(([, name, value]) => [name!, value!]));
+    // A browser sends an unticked checkbox not at all.
+    if (attributes.name === undefined || (attributes.type === 'checkbox' && !/\schecked[\s>]/.test(tag))) continue;
+    fields[attributes.name] = (attributes.value ?? '').replaceAll('&amp;', '&').replaceAll('&quot;', '"');
+  }
   const setCookies = page.headers['set-cookie'];
   const pageCookies = (setCookies === undefined ? [] : Array.isArray(setCookies) ? setCookies : [setCookies]).map((line) => line.split(';')[0]!);
   const cookie = [headers.cookie, ...pageCookies].filter(Boolean).join('; ');

@@ -173,6 +173,16 @@ describe.each(engines)('external sign-in on $engine', (engine) => {
     expect(setCookie(forged, 'gh.oidc')).toBeUndefined();
   });
 
+  it('comes back to a Unicode ReturnUrl percent-encoded, never a 500 (SEC-56)', async () => {
+    provider.accounts.set('unicode-returner', { email: 'unicode.returner@example.com', emailVerified: true });
+    const start = await instance.app.inject({ url: '/account/external-login/acme?ReturnUrl=%2F%E6%97%A5%E6%9C%AC%3Fq%3D%C3%A9' });
+    expect(start.statusCode).toBe(302);
+    const back = await provider.authorize(start.headers.location as string, 'unicode-returner');
+    const done = await callback(back, cookiePair(setCookie(start, 'gh.oidc')!));
+    expect(done.statusCode).toBe(302);
+    expect(done.headers.location).toBe('/%E6%97%A5%E6%9C%AC?q=%C3%A9');
+  });
+
   it('links only for the browser still signed in as the user who asked', async () => {
     const { user, password } = await instance.createUser({ email: 'asker@example.com' });
     const signIn = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { email: user.email, password } });
