@@ -84,6 +84,10 @@ describe('loadConfig defaults (SPEC section 1)', () => {
     expect(config.corsOrigins).toEqual([]);
   });
 
+  it('cuts off a request whose headers and body have not arrived after 30 seconds', () => {
+    expect(config.requestTimeoutSeconds).toBe(30);
+  });
+
   it('limits GraphQL documents to depth 10, 15 aliases and cost 1000', () => {
     expect(config.graphqlMaxDepth).toBe(10);
     expect(config.graphqlMaxAliases).toBe(15);
@@ -122,11 +126,13 @@ describe('loadConfig values', () => {
       REFRESH_REUSE_GRACE_SECONDS: '2.5',
       COOKIE_HOURS: '0.25',
       LOCKOUT_MINUTES: '1.5',
+      REQUEST_TIMEOUT_SECONDS: '0.5',
     });
     expect(config.refreshTokenSeconds).toBe(43_200);
     expect(config.refreshReuseGraceSeconds).toBe(2.5);
     expect(config.cookieSeconds).toBe(900);
     expect(config.lockoutSeconds).toBe(90);
+    expect(config.requestTimeoutSeconds).toBe(0.5);
   });
 
   it('reads GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET from 1 up', () => {
@@ -191,6 +197,9 @@ describe('loadConfig refusals', () => {
     ['REFRESH_TOKEN_DAYS', { REFRESH_TOKEN_DAYS: '0' }],
     ['REFRESH_REUSE_GRACE_SECONDS', { REFRESH_REUSE_GRACE_SECONDS: '-1' }],
     ['COOKIE_HOURS', { COOKIE_HOURS: 'one' }],
+    ['REQUEST_TIMEOUT_SECONDS', { REQUEST_TIMEOUT_SECONDS: '0' }],
+    ['REQUEST_TIMEOUT_SECONDS', { REQUEST_TIMEOUT_SECONDS: '-5' }],
+    ['REQUEST_TIMEOUT_SECONDS', { REQUEST_TIMEOUT_SECONDS: '30s' }],
     ['PASSWORD_MIN_LENGTH', { PASSWORD_MIN_LENGTH: '0' }],
     ['PASSWORD_MIN_LENGTH', { PASSWORD_MIN_LENGTH: '129' }],
     ['REQUIRE_CONFIRMED_EMAIL', { REQUIRE_CONFIRMED_EMAIL: 'maybe' }],

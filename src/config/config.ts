@@ -39,6 +39,8 @@ export interface Config {
   readonly rateLimitAccountPerMinute: number;
   readonly rateLimitIpPerMinute: number;
   readonly bodyLimitBytes: number;
+  /** A request whose headers and body have not all arrived by then is cut off (408). */
+  readonly requestTimeoutSeconds: number;
   readonly trustProxy: boolean;
   readonly corsOrigins: readonly string[];
   readonly graphqlMaxDepth: number;
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitAccountPerMinute: readInteger(env, 'RATE_LIMIT_ACCOUNT_PER_MINUTE', 10, 0, 1_000_000),
     rateLimitIpPerMinute: readInteger(env, 'RATE_LIMIT_IP_PER_MINUTE', 600, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
+    requestTimeoutSeconds: readDuration(env, 'REQUEST_TIMEOUT_SECONDS', 30),
     trustProxy: readBoolean(env, 'TRUST_PROXY', false),
     corsOrigins: readCorsOrigins(env),
     graphqlMaxDepth: readInteger(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),

@@ -20,6 +20,7 @@ import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
 import { deliverEvents, mapEvents } from './event-stream.ts';
 import { ResultCache } from './result-cache.ts';
+import { withoutSuggestions } from './suggestions.ts';
 import type { DataVersion } from '../store/ports.ts';
 import { isViewerIndependent } from './viewer.ts';
 
@@ -83,6 +84,8 @@ export interface GraphQLServiceOptions {
   readonly limits: DocumentLimits;
   /** Production: introspection is refused by validation. */
   readonly introspection: boolean;
+  /** Production: false, and error messages name no schema field, argument or type as a suggestion. */
+  readonly suggestions?: boolean;
   readonly logger: Logger;
   /** The store's data version: answers that are the same for every caller are kept while it holds. */
   readonly dataVersion?: DataVersion | null;
@@ -236,7 +239,7 @@ export class GraphQLService {
   }
 
   private formatError(error: GraphQLError): GraphQLFormattedError {
-    const formatted = error.toJSON();
+    const formatted = this.toJSON(error);
     const code = formatted.extensions?.code;
     if (typeof code === 'string') return formatted;
     if (error.originalError === undefined || error.originalError === null) {
@@ -245,6 +248,11 @@ export class GraphQLService {
     }
     this.options.logger.error({ err: error.originalError, path: error.path }, 'GraphQL resolver failed');
     return { message: 'Internal server error.', ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  }
+
+  /** An error as JSON, without graphql-js's suggestions when they are off. */
+  private toJSON(error: GraphQLError): GraphQLFormattedError {
+    return this.options.suggestions === false ? withoutSuggestions(error.toJSON()) : error.toJSON();
   }
 
   private prepared(query: string): Prepared | RefusedRequest {
@@ -270,7 +278,7 @@ export class GraphQLService {
     if (exceeded !== null) return tooComplex(exceeded);
     const errors = validate(this.options.schema, document, this.rules);
     if (errors.length > 0) {
-      return { kind: 'refused', status: 400, errors: errors.map((error) => ({ ...error.toJSON(), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+      return { kind: 'refused', status: 400, errors: errors.map((error) => ({ ...this.toJSON(error), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     }
     return { kind: 'prepared', document, usesVariables };
   }

@@ -1,3 +1,4 @@
+import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { createAuthorizationService, createPolicyProvider } from '../policies/policies.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
@@ -7,9 +8,12 @@ import type { AuthorizationResultHandler } from './authorization-result-handler.
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes } from './authentication-schemes.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
-import { problemErrorsPlugin } from './plugins/problem-errors.ts';
+import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
+import { problem, sendProblem } from './problem.ts';
+import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
@@ -51,6 +55,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     childLoggerFactory: (parent, bindings, options) =>
       requestLinesLogged ? parent.child(bindings, options) : parent,
     bodyLimit: config.bodyLimitBytes,
+    ...requestTimeouts(config.requestTimeoutSeconds),
+    clientErrorHandler: clientErrorHandler(config.production),
+    // Refusals Fastify answers before routing (a malformed escape in the URL, an over-long path
+    // parameter) are problem+json like the rest, with the headers the onSend hook would add.
+    frameworkErrors: (error, _request, reply) =>
+      sendProblem(reply.headers(refusalHeaders(config.production)), frameworkProblem(error) ?? problem('GH_INTERNAL', 'Something went wrong on our side.')),
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
@@ -72,6 +82,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
     authorized: cookieSessionCheck(config, services.clock),
   });
+  await app.register(responseHeadersPlugin, { production: config.production });
 
   if (config.corsOrigins.length > 0) {
     // Browsers on the listed origins may call the API, with credentials; others get no CORS
@@ -115,6 +126,22 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onClose', () => services.postEvents.close());
   keepHouse(app, services);
   return app;
+}
+
+/**
+ * Node's limits on how long a request may take to arrive (SPEC section 1,
+ * `REQUEST_TIMEOUT_SECONDS`): headers and body both within the timeout, else 408 and the
+ * connection closes; a body trickled a byte at a time holds a connection no longer than that.
+ * Node checks its connections periodically (every 30 s by default, which would let a slow
+ * request live up to twice the timeout): here at least every second. An upgraded WebSocket has
+ * left the HTTP parser and is not cut.
+ */
+function requestTimeouts(seconds: number): { requestTimeout: number; http: ServerOptions } {
+  const milliseconds = Math.ceil(seconds * 1000);
+  return {
+    requestTimeout: milliseconds,
+    http: { requestTimeout: milliseconds, headersTimeout: milliseconds, connectionsCheckingInterval: Math.min(1000, milliseconds) },
+  };
 }
 
 /** How often ended refresh families and old revocation events are deleted. */

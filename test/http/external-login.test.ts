@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authSetCookie, cookiePair } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.ts';
+import { pageForm } from '../helpers/page-forms.ts';
 import { json, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const engines = await testEngines();
@@ -148,6 +149,38 @@ describe.each(engines)('external sign-in on $engine', (engine) => {
     const flow = await throughProvider('only-way');
     const created = cookiePair(setCookie(await callback(flow.callback, flow.correlation), 'gh.auth')!);
     expect((await instance.app.inject({ method: 'DELETE', url: '/account/logins/acme', headers: { cookie: created } })).statusCode).toBe(409);
+  });
+
+  it('links a provider through the profile page’s “Link acme” form, posted as a browser posts it', async () => {
+    const { user, password } = await instance.createUser({ email: 'form-linker@example.com' });
+    const signIn = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { email: user.email, password } });
+    const auth = cookiePair(setCookie(signIn, 'gh.auth')!);
+    const form = await pageForm(instance.app, '/account/profile', '/account/logins/acme', { cookie: auth });
+    expect(Object.keys(form.fields)).toEqual(['__RequestVerificationToken']);
+
+    const start = await form.submit({ origin: PUBLIC_URL });
+    expect(start.statusCode).toBe(302);
+    expect(new URL(start.headers.location as string).origin).toBe(provider.issuer);
+    provider.accounts.set('form-linker-at-acme', { email: 'form.linker.elsewhere@example.com', emailVerified: true });
+    const back = await provider.authorize(start.headers.location as string, 'form-linker-at-acme');
+    const linked = await callback(back, `${auth}; ${cookiePair(setCookie(start, 'gh.oidc')!)}`);
+    expect(linked.statusCode).toBe(303);
+    expect(await instance.services.store.externalLogins.find('acme', 'form-linker-at-acme')).toMatchObject({ userId: user.id });
+
+    // Without the form's token the post changes nothing.
+    const forged = await form.submit({ origin: PUBLIC_URL }, { __RequestVerificationToken: 'forged' });
+    expect(forged.statusCode).toBe(400);
+    expect(setCookie(forged, 'gh.oidc')).toBeUndefined();
+  });
+
+  it('comes back to a Unicode ReturnUrl percent-encoded, never a 500 (SEC-56)', async () => {
+    provider.accounts.set('unicode-returner', { email: 'unicode.returner@example.com', emailVerified: true });
+    const start = await instance.app.inject({ url: '/account/external-login/acme?ReturnUrl=%2F%E6%97%A5%E6%9C%AC%3Fq%3D%C3%A9' });
+    expect(start.statusCode).toBe(302);
+    const back = await provider.authorize(start.headers.location as string, 'unicode-returner');
+    const done = await callback(back, cookiePair(setCookie(start, 'gh.oidc')!));
+    expect(done.statusCode).toBe(302);
+    expect(done.headers.location).toBe('/%E6%97%A5%E6%9C%AC?q=%C3%A9');
   });
 
   it('links only for the browser still signed in as the user who asked', async () => {

@@ -79,7 +79,8 @@ describe.each(engines)('two-factor sign-in on $engine', (engine) => {
     const { user, password, sharedKey } = await userWithAuthenticator();
     const without = await post('/account/login/2fa', undefined, { code: totpCode(sharedKey, 1) });
     expect(without.statusCode).toBe(401);
-    expect(json(without)).toEqual({ succeeded: false });
+    expect(without.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(json(without)).toMatchObject({ status: 401, succeeded: false });
     const pending = await firstStep(user.email, password);
     const tampered = pending.slice(0, -2) + (pending.endsWith('A') ? 'BB' : 'AA');
     expect((await post('/account/login/2fa', tampered, { code: totpCode(sharedKey, 1) })).statusCode).toBe(401);

@@ -51,4 +51,28 @@ describe.skipIf(!browserReady)('external sign-in in Chromium', () => {
     expect(await page.locator('#profile-email').textContent()).toContain('browser.person@example.com');
     await page.close();
   });
+
+  it('links the provider from the profile page’s “Link acme” button (a form post with its antiforgery token)', async () => {
+    const { user, password } = await instance.createUser({ userName: 'linking-person' });
+    provider.accounts.set('linking-person-at-acme', { email: 'someone.else@example.com', emailVerified: true, name: 'Linking Person' });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/account/login`);
+    await page.getByLabel('E-mail or user name').fill('linking-person');
+    await page.getByLabel('Password').fill(password);
+    await Promise.all([page.waitForURL(`${baseUrl}/account/profile`), page.getByRole('button', { name: 'Sign in' }).click()]);
+    expect(await page.locator('#profile-logins').textContent()).toBe('none');
+
+    await page.getByRole('button', { name: 'Link acme' }).click();
+    await page.waitForURL((url) => url.origin === provider.issuer);
+    await page.locator('input[name="login"]').fill('linking-person-at-acme');
+    await page.locator('input[name="password"]').fill('any');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${baseUrl}/account/profile`);
+    expect(await page.locator('#profile-logins').textContent()).toBe('acme');
+    expect(await page.locator('#profile-email').textContent()).toContain(user.email);
+    expect((await instance.services.store.externalLogins.listForUser(user.id)).map(({ provider: name }) => name)).toEqual(['acme']);
+    await context.close();
+  });
 });

@@ -13,7 +13,37 @@ const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The JSON body is empty.', { errors: { body: ['The JSON body is empty.'] } }),
   FST_ERR_CTP_INVALID_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } }),
   FST_ERR_CTP_INVALID_CONTENT_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', 'The Content-Type header is not valid.'),
+  FST_ERR_BAD_URL: () => problem('GH_VALIDATION_FAILED', 'The URL is not valid.', { errors: { url: ['The URL is not valid: a % must start an escape such as %2F.'] } }),
+  FST_ERR_MAX_PARAM_LENGTH: () => problem('GH_URI_TOO_LONG', 'A part of the path is too long.'),
 };
+
+const NOT_VALID = 'The request is not valid.';
+
+/**
+ * Any other refusal with a 4xx status (Fastify's, its plugins', Node's stream errors such as a
+ * body the client stopped sending) as the problem of that status; other 4xx statuses as a 400.
+ */
+const BY_STATUS: Record<number, () => ProblemBody> = {
+  404: () => problem('GH_NOT_FOUND', 'There is no such resource.'),
+  405: () => problem('GH_METHOD_NOT_ALLOWED'),
+  408: () => problem('GH_REQUEST_TIMEOUT', 'The request did not arrive in time.'),
+  413: () => problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'),
+  414: () => problem('GH_URI_TOO_LONG'),
+  415: () => problem('GH_UNSUPPORTED_MEDIA_TYPE'),
+  431: () => problem('GH_HEADERS_TOO_LARGE', 'The request headers are too large.'),
+};
+
+/** The problem for an error of Fastify, a plugin or a body stream that is the caller's fault, else undefined. */
+export function frameworkProblem(error: FastifyError): ProblemBody | undefined {
+  const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+  if (known) return known(error);
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
+    return problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } });
+  }
+  const status = error.statusCode;
+  if (status === undefined || status < 400 || status >= 500) return undefined;
+  return (BY_STATUS[status] ?? (() => problem('GH_VALIDATION_FAILED', NOT_VALID, { errors: { request: [NOT_VALID] } })))();
+}
 
 /** Every error becomes application/problem+json; unexpected ones are logged and answered generically. */
 async function problemErrors(app: FastifyInstance): Promise<void> {
@@ -31,13 +61,8 @@ async function problemErrors(app: FastifyInstance): Promise<void> {
       const errors = validationErrors(error);
       return sendProblem(reply, problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors }));
     }
-    const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
-    if (known) return sendProblem(reply, known(error));
-    if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
-      return sendProblem(reply, problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } }));
-    }
-    if (error.statusCode === 413) return sendProblem(reply, problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'));
-    if (error.statusCode === 415) return sendProblem(reply, problem('GH_UNSUPPORTED_MEDIA_TYPE'));
+    const refusal = frameworkProblem(error);
+    if (refusal) return sendProblem(reply, refusal);
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(reply, problem('GH_INTERNAL', 'Something went wrong on our side.'));
   });

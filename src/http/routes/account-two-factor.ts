@@ -12,6 +12,7 @@ import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { authenticatorPage, twoFactorLoginPage } from '../pages/two-factor.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
+import { problem, sendProblem } from '../problem.ts';
 import { rateLimited, userAccount } from '../rate-limit.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
@@ -75,7 +76,8 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
     });
   const notPending = (request: FastifyRequest, reply: FastifyReply) => {
     if (isFormPost(request) || wantsPage(request)) return seeOther(reply, '/account/login');
-    return reply.code(401).header('cache-control', 'no-store').send({ succeeded: false });
+    // A sign-in result like any other failure (SPEC section 4): problem+json with succeeded:false.
+    return sendProblem(reply, problem('GH_SIGNIN_FAILED', 'There is no pending two-factor sign-in: sign in with the password first.', { succeeded: false }));
   };
 
   app.get<{ Querystring: ReturnQuery }>('/account/login/2fa', { schema: { querystring: ReturnQuery }, config: ANONYMOUS }, async (request, reply) => {

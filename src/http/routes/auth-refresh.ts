@@ -1,5 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CrossSitePolicy } from '../cross-site.ts';
+import { problem, sendProblem } from '../problem.ts';
 import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from '../refresh-cookie.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -19,17 +21,29 @@ const anonymous = { authorization: { allowAnonymous: true } };
 
 /**
  * `POST /auth/refresh` and `POST /auth/revoke`. Anonymous: an access token sent along is not
- * even read. A refused refresh is a bare 401 (no body), whatever the reason.
+ * even read. A refused refresh is a bare 401 (no body), whatever the reason. A token read from
+ * the `gh.refresh` cookie is a credential the browser attaches on its own, so such a request
+ * passes the cross-site check of the cookie scheme (SPEC section 3) first: from another site it
+ * is 403, and the cookie is neither used, rotated nor cleared.
  */
 export async function authRefreshRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  const { config } = services;
+  const crossSite = new CrossSitePolicy([config.publicUrl.origin, ...config.corsOrigins]);
+  /** True when the cookie may be read; otherwise the request has been answered 403. */
+  const cookieMayBeRead = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (crossSite.allows(request)) return true;
+    sendProblem(reply, problem('GH_FORBIDDEN', 'Cross-site requests with the refresh cookie are refused.', { policy: [] }));
+    return false;
+  };
+
   app.post<{ Body: RefreshRequest | null | undefined }>(
     '/auth/refresh',
     { schema: { body: OptionalRefreshRequest }, config: anonymous },
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
       const presented = fromBody ?? refreshCookieOf(request);
-      reply.header('cache-control', 'no-store');
       if (presented === undefined) return reply.code(401).send();
+      if (fromBody === undefined && !cookieMayBeRead(request, reply)) return reply;
       const result = await services.refreshTokens.refresh(presented, { ip: request.ip });
       if (!result.ok) {
         if (fromBody === undefined) clearRefreshCookie(reply, services.config);
@@ -52,6 +66,7 @@ export async function authRefreshRoutes(app: FastifyInstance, { services }: Rout
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
       const presented = fromBody ?? refreshCookieOf(request);
+      if (fromBody === undefined && presented !== undefined && !cookieMayBeRead(request, reply)) return reply;
       if (presented !== undefined) await services.refreshTokens.revoke(presented);
       if (fromBody === undefined) clearRefreshCookie(reply, services.config);
       return reply.code(204).send();

@@ -9,6 +9,7 @@ import { CookieSignIn } from '../cookie-sign-in.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { type Html, html, layout } from '../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
+import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
 import { localReturnUrl } from '../return-url.ts';
 import type { RouteContext } from './route-context.ts';
@@ -42,6 +43,8 @@ const openIdClient = () => (loading ??= import('openid-client'));
  */
 export async function externalLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const { config, clock, audit } = services;
+  // The profile page's "Link <provider>" buttons post a form (with its antiforgery token) here.
+  await app.register(formBodiesPlugin);
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
   const discovered = new Map<string, Promise<OpenId.Configuration>>();
   const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');

@@ -30,6 +30,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     schema,
     limits: { maxDepth: config.graphqlMaxDepth, maxAliases: config.graphqlMaxAliases, maxCost: config.graphqlMaxCost },
     introspection: !config.production,
+    suggestions: !config.production,
     logger,
     dataVersion: store.dataVersion,
   });
@@ -41,7 +42,11 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
     const { body: answer } = await graphql.execute(prepared, body, () => createContext(request.user, store.users, posts));
-    return send(request, reply, 200, answer);
+    // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
+    // 400 in the new media type; application/json keeps its 200 for older clients. A result with
+    // `data` is serialized with it first (GraphQLService.format).
+    const status = accepts(request) === GRAPHQL_RESPONSE && !answer.startsWith('{"data"') ? 400 : 200;
+    return send(request, reply, status, answer);
   };
 
   // GraphiQL in development only: production has no such route (404, SPEC section 6).
@@ -50,6 +55,16 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       reply.headers(GRAPHIQL_HEADERS).send(graphiqlPage()),
     );
   }
+
+  // Other methods are 405 (SPEC section 3), answered before any body is read.
+  app.route({
+    method: ['PUT', 'DELETE', 'PATCH'],
+    url: '/graphql',
+    config: { authorization: { allowAnonymous: true } },
+    onRequest: async (request, reply) =>
+      send(request, reply.header('allow', 'GET, POST'), 405, { errors: [{ message: 'Send queries with GET or POST, mutations with POST.', extensions: { code: 'METHOD_NOT_ALLOWED' } }] }),
+    handler: async () => undefined,
+  });
 
   app.post('/graphql', { config: ENDPOINT_CONFIG }, async (request, reply) => {
     const body = requestOf(request.body);
@@ -89,14 +104,14 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       },
       wsHandler: socketHandler,
       handler: async (request, reply) => {
-        const { query, variables, operationName } = request.query;
-        let parsedVariables: unknown;
+        const { query, variables, operationName, extensions } = request.query;
+        let parsed: { variables: unknown; extensions: unknown };
         try {
-          parsedVariables = variables === undefined || variables === '' ? undefined : JSON.parse(variables);
+          parsed = { variables: jsonParameter(variables), extensions: jsonParameter(extensions) };
         } catch {
-          return send(request, reply, 400, badRequest('The variables parameter is not JSON.'));
+          return send(request, reply, 400, badRequest('The variables and extensions parameters must be JSON.'));
         }
-        const body = requestOf({ query, variables: parsedVariables, operationName });
+        const body = requestOf({ query, operationName, ...parsed });
         if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
         return run(request, reply, body, ['query']);
       },
@@ -116,15 +131,26 @@ function signedInByCookie(request: FastifyRequest): boolean {
 function requestOf(body: unknown): GraphQLRequest | string {
   if (Array.isArray(body)) return 'Batched operations are not accepted: send one operation per request.';
   if (typeof body !== 'object' || body === null) return 'The body must be a JSON object with a query.';
-  const { query, variables, operationName } = body as Record<string, unknown>;
+  const { query, variables, operationName, extensions } = body as Record<string, unknown>;
   if (typeof query !== 'string' || query.trim() === '') return 'The request has no query.';
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return 'variables must be an object.';
+  if (!isObjectOrAbsent(variables)) return 'variables must be an object.';
+  if (!isObjectOrAbsent(extensions)) return 'extensions must be an object.';
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'operationName must be a string.';
   return {
     query,
     ...(variables ? { variables: variables as Record<string, unknown> } : {}),
     ...(typeof operationName === 'string' ? { operationName } : {}),
   };
+}
+
+/** A member that, when given, must be a JSON object (null counts as not given). */
+function isObjectOrAbsent(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value));
+}
+
+/** A GET parameter holding JSON, or undefined when absent or empty; throws when it is not JSON. */
+function jsonParameter(value: string | undefined): unknown {
+  return value === undefined || value === '' ? undefined : JSON.parse(value);
 }
 
 function badRequest(message: string): { errors: GraphQLFormattedError[] } {
@@ -136,7 +162,11 @@ function badRequest(message: string): { errors: GraphQLFormattedError[] } {
  * payload is sent as JSON text (an executed result comes serialized already).
  */
 function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: string | Buffer | object): FastifyReply {
-  const accept = request.headers.accept ?? '';
-  const type = accept.includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json';
+  const type = accepts(request);
   return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload));
+}
+
+/** The media type of the answer: `application/graphql-response+json` when the client accepts it. */
+function accepts(request: FastifyRequest): typeof GRAPHQL_RESPONSE | 'application/json' {
+  return (request.headers.accept ?? '').includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json';
 }
