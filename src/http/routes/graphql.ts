@@ -9,7 +9,6 @@ import { Posts } from '../../posts/posts.ts';
 import { BearerHandler, COOKIES_SCHEME } from '../../security/authentication/index.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { graphqlSocketHandler } from '../graphql-socket.ts';
-import { GRAPHIQL_HEADERS, graphiqlPage } from '../pages/graphiql.ts';
 import { problem, sendProblem } from '../problem.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -43,13 +42,6 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     const { body: answer } = await graphql.execute(prepared, body, () => createContext(request.user, store.users, posts));
     return send(request, reply, 200, answer);
   };
-
-  // GraphiQL in development only: production has no such route (404, SPEC section 6).
-  if (!config.production) {
-    app.get('/graphiql', { config: { authorization: { allowAnonymous: true } } }, async (_request, reply) =>
-      reply.headers(GRAPHIQL_HEADERS).send(graphiqlPage()),
-    );
-  }
 
   app.post('/graphql', { config: ENDPOINT_CONFIG }, async (request, reply) => {
     const body = requestOf(request.body);
