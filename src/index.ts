@@ -8,8 +8,11 @@ export {
   AuthorizationService,
   ClaimsRequirement,
   DenyAnonymousRequirement,
+  instanceOf,
+  NameRequirement,
   PolicyProvider,
   RequirementHandler,
+  ResourceRequirementHandler,
   RolesRequirement,
   resolveEndpointPolicy,
   type AuthorizationAssertion,
@@ -20,6 +23,7 @@ export {
   type AuthorizationRequirement,
   type AuthorizationResult,
   type AuthorizeData,
+  type ResourceGuard,
   type SelfHandlingRequirement,
 } from './security/authorization/index.ts';
 export {

@@ -5,7 +5,7 @@ import { CliError, ExitCode } from './cli-error.ts';
 import { type CliOutput, processOutput } from './io.ts';
 
 const USAGE = `usage: gatehouse <command>
-  users add --email E --password P [--name N] [--role R]… [--claim type=value]… [--confirmed]
+  users add --email E (--password P | --password-stdin) [--name N] [--role R]… [--claim type=value]… [--confirmed]
   users list [--json]
   users roles add|remove --email E --role R
   users claims add|remove --email E --claim type=value

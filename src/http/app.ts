@@ -20,6 +20,7 @@ import fastifyCors from '@fastify/cors';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
+import { graphiqlRoutes } from './routes/graphiql.ts';
 import { graphqlRoutes } from './routes/graphql.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -111,6 +112,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(organizationRoutes, context);
   await app.register(integrationRoutes);
   await app.register(graphqlRoutes, context);
+  // GraphiQL in development only: production has no such route (404, SPEC section 6).
+  if (!config.production) await app.register(graphiqlRoutes);
   await app.register(externalLoginRoutes, context);
 
   refreshKeyRingPeriodically(app, services);

@@ -8,6 +8,7 @@ import { type FailureContext, isLockedOutAt } from './lockout.ts';
 import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { passwordProblems } from './password-policy.ts';
+import { checkRoleName, isValidRoleName, ROLE_NAME_RULE } from './role-name.ts';
 
 export interface NewUserInput {
   readonly email: string;
@@ -18,8 +19,6 @@ export interface NewUserInput {
   readonly emailConfirmed?: boolean;
 }
 
-/** Role names: free-form, but printable and of a sane length. */
-const ROLE_PATTERN = /^[^\s\p{Cc}\p{Cf}][^\p{Cc}\p{Cf}]{0,63}$/u;
 /** Claim types: a token-friendly name. */
 const CLAIM_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
 const CLAIM_VALUE_MAX = 512;
@@ -70,7 +69,7 @@ export class UserManager {
     }
     const password = passwordProblems(input.password, this.passwordMinLength);
     if (password.length > 0) errors.password = password;
-    for (const role of input.roles ?? []) if (!ROLE_PATTERN.test(role)) (errors.role ??= []).push(`"${role}" is not a valid role name.`);
+    if (!(input.roles ?? []).every(isValidRoleName)) errors.role = [ROLE_NAME_RULE];
     for (const claim of input.claims ?? []) {
       const problem = claimProblem(claim);
       if (problem) (errors.claim ??= []).push(problem);
@@ -124,10 +123,11 @@ export class UserManager {
   }
 
   addRole(userId: number, role: string): Promise<boolean> {
-    if (!ROLE_PATTERN.test(role)) throw GatehouseError.validation({ role: [`"${role}" is not a valid role name.`] });
+    checkRoleName(role);
     return this.users.addRole(userId, role);
   }
 
+  /** Any name goes: a role stored before the naming rule must stay removable. */
   removeRole(userId: number, role: string): Promise<boolean> {
     return this.users.removeRole(userId, role);
   }

@@ -1,4 +1,5 @@
-import { type AuthorizationHandlerContext, type AuthorizationRequirement, RequirementHandler } from '../security/authorization/index.ts';
+import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from '../security/authorization/index.ts';
+import { hasId } from './resource-guards.ts';
 
 /** A resource that belongs to a user. */
 export interface OwnedResource {
@@ -10,13 +11,18 @@ export class OwnershipRequirement implements AuthorizationRequirement {
   readonly description = 'the owner of the resource';
 }
 
-export class OwnershipHandler extends RequirementHandler<OwnershipRequirement, OwnedResource | null> {
+/** Anything with an `ownerId` (a document). */
+export function isOwnedResource(resource: unknown): resource is OwnedResource {
+  return hasId(resource, 'ownerId');
+}
+
+export class OwnershipHandler extends ResourceRequirementHandler<OwnershipRequirement, OwnedResource> {
   constructor() {
-    super(OwnershipRequirement);
+    super(OwnershipRequirement, isOwnedResource);
   }
 
-  protected handleRequirement(context: AuthorizationHandlerContext, requirement: OwnershipRequirement, resource: OwnedResource | null): void {
+  protected handleRequirement(context: AuthorizationHandlerContext, requirement: OwnershipRequirement, resource: OwnedResource): void {
     const subject = context.user.subject;
-    if (context.user.isAuthenticated && resource && subject !== null && String(resource.ownerId) === subject) context.succeed(requirement);
+    if (context.user.isAuthenticated && subject !== null && String(resource.ownerId) === subject) context.succeed(requirement);
   }
 }

@@ -5,6 +5,8 @@ import type { AuthorizationRequirement } from '../security/authorization/index.t
 import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
 import { OrgAdminRequirement } from './org-admin.ts';
 import { OwnershipRequirement } from './ownership.ts';
+import { PostAuthorRequirement, SelfOrAdminRequirement } from './post-author.ts';
+import { RoleGrantRequirement } from './role-grant.ts';
 import { createAuthorizationService, createPolicyProvider, type PolicyName } from './policies.ts';
 
 const NINE_TO_FIVE: BusinessHours = { startMinute: 9 * 60, endMinute: 17 * 60 };
@@ -196,6 +198,12 @@ describe('Ownership (resource check)', () => {
   it('refuses a null resource', async () => {
     expect(await allowsOn(ownership, user(), null)).toBe(false);
   });
+
+  it('refuses a resource without an owner id, even one whose other id is the caller’s (a user record)', async () => {
+    expect(await allowsOn(ownership, user(), { id: 1, email: 'alice@example.com' })).toBe(false);
+    expect(await allowsOn(ownership, user(), { ownerId: null })).toBe(false);
+    expect(await allowsOn(ownership, user(), { ownerId: '1.0' })).toBe(false);
+  });
 });
 
 describe('OrgAdmin (resource check)', () => {
@@ -203,42 +211,122 @@ describe('OrgAdmin (resource check)', () => {
   const orgAdmin = new OrgAdminRequirement();
 
   it('allows a SuperAdmin for any organization, without an org_id claim', async () => {
-    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), { id: 7 })).toBe(true);
-    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), { id: 8 })).toBe(true);
+    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), { id: 7, name: 'Acme' })).toBe(true);
+    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), { id: 8, name: 'Acme' })).toBe(true);
   });
 
   it('allows an OrgAdmin whose org_id is the organization’s id, numeric or string', async () => {
-    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '7' }), { id: 7 })).toBe(true);
-    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '7' }), { id: '7' })).toBe(true);
+    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '7' }), { id: 7, name: 'Acme' })).toBe(true);
+    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '7' }), { id: '7', name: 'Acme' })).toBe(true);
   });
 
   it('allows an OrgAdmin of several organizations for any of them', async () => {
-    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: ['3', '7'] }), { id: 7 })).toBe(true);
+    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: ['3', '7'] }), { id: 7, name: 'Acme' })).toBe(true);
   });
 
   it('refuses an OrgAdmin of another organization', async () => {
-    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '8' }), { id: 7 })).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '8' }), { id: 7, name: 'Acme' })).toBe(false);
   });
 
   it('refuses an OrgAdmin without an org_id claim', async () => {
-    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin' }), { id: 7 })).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin' }), { id: 7, name: 'Acme' })).toBe(false);
   });
 
   it('refuses a matching org_id without the OrgAdmin role', async () => {
-    expect(await allowsOn(orgAdmin, user({ org_id: '7' }), { id: 7 })).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ org_id: '7' }), { id: 7, name: 'Acme' })).toBe(false);
   });
 
   it('refuses a plain user', async () => {
-    expect(await allowsOn(orgAdmin, user(), { id: 7 })).toBe(false);
+    expect(await allowsOn(orgAdmin, user(), { id: 7, name: 'Acme' })).toBe(false);
   });
 
   it('compares the roles case-sensitively', async () => {
-    expect(await allowsOn(orgAdmin, user({ role: 'superadmin' }), { id: 7 })).toBe(false);
-    expect(await allowsOn(orgAdmin, user({ role: 'orgadmin', org_id: '7' }), { id: 7 })).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ role: 'superadmin' }), { id: 7, name: 'Acme' })).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ role: 'orgadmin', org_id: '7' }), { id: 7, name: 'Acme' })).toBe(false);
+  });
+
+  it('refuses even a SuperAdmin when there is no organization: the handler judges organizations only', async () => {
+    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), null)).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), undefined)).toBe(false);
+  });
+
+  it('refuses even a SuperAdmin for a resource that is not an organization (a document, a post)', async () => {
+    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), { id: 7, ownerId: 1, title: 't', body: 'b' })).toBe(false);
+    expect(await allowsOn(orgAdmin, user({ role: 'SuperAdmin' }), { id: 7, authorId: 1, title: 't' })).toBe(false);
   });
 
   it('refuses an OrgAdmin when there is no organization', async () => {
     expect(await allowsOn(orgAdmin, user({ role: 'OrgAdmin', org_id: '7' }), null)).toBe(false);
+  });
+});
+
+describe('PostAuthor (resource check)', () => {
+  const { allowsOn } = setup();
+  const postAuthor = new PostAuthorRequirement();
+  const post = { id: 9, authorId: 1, title: 't', body: 'b', createdAt: 0 };
+
+  it('allows the author and an Admin', async () => {
+    expect(await allowsOn(postAuthor, user(), post)).toBe(true);
+    expect(await allowsOn(postAuthor, principal({ sub: '2', role: 'Admin' }), post)).toBe(true);
+  });
+
+  it('refuses another user', async () => {
+    expect(await allowsOn(postAuthor, principal({ sub: '2' }), post)).toBe(false);
+  });
+
+  it('refuses even an Admin without a post, or for a resource that is not one', async () => {
+    const admin = principal({ sub: '2', role: 'Admin' });
+    expect(await allowsOn(postAuthor, admin, null)).toBe(false);
+    expect(await allowsOn(postAuthor, admin, { id: 9, ownerId: 2, title: 't', body: 'b' })).toBe(false);
+  });
+});
+
+describe('SelfOrAdmin (resource check)', () => {
+  const { allowsOn } = setup();
+  const selfOrAdmin = new SelfOrAdminRequirement();
+  const alice = { id: 1, email: 'alice@example.com' };
+
+  it('allows the user and an Admin', async () => {
+    expect(await allowsOn(selfOrAdmin, user(), alice)).toBe(true);
+    expect(await allowsOn(selfOrAdmin, principal({ sub: '2', role: 'Admin' }), alice)).toBe(true);
+  });
+
+  it('refuses another user', async () => {
+    expect(await allowsOn(selfOrAdmin, principal({ sub: '2' }), alice)).toBe(false);
+  });
+
+  it('refuses even an Admin without a user, or for a resource that is not one (a post)', async () => {
+    const admin = principal({ sub: '2', role: 'Admin' });
+    expect(await allowsOn(selfOrAdmin, admin, null)).toBe(false);
+    expect(await allowsOn(selfOrAdmin, admin, { id: 1, authorId: 1, title: 't', body: 'b', createdAt: 0 })).toBe(false);
+  });
+});
+
+describe('RoleGrant (resource check on the role granted or removed)', () => {
+  const { allowsOn } = setup();
+  const roleGrant = new RoleGrantRequirement();
+
+  it('lets anyone authenticated manage an ordinary role (the admin API’s group policy decides who gets there)', async () => {
+    expect(await allowsOn(roleGrant, user({ role: 'Admin' }), { role: 'Editor' })).toBe(true);
+  });
+
+  it('keeps SuperAdmin to SuperAdmins', async () => {
+    expect(await allowsOn(roleGrant, user({ role: 'Admin' }), { role: 'SuperAdmin' })).toBe(false);
+    expect(await allowsOn(roleGrant, user({ role: ['Admin', 'SuperAdmin'] }), { role: 'SuperAdmin' })).toBe(true);
+  });
+
+  it('compares the role exactly: superadmin is another role, and so is a SuperAdmin in lower case', async () => {
+    expect(await allowsOn(roleGrant, user({ role: 'Admin' }), { role: 'superadmin' })).toBe(true);
+    expect(await allowsOn(roleGrant, user({ role: 'superadmin' }), { role: 'SuperAdmin' })).toBe(false);
+  });
+
+  it('refuses without a role to judge', async () => {
+    expect(await allowsOn(roleGrant, user({ role: 'SuperAdmin' }), null)).toBe(false);
+    expect(await allowsOn(roleGrant, user({ role: 'SuperAdmin' }), { name: 'SuperAdmin' })).toBe(false);
+  });
+
+  it('refuses an anonymous caller', async () => {
+    expect(await allowsOn(roleGrant, principal({}, null), { role: 'Editor' })).toBe(false);
   });
 });
 

@@ -12,6 +12,7 @@ import { MinimumAgeRequirement } from './minimum-age-requirement.ts';
 import { OrgAdminHandler } from './org-admin.ts';
 import { OwnershipHandler } from './ownership.ts';
 import { PostAuthorHandler, SelfOrAdminHandler, SelfOrAdminRequirement } from './post-author.ts';
+import { RoleGrantHandler } from './role-grant.ts';
 import { UserSubjectRequirement } from './user-subject-requirement.ts';
 
 /** The names of this service's policies: typed, so a misspelt name fails to compile. */
@@ -42,6 +43,7 @@ export function createAuthorizationService(clock: Clock, timeZone: string): Auth
     new OrgAdminHandler(),
     new PostAuthorHandler(),
     new SelfOrAdminHandler(),
+    new RoleGrantHandler(),
   ];
   return new AuthorizationService({ handlers });
 }

@@ -1,4 +1,5 @@
-import { type AuthorizationHandlerContext, type AuthorizationRequirement, RequirementHandler } from '../security/authorization/index.ts';
+import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from '../security/authorization/index.ts';
+import { hasId } from './resource-guards.ts';
 
 /** A resource written by a user. */
 export interface AuthoredResource {
@@ -10,14 +11,19 @@ export class PostAuthorRequirement implements AuthorizationRequirement {
   readonly description = 'the author or an admin';
 }
 
-export class PostAuthorHandler extends RequirementHandler<PostAuthorRequirement, AuthoredResource | null> {
+/** Anything with an `authorId` (a post). */
+export function isAuthoredResource(resource: unknown): resource is AuthoredResource {
+  return hasId(resource, 'authorId');
+}
+
+export class PostAuthorHandler extends ResourceRequirementHandler<PostAuthorRequirement, AuthoredResource> {
   constructor() {
-    super(PostAuthorRequirement);
+    super(PostAuthorRequirement, isAuthoredResource);
   }
 
-  protected handleRequirement(context: AuthorizationHandlerContext, requirement: PostAuthorRequirement, resource: AuthoredResource | null): void {
+  protected handleRequirement(context: AuthorizationHandlerContext, requirement: PostAuthorRequirement, resource: AuthoredResource): void {
     const { user } = context;
-    if (!user.isAuthenticated || resource === null) return;
+    if (!user.isAuthenticated) return;
     if (user.isInRole('Admin') || (user.subject !== null && user.subject === String(resource.authorId))) context.succeed(requirement);
   }
 }
@@ -25,6 +31,7 @@ export class PostAuthorHandler extends RequirementHandler<PostAuthorRequirement,
 /** A user as a resource: its id. */
 export interface UserResource {
   readonly id: number;
+  readonly email: string;
 }
 
 /** Met by that user and by role `Admin`: the field policy `SelfOrAdmin` of `User.email`. */
@@ -32,14 +39,19 @@ export class SelfOrAdminRequirement implements AuthorizationRequirement {
   readonly description = 'the user or an admin';
 }
 
-export class SelfOrAdminHandler extends RequirementHandler<SelfOrAdminRequirement, UserResource | null> {
+/** A user: an `id` and an `email` (what `User.email` is resolved from). */
+export function isUserResource(resource: unknown): resource is UserResource {
+  return hasId(resource, 'id') && typeof (resource as { email?: unknown }).email === 'string';
+}
+
+export class SelfOrAdminHandler extends ResourceRequirementHandler<SelfOrAdminRequirement, UserResource> {
   constructor() {
-    super(SelfOrAdminRequirement);
+    super(SelfOrAdminRequirement, isUserResource);
   }
 
-  protected handleRequirement(context: AuthorizationHandlerContext, requirement: SelfOrAdminRequirement, resource: UserResource | null): void {
+  protected handleRequirement(context: AuthorizationHandlerContext, requirement: SelfOrAdminRequirement, resource: UserResource): void {
     const { user } = context;
-    if (!user.isAuthenticated || resource === null) return;
+    if (!user.isAuthenticated) return;
     if (user.isInRole('Admin') || (user.subject !== null && user.subject === String(resource.id))) context.succeed(requirement);
   }
 }

@@ -10,6 +10,12 @@ import { SIGNING_ALGORITHM } from './signing-key.ts';
 export const STAMP_CLAIM = 'gh_ver';
 /** RFC 9068's media type for access tokens; other JWTs (ID tokens, …) are refused as bearer tokens. */
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
+/**
+ * RFC 9068's `client_id` of every token this service issues: they all go to its own first-party
+ * clients (the password grant at `/auth/token` and its refreshes), which register nowhere
+ * (decision 0034).
+ */
+export const FIRST_PARTY_CLIENT_ID = 'gatehouse-first-party';
 /** Allowed `exp`/`nbf` drift between machines. */
 export const CLOCK_SKEW_SECONDS = 30;
 /** Longer "tokens" are refused before any parsing. */
@@ -55,7 +61,7 @@ export class AccessTokens {
     const key = keyRing.current;
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = Math.max(1, Math.round(lifetimeSeconds));
-    const token = await new SignJWT(payloadFor(user))
+    const token = await new SignJWT({ ...payloadFor(user), client_id: FIRST_PARTY_CLIENT_ID })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(issuer)
       .setAudience(audience)
@@ -112,8 +118,11 @@ function payloadFor(user: User): JWTPayload {
   };
 }
 
-/** JWT members that describe the token itself and become no claim of the principal. */
-const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', STAMP_CLAIM]);
+/**
+ * JWT members that describe the token itself and become no claim of the principal: a bearer
+ * caller has the claims a cookie caller has.
+ */
+const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client_id', STAMP_CLAIM]);
 
 function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
   const sub = payload.sub!;

@@ -91,6 +91,8 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
   let instance: TestApp;
 
   const cli = (...args: string[]) => runCli(args, { DATABASE_URL: databaseUrl });
+  /** The command with `stdin` piped to it, as `printf … | gatehouse …` does. */
+  const piped = (stdin: string, ...args: string[]) => runCli(args, { DATABASE_URL: databaseUrl }, stdin);
 
   async function listUsers(): Promise<UserSummary[]> {
     const result = await cli('users', 'list', '--json');
@@ -162,6 +164,46 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       expect(await instance.services.users.findByEmail(roleEmail)).toBeNull();
     });
 
+    it('takes the password from the first line of standard input with --password-stdin, the rest ignored', async () => {
+      const email = uniqueEmail('stdin');
+      const password = 'piped lantern -orbit- 47';
+      const added = await piped(`${password}\nnot the password\n`, 'users', 'add', '--email', email, '--password-stdin', '--confirmed');
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toMatch(/^\d+\n$/);
+      expect(added.stderr).not.toContain(password);
+      const signIn = (candidate: string) => instance.app.inject({ method: 'POST', url: '/auth/token', payload: { email, password: candidate } });
+      expect((await signIn(password)).statusCode).toBe(200);
+      expect((await signIn(`${password}\nnot the password`)).statusCode).toBe(401);
+    });
+
+    it('reads a CRLF line from standard input without its carriage return', async () => {
+      const email = uniqueEmail('crlf');
+      const added = await piped(`${PASSWORD}\r\n`, 'users', 'add', '--email', email, '--password-stdin', '--confirmed');
+      expect(added.code, added.stderr).toBe(0);
+      expect((await instance.app.inject({ method: 'POST', url: '/auth/token', payload: { email, password: PASSWORD } })).statusCode).toBe(200);
+    });
+
+    it('treats --password with --password-stdin, and --password-stdin on empty input, as bad usage (exit 2); a short piped password is refused (exit 1)', async () => {
+      const [both, empty, short] = [uniqueEmail('both'), uniqueEmail('empty'), uniqueEmail('short-stdin')];
+      const results = await Promise.all([
+        piped(`${PASSWORD}\n`, 'users', 'add', '--email', both, '--password', PASSWORD, '--password-stdin'),
+        piped('', 'users', 'add', '--email', empty, '--password-stdin'),
+        piped('Zq7#kP2\n', 'users', 'add', '--email', short, '--password-stdin'),
+      ]);
+      expectUsageError(results[0]!);
+      expectUsageError(results[1]!);
+      expect(results[1]!.stderr).toMatch(/standard input/);
+      expectRefused(results[2]!, /password/i);
+      for (const email of [both, empty, short]) expect(await instance.services.users.findByEmail(email)).toBeNull();
+    });
+
+    it('refuses a role name outside [A-Za-z][A-Za-z0-9_.-]{0,63} with exit 1 and one clear line, and creates no user', async () => {
+      const email = uniqueEmail('bad-role');
+      const result = await cli('users', 'add', '--email', email, '--password', PASSWORD, '--role', 'Admin ');
+      expectRefused(result, /role name/);
+      expect(await instance.services.users.findByEmail(email)).toBeNull();
+    });
+
     it('treats a missing --email and an unknown flag as bad usage (exit 2), and creates no user', async () => {
       const email = uniqueEmail('flag');
       const [missing, unknown] = await Promise.all([
@@ -203,6 +245,17 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       expect([added.code, removed.code], added.stderr + removed.stderr).toEqual([0, 0]);
       expect([added.stdout, removed.stdout]).toEqual(['', '']);
       expect((await listed(user.email))?.roles).toEqual(['Auditor']);
+    });
+
+    it('refuses to add a role name outside the pattern with exit 1; grants SuperAdmin, since the CLI is the operator', async () => {
+      const { user } = await instance.createUser();
+      const [spaced, superAdmin] = await Promise.all([
+        cli('users', 'roles', 'add', '--email', user.email, '--role', 'Super Admin'),
+        cli('users', 'roles', 'add', '--email', user.email, '--role', 'SuperAdmin'),
+      ]);
+      expectRefused(spaced, /role name/);
+      expect(superAdmin.code, superAdmin.stderr).toBe(0);
+      expect((await listed(user.email))?.roles).toEqual(['SuperAdmin']);
     });
 
     it('adds and removes claims, as the store and newly signed tokens then show, and refuses a reserved type with exit 1', async () => {

@@ -51,14 +51,18 @@ export interface ChildHandle {
 
 const live = new Set<ChildHandle>();
 
-/** Spawns `node <args>` in the project root with `env` on top of this process's environment. */
-export function spawnNode(args: readonly string[], env: Record<string, string | undefined> = {}): ChildHandle {
+/**
+ * Spawns `node <args>` in the project root with `env` on top of this process's environment;
+ * `stdin`, when given, is written to its standard input, which is then closed.
+ */
+export function spawnNode(args: readonly string[], env: Record<string, string | undefined> = {}, stdin?: string): ChildHandle {
   const child = spawn(process.execPath, [...args], {
     cwd: projectRoot,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) throw new Error(`could not spawn node ${args.join(' ')}`);
+  if (stdin !== undefined) child.stdin!.end(stdin);
   let stdout = '';
   let stderr = '';
   let exit: Exit | undefined;
@@ -132,8 +136,9 @@ export async function runNode(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
   timeoutMs = DEFAULT_TIMEOUT_MS,
+  stdin?: string,
 ): Promise<RunResult> {
-  const handle = spawnNode(args, env);
+  const handle = spawnNode(args, env, stdin);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
@@ -149,9 +154,9 @@ export async function runNode(
   }
 }
 
-/** `gatehouse <args>` as `npx gatehouse` runs it: `node bin/gatehouse.js <args>`. */
-export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  return runNode(['bin/gatehouse.js', ...args], env);
+/** `gatehouse <args>` as `npx gatehouse` runs it: `node bin/gatehouse.js <args>`, fed `stdin` when given. */
+export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<RunResult> {
+  return runNode(['bin/gatehouse.js', ...args], env, DEFAULT_TIMEOUT_MS, stdin);
 }
 
 /** Spawns the service as `npm start` does (package.json's start script), without waiting. */

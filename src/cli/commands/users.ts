@@ -5,6 +5,7 @@ import type { User, UserClaim } from '../../store/ports.ts';
 import { CliError } from '../cli-error.ts';
 import { parse, refusable, required } from '../args.ts';
 import type { CliOutput } from '../io.ts';
+import { readFirstLine } from '../standard-input.ts';
 
 /** `gatehouse users …` */
 export async function usersCommand(args: string[], services: Services, out: CliOutput): Promise<void> {
@@ -33,13 +34,14 @@ async function addUser(args: string[], services: Services, out: CliOutput): Prom
   const { values } = parse(args, {
     email: { type: 'string' },
     password: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
     name: { type: 'string' },
     role: { type: 'string', multiple: true },
     claim: { type: 'string', multiple: true },
     confirmed: { type: 'boolean' },
   });
   const email = required(values.email, '--email');
-  const password = required(values.password, '--password');
+  const password = await passwordOf(values.password, values['password-stdin'] ?? false);
   const user = await refusable(() =>
     services.users.create({
       email,
@@ -51,6 +53,15 @@ async function addUser(args: string[], services: Services, out: CliOutput): Prom
     }),
   );
   out.result(String(user.id));
+}
+
+/** `--password P`, or `--password-stdin`: the first line of standard input, so that it shows in no process list. */
+async function passwordOf(flag: string | undefined, fromStdin: boolean): Promise<string> {
+  if (flag !== undefined && fromStdin) throw CliError.usage('give --password or --password-stdin, not both');
+  if (!fromStdin) return required(flag, '--password (or --password-stdin)');
+  const line = await readFirstLine(process.stdin);
+  if (line === null) throw CliError.usage('--password-stdin: standard input is empty');
+  return line;
 }
 
 /** `users import --aspnet FILE`: prints the number imported; each skipped or changed row is noted on standard error. */

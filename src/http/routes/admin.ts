@@ -1,9 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { checkRoleName } from '../../identity/role-name.ts';
+import { RoleGrantRequirement } from '../../policies/role-grant.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { userIdOf } from '../pipeline.ts';
-import { IdParams, type RouteContext } from './route-context.ts';
+import { authorizeResource, IdParams, type RouteContext } from './route-context.ts';
 
 const RoleInput = Type.Object({ role: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const RoleParams = Type.Object({ id: IdParams.properties.id, role: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -16,6 +18,8 @@ const AuditQuery = Type.Object(
 );
 type ById = { Params: Static<typeof IdParams> };
 
+const roleGrant = new RoleGrantRequirement();
+
 const AUDIT_PAGE_DEFAULT = 50;
 const AUDIT_PAGE_MAX = 200;
 
@@ -23,8 +27,9 @@ const AUDIT_PAGE_MAX = 200;
  * The admin API, all under the group policy `AdminOnly`. Deleting and locking are security
  * changes (every session, refresh family and token of the user ends); role changes are claims
  * changes (older access tokens are refused). Each change is announced to every instance at once.
+ * Only a `SuperAdmin` grants or removes `SuperAdmin` (a resource check on the role, 403).
  */
-export async function adminRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function adminRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
   const { users, audit, revocationFeed } = services;
 
   async function existingUser(id: string): Promise<User> {
@@ -56,8 +61,10 @@ export async function adminRoutes(app: FastifyInstance, { services }: RouteConte
     '/admin/users/:id/roles',
     { schema: { params: IdParams, body: RoleInput } },
     async (request, reply) => {
-      const user = await existingUser(request.params.id);
       const { role } = request.body;
+      checkRoleName(role);
+      await authorizeResource(authorization, request, { role }, roleGrant);
+      const user = await existingUser(request.params.id);
       if (await users.addRole(user.id, role)) {
         await audit.record('role.added', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
         await revocationFeed.changed();
@@ -70,8 +77,9 @@ export async function adminRoutes(app: FastifyInstance, { services }: RouteConte
     '/admin/users/:id/roles/:role',
     { schema: { params: RoleParams } },
     async (request, reply) => {
-      const user = await existingUser(request.params.id);
       const { role } = request.params;
+      await authorizeResource(authorization, request, { role }, roleGrant);
+      const user = await existingUser(request.params.id);
       if (await users.removeRole(user.id, role)) {
         await audit.record('role.removed', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
         await revocationFeed.changed();

@@ -9,7 +9,6 @@ import { Posts } from '../../posts/posts.ts';
 import { COOKIES_SCHEME } from '../../security/authentication/index.ts';
 import { authenticationSchemes } from '../authentication-schemes.ts';
 import { graphqlSocketHandler } from '../graphql-socket.ts';
-import { GRAPHIQL_HEADERS, graphiqlPage } from '../pages/graphiql.ts';
 import { problem, sendProblem } from '../problem.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -48,13 +47,6 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     const status = accepts(request) === GRAPHQL_RESPONSE && !answer.startsWith('{"data"') ? 400 : 200;
     return send(request, reply, status, answer);
   };
-
-  // GraphiQL in development only: production has no such route (404, SPEC section 6).
-  if (!config.production) {
-    app.get('/graphiql', { config: { authorization: { allowAnonymous: true } } }, async (_request, reply) =>
-      reply.headers(GRAPHIQL_HEADERS).send(graphiqlPage()),
-    );
-  }
 
   // Other methods are 405 (SPEC section 3), answered before any body is read.
   app.route({

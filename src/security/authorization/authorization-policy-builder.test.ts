@@ -78,6 +78,43 @@ describe('AuthorizationPolicyBuilder.requireRole', () => {
   });
 });
 
+describe('AuthorizationPolicyBuilder.requireUserName', () => {
+  const policy = new AuthorizationPolicyBuilder().requireUserName('alice').build();
+
+  it('is met by an identity named exactly so', async () => {
+    expect(await allows(policy, principal({ sub: '1', name: 'alice' }))).toBe(true);
+  });
+
+  it('is not met by another name, nor by the name in another case', async () => {
+    expect(await allows(policy, principal({ sub: '2', name: 'bob' }))).toBe(false);
+    expect(await allows(policy, principal({ sub: '1', name: 'Alice' }))).toBe(false);
+  });
+
+  it('is not met by a principal without a name (an API key)', async () => {
+    expect(await allows(policy, principal({ client: 'alice' }, 'ApiKey'))).toBe(false);
+  });
+
+  it('is not met by the name under another claim type', async () => {
+    expect(await allows(policy, principal({ sub: '1', email: 'alice' }))).toBe(false);
+  });
+
+  it('is not met by an unauthenticated identity that carries the name', async () => {
+    expect(await allows(policy, principal({ name: 'alice' }, null))).toBe(false);
+  });
+
+  it('is met when any one of several identities has the name', async () => {
+    const two = new ClaimsPrincipal([
+      new ClaimsIdentity([new Claim('name', 'bob')], 'Bearer'),
+      new ClaimsIdentity([new Claim('name', 'alice')], 'Cookies'),
+    ]);
+    expect(await allows(policy, two)).toBe(true);
+  });
+
+  it('refuses an empty name at build time', () => {
+    expect(() => new AuthorizationPolicyBuilder().requireUserName('')).toThrow(/needs a name/);
+  });
+});
+
 describe('AuthorizationPolicyBuilder.requireAssertion', () => {
   it('is met when a synchronous assertion returns true, and not when it returns false', async () => {
     const policy = new AuthorizationPolicyBuilder().requireAssertion((context) => context.user.subject === '7').build();

@@ -3,6 +3,7 @@ import type { AuthorizationRequirement } from './authorization-requirement.ts';
 import { AssertionRequirement, type AuthorizationAssertion } from './requirements/assertion-requirement.ts';
 import { ClaimsRequirement } from './requirements/claims-requirement.ts';
 import { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
+import { NameRequirement } from './requirements/name-requirement.ts';
 import { RolesRequirement } from './requirements/roles-requirement.ts';
 
 /** Fluent construction of an `AuthorizationPolicy`, in ASP.NET's vocabulary. */
@@ -35,6 +36,11 @@ export class AuthorizationPolicyBuilder {
 
   requireRole(...roles: string[]): this {
     return this.addRequirement(new RolesRequirement(roles));
+  }
+
+  /** The identity's name (`name` claim) must be exactly this one (ASP.NET `RequireUserName`). */
+  requireUserName(userName: string): this {
+    return this.addRequirement(new NameRequirement(userName));
   }
 
   requireAssertion(assertion: AuthorizationAssertion, description?: string): this {

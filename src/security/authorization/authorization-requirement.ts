@@ -21,31 +21,36 @@ export function isSelfHandling(requirement: AuthorizationRequirement): requireme
   return typeof (requirement as Partial<SelfHandlingRequirement>).handle === 'function';
 }
 
-type RequirementClass<R extends AuthorizationRequirement> = abstract new (...args: never[]) => R;
+/** The class of a requirement, by which a handler picks the requirements it handles. */
+export type RequirementClass<R extends AuthorizationRequirement> = abstract new (...args: never[]) => R;
 
 /**
- * Base for a handler of one requirement type, optionally with a resource
- * (ASP.NET's `AuthorizationHandler<TRequirement, TResource>`).
+ * Base for a handler of one requirement type that does not look at the resource (ASP.NET's
+ * `AuthorizationHandler<TRequirement>`). A handler that judges a resource extends
+ * `ResourceRequirementHandler` instead, which is never called without a resource of its type.
  */
-export abstract class RequirementHandler<R extends AuthorizationRequirement, TResource = unknown>
-  implements AuthorizationHandler
-{
+export abstract class RequirementHandler<R extends AuthorizationRequirement> implements AuthorizationHandler {
   protected constructor(private readonly requirementType: RequirementClass<R>) {}
 
   handle(context: AuthorizationHandlerContext): void | Promise<void> {
-    let pending: Promise<void>[] | undefined;
-    for (const requirement of context.requirements) {
-      if (requirement instanceof this.requirementType) {
-        const outcome = this.handleRequirement(context, requirement, context.resource as TResource);
-        if (outcome) (pending ??= []).push(outcome);
-      }
-    }
-    if (pending) return Promise.all(pending).then(() => undefined);
+    return forEachRequirement(context, this.requirementType, (requirement) => this.handleRequirement(context, requirement));
   }
 
-  protected abstract handleRequirement(
-    context: AuthorizationHandlerContext,
-    requirement: R,
-    resource: TResource,
-  ): void | Promise<void>;
+  protected abstract handleRequirement(context: AuthorizationHandlerContext, requirement: R): void | Promise<void>;
+}
+
+/** Calls `handle` for each of the context's requirements of one type; waits for those that wait. */
+export function forEachRequirement<R extends AuthorizationRequirement>(
+  context: AuthorizationHandlerContext,
+  requirementType: RequirementClass<R>,
+  handle: (requirement: R) => void | Promise<void>,
+): void | Promise<void> {
+  let pending: Promise<void>[] | undefined;
+  for (const requirement of context.requirements) {
+    if (requirement instanceof requirementType) {
+      const outcome = handle(requirement);
+      if (outcome) (pending ??= []).push(outcome);
+    }
+  }
+  if (pending) return Promise.all(pending).then(() => undefined);
 }

@@ -6,6 +6,7 @@ import type { AuthorizationHandlerContext } from './authorization-handler-contex
 import { AuthorizationPolicy } from './authorization-policy.ts';
 import { type AuthorizationHandler, type AuthorizationRequirement, RequirementHandler } from './authorization-requirement.ts';
 import { AuthorizationService } from './authorization-service.ts';
+import { instanceOf, type ResourceGuard, ResourceRequirementHandler } from './resource-requirement-handler.ts';
 import { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
 
 const alice = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '1'), new Claim('name', 'alice')], 'Bearer')]);
@@ -230,16 +231,16 @@ describe('AuthorizationService.authorize', () => {
 });
 
 describe('RequirementHandler', () => {
-  class GateHandler extends RequirementHandler<Gate, { id: number }> {
-    readonly seen: { requirement: AuthorizationRequirement; resource: { id: number } }[] = [];
+  class GateHandler extends RequirementHandler<Gate> {
+    readonly seen: { requirement: AuthorizationRequirement; resource: unknown }[] = [];
 
-    constructor(private readonly verdict: (requirement: Gate, resource: { id: number }) => boolean | Promise<boolean>) {
+    constructor(private readonly verdict: (requirement: Gate) => boolean | Promise<boolean>) {
       super(Gate);
     }
 
-    protected async handleRequirement(context: AuthorizationHandlerContext, requirement: Gate, resource: { id: number }): Promise<void> {
-      this.seen.push({ requirement, resource });
-      if (await this.verdict(requirement, resource)) context.succeed(requirement);
+    protected async handleRequirement(context: AuthorizationHandlerContext, requirement: Gate): Promise<void> {
+      this.seen.push({ requirement, resource: context.resource });
+      if (await this.verdict(requirement)) context.succeed(requirement);
     }
   }
 
@@ -261,11 +262,10 @@ describe('RequirementHandler', () => {
     expect(result.failure?.failedRequirements).toEqual([first]);
   });
 
-  it('receives the resource being authorized', async () => {
-    const resource = { id: 5 };
-    const gateHandler = new GateHandler((_, seen) => seen.id === 5);
-    const result = await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, resource, new Gate('gate'));
-    expect(gateHandler.seen[0]!.resource).toBe(resource);
+  it('is called without a resource too: it declares no resource type', async () => {
+    const gateHandler = new GateHandler(() => true);
+    const result = await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, null, new Gate('gate'));
+    expect(gateHandler.seen).toHaveLength(1);
     expect(result.succeeded).toBe(true);
   });
 
@@ -275,5 +275,95 @@ describe('RequirementHandler', () => {
       return true;
     });
     expect((await new AuthorizationService({ handlers: [gateHandler] }).authorize(alice, { id: 1 }, new Gate('gate'))).succeeded).toBe(true);
+  });
+});
+
+describe('ResourceRequirementHandler', () => {
+  class Box {
+    constructor(readonly id: number) {}
+  }
+  class LabelledBox extends Box {}
+  class Crate {
+    constructor(readonly id: number) {}
+  }
+
+  /** Succeeds for every resource it is shown, the way an administrator branch would: the base must keep the wrong ones from it. */
+  class AlwaysHandler<TResource> extends ResourceRequirementHandler<Gate, TResource> {
+    readonly seen: unknown[] = [];
+
+    constructor(guard: ResourceGuard<TResource>) {
+      super(Gate, guard);
+    }
+
+    protected handleRequirement(context: AuthorizationHandlerContext, requirement: Gate, resource: TResource): void | Promise<void> {
+      this.seen.push(resource);
+      context.succeed(requirement);
+    }
+  }
+
+  const decide = (handler: AuthorizationHandler, resource: unknown) =>
+    new AuthorizationService({ handlers: [handler] }).authorize(alice, resource, new Gate('gate'));
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+  ])('is not called for a %s resource, so a handler that would succeed grants nothing', async (_, resource) => {
+    const boxes = new AlwaysHandler(instanceOf(Box));
+    const result = await decide(boxes, resource);
+    expect(boxes.seen).toEqual([]);
+    expect(result.succeeded).toBe(false);
+  });
+
+  it.each([
+    ['an instance of another class', new Crate(1)],
+    ['a plain object of the same shape', { id: 1 }],
+    ['a string', 'box'],
+    ['a number', 1],
+  ])('is not called for %s when it handles a class', async (_, resource) => {
+    const boxes = new AlwaysHandler(instanceOf(Box));
+    const result = await decide(boxes, resource);
+    expect(boxes.seen).toEqual([]);
+    expect(result.succeeded).toBe(false);
+  });
+
+  it('is called for an instance of its class or a subclass, with that resource', async () => {
+    const boxes = new AlwaysHandler(instanceOf(Box));
+    const box = new Box(1);
+    const labelled = new LabelledBox(2);
+    expect((await decide(boxes, box)).succeeded).toBe(true);
+    expect((await decide(boxes, labelled)).succeeded).toBe(true);
+    expect(boxes.seen).toEqual([box, labelled]);
+  });
+
+  it('follows a type guard for plain records', async () => {
+    const hasOwner = (resource: unknown): resource is { ownerId: number } =>
+      typeof resource === 'object' && resource !== null && typeof (resource as { ownerId?: unknown }).ownerId === 'number';
+    const owned = new AlwaysHandler(hasOwner);
+    expect((await decide(owned, { ownerId: 3 })).succeeded).toBe(true);
+    expect((await decide(owned, { authorId: 3 })).succeeded).toBe(false);
+    expect(owned.seen).toEqual([{ ownerId: 3 }]);
+  });
+
+  it('is not called for a null resource even when its guard would accept null', async () => {
+    const careless = new AlwaysHandler((resource: unknown): resource is unknown => true);
+    const result = await decide(careless, null);
+    expect(careless.seen).toEqual([]);
+    expect(result.succeeded).toBe(false);
+  });
+
+  it('leaves the requirement to other handlers: one that needs no resource may still meet it', async () => {
+    const boxes = new AlwaysHandler(instanceOf(Box));
+    const gate = new Gate('gate');
+    const result = await new AuthorizationService({ handlers: [boxes, handler('succeed', [gate])] }).authorize(alice, null, gate);
+    expect(boxes.seen).toEqual([]);
+    expect(result.succeeded).toBe(true);
+  });
+
+  it('is called only for requirements of its type', async () => {
+    const boxes = new AlwaysHandler(instanceOf(Box));
+    const other = new OtherGate();
+    const result = await new AuthorizationService({ handlers: [boxes] }).authorize(alice, new Box(1), [other]);
+    expect(boxes.seen).toEqual([]);
+    expect(result.succeeded).toBe(false);
   });
 });

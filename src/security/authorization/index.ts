@@ -7,11 +7,13 @@ export {
   type SelfHandlingRequirement,
   RequirementHandler,
 } from './authorization-requirement.ts';
+export { instanceOf, type ResourceGuard, ResourceRequirementHandler } from './resource-requirement-handler.ts';
 export type { AuthorizationFailure, AuthorizationResult } from './authorization-result.ts';
 export { AuthorizationService, type AuthorizationServiceOptions } from './authorization-service.ts';
 export { PolicyProvider, type AuthorizationOptions } from './policy-provider.ts';
 export { resolveEndpointPolicy, type AuthorizationMetadata, type AuthorizeData } from './endpoint-authorization.ts';
 export { AssertionRequirement, type AuthorizationAssertion } from './requirements/assertion-requirement.ts';
 export { ClaimsRequirement } from './requirements/claims-requirement.ts';
+export { NameRequirement } from './requirements/name-requirement.ts';
 export { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
 export { RolesRequirement } from './requirements/roles-requirement.ts';

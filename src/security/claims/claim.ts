@@ -7,8 +7,9 @@ export const ClaimTypes = {
   client: 'client',
 } as const;
 
+/** `client_id` names the client an access token was issued to (RFC 9068); a user cannot claim it. */
 export const RESERVED_CLAIM_TYPES: ReadonlySet<string> = new Set([
-  'sub', 'name', 'email', 'role', 'iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client', 'amr',
+  'sub', 'name', 'email', 'role', 'iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client', 'client_id', 'amr',
 ]);
 
 /** One statement about a subject: a type and a string value. */

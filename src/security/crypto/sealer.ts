@@ -1,5 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
-import { cryptoRandom } from '../../platform/random.ts';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const ENCRYPTED = 'enc.v1.';
 const PLAIN = 'plain.v1.';
@@ -32,7 +31,7 @@ export class Sealer {
 
   seal(plaintext: string): string {
     if (!this.key) return PLAIN + Buffer.from(plaintext, 'utf8').toString('base64url');
-    const iv = cryptoRandom.bytes(IV_BYTES);
+    const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ENCRYPTED + [iv, body, cipher.getAuthTag()].map((part) => part.toString('base64url')).join('.');

@@ -1,5 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
-import { cryptoRandom } from '../../../../platform/random.ts';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -27,7 +26,7 @@ export class CookieProtector {
 
   /** base64url(iv ‖ ciphertext ‖ tag). */
   protect(plaintext: string): string {
-    const iv = cryptoRandom.bytes(IV_BYTES);
+    const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(this.purpose);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
