@@ -111,7 +111,7 @@ export class GraphQLService {
     if (prepared.kind === 'refused') return prepared;
     const { document, usesVariables } = prepared;
     if (usesVariables) {
-      const exceeded = exceededLimit(measureDocument(this.options.schema, document, request.variables ?? {}), this.options.limits);
+      const exceeded = exceededLimit(measureDocument(this.options.schema, document, request.variables ?? {}, this.options.limits), this.options.limits);
       if (exceeded !== null) return tooComplex(exceeded);
     }
     const operation = getOperationAST(document, request.operationName)?.operation;
@@ -266,7 +266,7 @@ export class GraphQLService {
     const usesVariables = /\$/.test(query);
     // Measured before validation, so that a bomb costs no more than its parse (with variables at
     // their least; their values are measured again with each request).
-    const exceeded = exceededLimit(measureDocument(this.options.schema, document), this.options.limits);
+    const exceeded = exceededLimit(measureDocument(this.options.schema, document, undefined, this.options.limits), this.options.limits);
     if (exceeded !== null) return tooComplex(exceeded);
     const errors = validate(this.options.schema, document, this.rules);
     if (errors.length > 0) {
