@@ -329,7 +329,8 @@ function refused(status: 400 | 405, code: GraphQLErrorCode, message: string): Re
   return { kind: 'refused', status, errors: [{ message, extensions: { code } }] };
 }
 
-function tooComplex(limit: 'depth' | 'aliases' | 'cost'): RefusedRequest {
+function tooComplex(limit: 'depth' | 'aliases' | 'cost' | 'merges'): RefusedRequest {
+  if (limit === 'merges') return refused(400, 'QUERY_TOO_COMPLEX', 'The document selects the same fields in the same place too many times.');
   return refused(400, 'QUERY_TOO_COMPLEX', `The document exceeds the ${limit} limit.`);
 }
 

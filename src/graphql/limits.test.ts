@@ -32,12 +32,12 @@ describe('measureDocument (SPEC section 6)', () => {
     const query = `
       { a: posts(first: 2) { ...Fields } b: posts(first: 3) { ... on Post { id } } }
       fragment Fields on Post { id x: title author { id } }`;
-    expect(measure(query)).toEqual({ depth: 3, aliases: 3, cost: 1 + 2 + 2 + 2 + 2 + 1 + 3 });
+    expect(measure(query)).toEqual({ depth: 3, aliases: 3, cost: 1 + 2 + 2 + 2 + 2 + 1 + 3, merges: 0 });
   });
 
   it('counts introspection like any field, except that ofType adds no level', () => {
-    expect(measure('{ __schema { types { fields { type { name } } } } posts { id } }')).toEqual({ depth: 5, aliases: 0, cost: 5 + 1 + 50 });
-    expect(measure('{ t: __type(name: "Post") { ofType { ofType { ofType { name } } } } }')).toEqual({ depth: 2, aliases: 1, cost: 5 });
+    expect(measure('{ __schema { types { fields { type { name } } } } posts { id } }')).toEqual({ depth: 5, aliases: 0, cost: 5 + 1 + 50, merges: 0 });
+    expect(measure('{ t: __type(name: "Post") { ofType { ofType { ofType { name } } } } }')).toEqual({ depth: 2, aliases: 1, cost: 5, merges: 0 });
     // ofType is only __Type's: elsewhere a field of that name is a level like any other.
     expect(measure('{ posts { ofType { ofType { id } } } }').depth).toBe(4);
   });
@@ -59,13 +59,14 @@ describe('measureDocument (SPEC section 6)', () => {
     expect(measured.depth).toBe(1);
     expect(measureDocument(schema, parse(bomb(200)), undefined, DEFAULTS)).toMatchObject({ aliases: 16 });
     expect(exceededLimit(measureDocument(schema, parse(bomb(200)), undefined, DEFAULTS), DEFAULTS)).toBe('aliases');
-    expect(measure(bomb(3))).toEqual({ depth: 1, aliases: 4, cost: 4 });
+    // Four `a` merged into one: 6 pairs.
+    expect(measure(bomb(3))).toEqual({ depth: 1, aliases: 4, cost: 4, merges: 6 });
   });
 
   it('counts a fragment at the level and under the lists where it is spread', () => {
     const query = '{ posts(first: 3) { ...P } post(id: 1) { author { ...U } } } fragment P on Post { author { ...U } } fragment U on User { posts(first: 2) { id } }';
     // posts 1 + 3 × (author 1 + U), U = posts 1 + 2 × id 1 = 3; post 1 + author 1 + U 3.
-    expect(measure(query)).toEqual({ depth: 4, aliases: 0, cost: 1 + 3 * (1 + 3) + 1 + 1 + 3 });
+    expect(measure(query)).toEqual({ depth: 4, aliases: 0, cost: 1 + 3 * (1 + 3) + 1 + 1 + 3, merges: 0 });
   });
 
   it('counts a bomb nested in introspection, in inline fragments and in lists', () => {
@@ -76,10 +77,24 @@ describe('measureDocument (SPEC section 6)', () => {
   });
 
   it('ends on cycles, counts unknown fragments as nothing, and measures fragments no operation spreads', () => {
-    expect(measure('{ posts { ...A } } fragment A on Post { author { posts { ...A } } }')).toEqual({ depth: 3, aliases: 0, cost: 1 + 50 * (1 + 1 + 20 * 0) });
-    expect(measure('{ me { ...A } } fragment A on User { ...B } fragment B on User { ...A id }')).toEqual({ depth: 2, aliases: 0, cost: 2 });
-    expect(measure('{ posts { ...Nowhere } }')).toEqual({ depth: 1, aliases: 0, cost: 1 });
+    expect(measure('{ posts { ...A } } fragment A on Post { author { posts { ...A } } }')).toEqual({ depth: 3, aliases: 0, cost: 1 + 50 * (1 + 1 + 20 * 0), merges: 0 });
+    expect(measure('{ me { ...A } } fragment A on User { ...B } fragment B on User { ...A id }')).toEqual({ depth: 2, aliases: 0, cost: 2, merges: 0 });
+    expect(measure('{ posts { ...Nowhere } }')).toEqual({ depth: 1, aliases: 0, cost: 1, merges: 0 });
     expect(measure(`{ me { id } } ${bomb(40).replace(/^\{[^}]*\}/, '')}`).aliases).toBe(2 ** 39);
+  });
+
+  it('counts the pairs of fields merged into one, as validation compares them, wherever fragments bring them', () => {
+    expect(measure('{ a: post(id: 1) { id } a: post(id: 1) { id } }').merges).toBe(2);
+    expect(measure('{ me { id ...U ... on User { id } } } fragment U on User { id }').merges).toBe(3);
+    // Merged below as well: the two posts' authors, and their ids.
+    expect(measure('{ posts { author { id } } ...P } fragment P on Query { posts { author { id } } }').merges).toBe(3);
+    const copies = `{ ${'post(id: 1) { author { id } } '.repeat(333)} }`;
+    expect(measure(copies).merges).toBe(3 * ((333 * 332) / 2));
+    expect(exceededLimit(measureDocument(schema, parse(copies), undefined, DEFAULTS), DEFAULTS)).toBe('merges');
+    // Twenty under twenty, within the cost limit: 400 authors merged under one post.
+    const nested = `{ ${`post(id: 1) { ${'author { id } '.repeat(20)} } `.repeat(20)} }`;
+    expect(measure(nested)).toMatchObject({ cost: 20 * (1 + 20 * 2), merges: 190 + 2 * ((400 * 399) / 2) });
+    expect(exceededLimit(measureDocument(schema, parse(nested), undefined, DEFAULTS), DEFAULTS)).toBe('merges');
   });
 
   it('refuses selection sets of any kind nested far deeper than the depth limit', () => {
@@ -98,9 +113,11 @@ describe('measureDocument (SPEC section 6)', () => {
 
   it('names the first limit exceeded', () => {
     const limits = { maxDepth: 3, maxAliases: 1, maxCost: 100 };
-    expect(exceededLimit({ depth: 3, aliases: 1, cost: 100 }, limits)).toBeNull();
-    expect(exceededLimit({ depth: 4, aliases: 0, cost: 0 }, limits)).toBe('depth');
-    expect(exceededLimit({ depth: 1, aliases: 2, cost: 0 }, limits)).toBe('aliases');
-    expect(exceededLimit({ depth: 1, aliases: 0, cost: 101 }, limits)).toBe('cost');
+    expect(exceededLimit({ depth: 3, aliases: 1, cost: 100, merges: 5000 }, limits)).toBeNull();
+    expect(exceededLimit({ depth: 4, aliases: 0, cost: 0, merges: 0 }, limits)).toBe('depth');
+    expect(exceededLimit({ depth: 1, aliases: 2, cost: 0, merges: 0 }, limits)).toBe('aliases');
+    expect(exceededLimit({ depth: 1, aliases: 0, cost: 101, merges: 0 }, limits)).toBe('cost');
+    expect(exceededLimit({ depth: 1, aliases: 0, cost: 1, merges: 5001 }, limits)).toBe('merges');
+    expect(exceededLimit({ depth: 1, aliases: 0, cost: 1, merges: 11 }, { ...limits, maxMerges: 10 })).toBe('merges');
   });
 });

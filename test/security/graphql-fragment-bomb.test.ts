@@ -131,8 +131,22 @@ describe.each([
     }
   });
 
-  it('still answers a document just under the limits: 2^9 copies of one field, merged as execution does', async () => {
-    const query = `{...F0} ${fragments(10, 'Query', (f) => `...${f} ...${f}`, '__typename')}`;
+  it('refuses copies of one field within the cost limit before validation compares them pair by pair', async () => {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    try {
+      // 333 copies cost 999, and made graphql-js's validation compare 166,000 pairs (0.2–0.5 s here).
+      const copies = { query: `{${'post(id:1){author{id}} '.repeat(333)}}`, code: 'QUERY_TOO_COMPLEX' as const };
+      for (const method of ['POST', 'GET'] as const) expect(await overHttp(method, copies)).toEqual({ status: 400, codes: ['QUERY_TOO_COMPLEX'] });
+      expect(await overSocket(copies)).toEqual(['QUERY_TOO_COMPLEX']);
+    } finally {
+      delay.disable();
+    }
+    expect(delay.max / 1e6).toBeLessThan(MAX_EVENT_LOOP_DELAY_MS);
+  });
+
+  it('answers a small bomb, whose 64 copies of one field execution merges into one', async () => {
+    const query = `{...F0} ${fragments(7, 'Query', (f) => `...${f} ...${f}`, '__typename')}`;
     const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
