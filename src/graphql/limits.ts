@@ -74,6 +74,7 @@ const NESTING_ALLOWANCE = 200;
  *
  * Without `variables` a `first: $n` counts 1: the least the document can cost, for measuring
  * before the variables are looked at; with them, their values (or the variable's declared default).
+ * Without `limits` nothing stops the walk early: that is for documents known to be small.
  */
 export function measureDocument(
   schema: GraphQLSchema,
