@@ -75,3 +75,63 @@ describe('GraphQLService result cache', () => {
     expect(executions - before).toBe(4);
   });
 });
+
+/**
+ * The caches' bounds in bytes, keys included (decision 0030), read through the service's own
+ * account of them: large distinct documents, variables the operation does not declare, and large
+ * distinct variables it does.
+ */
+describe('GraphQLService caches bounded in bytes', () => {
+  const MiB = 1024 * 1024;
+  let store: Store;
+  let executions = 0;
+  let service: GraphQLService;
+
+  const run = async (request: GraphQLRequest) => {
+    const prepared = service.prepare(request, ['query']);
+    if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
+    const context = createContext(ClaimsPrincipal.anonymous(), store.users, null as unknown as Posts);
+    return JSON.parse((await service.execute(prepared, request, () => context)).body) as { data: Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    store = await createStore('sqlite::memory:');
+    await store.migrate();
+    const schema = buildSchema('type Query { greeting: String  echo(text: String): Int }');
+    const fields = schema.getQueryType()!.getFields();
+    fields.greeting!.resolve = () => `hello ${++executions}`;
+    fields.echo!.resolve = (_root, args: { text?: string }) => args.text?.length ?? 0;
+    service = new GraphQLService({ schema, limits: { maxDepth: 10, maxAliases: 10, maxCost: 1000 }, introspection: true, logger: createLogger({ level: 'silent' }), dataVersion: store.dataVersion });
+  });
+  afterAll(() => store.close());
+
+  it('keeps parsed documents within 16 MiB, their text counted, and none of 0.9 MB at all', async () => {
+    const repeated = '{ greeting }';
+    const documentOf = () => (service.prepare({ query: repeated }, ['query']) as { document: unknown }).document;
+    expect(documentOf()).toBe(documentOf());
+    for (let i = 0; i < 100; i += 1) await run({ query: `{ greeting } # ${i} ${'x'.repeat(300_000)}` });
+    const { documents } = service.cacheBytes();
+    // About 0.9 MB each (the text as key, twice more as copies): full, and never over.
+    expect(documents).toBeGreaterThan(12 * MiB);
+    expect(documents).toBeLessThanOrEqual(16 * MiB);
+    await run({ query: `{ greeting } # ${'y'.repeat(900_000)}` });
+    expect(service.cacheBytes().documents).toBeLessThanOrEqual(documents);
+  });
+
+  it('answers a query from memory whatever unused variables come with it: they make no new key', async () => {
+    const before = executions;
+    for (let i = 0; i < 100; i += 1) await run({ query: '{ greeting }', variables: { [`unused${i}`]: `${i}${'u'.repeat(256 * 1024)}` } });
+    expect(executions - before).toBe(1);
+    expect(service.cacheBytes().results).toBeLessThan(1024);
+  });
+
+  it('keeps answers within 4 MiB, their keys counted: large distinct variables the query uses', async () => {
+    for (let i = 0; i < 100; i += 1) {
+      const text = `${i}`.padEnd(100_000, 'v');
+      expect((await run({ query: 'query($t: String) { echo(text: $t) }', variables: { t: text } })).data).toEqual({ echo: 100_000 });
+    }
+    // The answers are a few bytes each: the keys are what fills the budget.
+    expect(service.cacheBytes().results).toBeGreaterThan(3 * MiB);
+    expect(service.cacheBytes().results).toBeLessThanOrEqual(4 * MiB);
+  });
+});

@@ -11,6 +11,7 @@ import {
   createSourceEventStream,
   specifiedRules,
   subscribe,
+  TokenKind,
   validate,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
@@ -19,6 +20,7 @@ import type { GraphQLContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
 import { deliverEvents, mapEvents } from './event-stream.ts';
+import { BoundedCache, stringBytes } from './bounded-cache.ts';
 import { ResultCache } from './result-cache.ts';
 import { withoutSuggestions } from './suggestions.ts';
 import type { DataVersion } from '../store/ports.ts';
@@ -76,8 +78,13 @@ interface Prepared {
   readonly usesVariables: boolean;
 }
 
-/** Distinct documents kept parsed and validated: clients send the same few again and again. */
-const DOCUMENT_CACHE_SIZE = 1000;
+/**
+ * Documents kept parsed and validated, by their text: clients send the same few again and again.
+ * Bounded in bytes (decision 0030); a document estimated above the largest entry is prepared
+ * afresh each time it comes, like any document sent once.
+ */
+const DOCUMENTS_BUDGET_BYTES = 16 * 1024 * 1024;
+const LARGEST_DOCUMENT_BYTES = 1024 * 1024;
 
 export interface GraphQLServiceOptions {
   readonly schema: GraphQLSchema;
@@ -97,7 +104,7 @@ export interface GraphQLServiceOptions {
  * masked and logged.
  */
 export class GraphQLService {
-  private readonly documents = new Map<string, Prepared | RefusedRequest>();
+  private readonly documents = new BoundedCache<Prepared | RefusedRequest>(DOCUMENTS_BUDGET_BYTES, LARGEST_DOCUMENT_BYTES);
   /** Each validated document compiled by graphql-jit, per operation name: a function per query, no walk of the tree. */
   private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
   private readonly rules;
@@ -108,13 +115,18 @@ export class GraphQLService {
     this.results = new ResultCache(options.dataVersion ?? null);
   }
 
+  /** Bytes held by the kept documents and answers, keys included. */
+  cacheBytes(): { documents: number; results: number } {
+    return { documents: this.documents.bytes, results: this.results.bytes };
+  }
+
   /** Parses, measures and validates: a refusal, or the document to execute. */
   prepare(request: GraphQLRequest, allowed: readonly ('query' | 'mutation' | 'subscription')[]): RefusedRequest | PreparedRequest {
     const prepared = this.prepared(request.query);
     if (prepared.kind === 'refused') return prepared;
     const { document, usesVariables } = prepared;
     if (usesVariables) {
-      const exceeded = exceededLimit(measureDocument(this.options.schema, document, request.variables ?? {}), this.options.limits);
+      const exceeded = exceededLimit(measureDocument(this.options.schema, document, request.variables ?? {}, this.options.limits), this.options.limits);
       if (exceeded !== null) return tooComplex(exceeded);
     }
     const operation = getOperationAST(document, request.operationName)?.operation;
@@ -136,7 +148,7 @@ export class GraphQLService {
   async execute(prepared: PreparedRequest, request: GraphQLRequest, contextFor: () => GraphQLContext): Promise<ExecutedRequest> {
     const { document } = prepared;
     const version = prepared.operation === 'query' && this.viewerIndependent(document) ? this.results.currentVersion() : null;
-    const key = version === null ? null : resultKey(request);
+    const key = version === null ? null : resultKey(request, document);
     if (key !== null) {
       const kept = this.results.get(key);
       if (kept !== undefined) return { kind: 'executed', body: kept };
@@ -259,8 +271,10 @@ export class GraphQLService {
     const known = this.documents.get(query);
     if (known !== undefined) return known;
     const prepared = this.prepareAfresh(query);
-    if (this.documents.size >= DOCUMENT_CACHE_SIZE) this.documents.delete(this.documents.keys().next().value as string);
-    this.documents.set(query, prepared);
+    // The key and the copies of its text alone are 3 bytes a character: a longer text is never walked for its size.
+    if (3 * query.length <= LARGEST_DOCUMENT_BYTES) {
+      this.documents.set(query, prepared, prepared.kind === 'prepared' ? documentBytes(prepared.document) : refusalBytes(prepared));
+    }
     return prepared;
   }
 
@@ -274,7 +288,7 @@ export class GraphQLService {
     const usesVariables = /\$/.test(query);
     // Measured before validation, so that a bomb costs no more than its parse (with variables at
     // their least; their values are measured again with each request).
-    const exceeded = exceededLimit(measureDocument(this.options.schema, document), this.options.limits);
+    const exceeded = exceededLimit(measureDocument(this.options.schema, document, undefined, this.options.limits), this.options.limits);
     if (exceeded !== null) return tooComplex(exceeded);
     const errors = validate(this.options.schema, document, this.rules);
     if (errors.length > 0) {
@@ -284,17 +298,47 @@ export class GraphQLService {
   }
 }
 
-/** A request's identity for the result cache: the text, the operation and the variables. */
-function resultKey(request: GraphQLRequest): string {
-  const variables = request.variables === undefined ? '' : JSON.stringify(request.variables);
-  return `${request.query}\0${request.operationName ?? ''}\0${variables}`;
+/**
+ * A request's identity for the result cache: the text, the operation and the values of the
+ * variables that operation declares. Others do not change the answer (execution ignores them), so
+ * they do not make a new key either: varying an unused variable cannot fill the cache.
+ */
+function resultKey(request: GraphQLRequest, document: DocumentNode): string {
+  const given = request.variables ?? {};
+  const declared = getOperationAST(document, request.operationName)?.variableDefinitions ?? [];
+  // Pairs, so that a variable given as null and one left to its default stay apart.
+  const values = declared.map(({ variable }) => variable.name.value).filter((name) => Object.hasOwn(given, name)).map((name) => [name, given[name]]);
+  return `${request.query}\0${request.operationName ?? ''}\0${values.length === 0 ? '' : JSON.stringify(values)}`;
+}
+
+/**
+ * What a parsed document holds in memory, with graphql-jit's compiled query of it, estimated from
+ * its text and tokens (measured in decision 0030): ~1 KB a token (its node and location, and the
+ * generated code), ~100 bytes a comment (a token kept in the location chain, nothing more), and
+ * the text twice more (the strings copied out of it, and quoted in the generated code). The text
+ * itself is the cache's key, counted there.
+ */
+function documentBytes(document: DocumentNode): number {
+  let tokens = 0;
+  let comments = 0;
+  for (let token = document.loc?.startToken ?? null; token !== null; token = token.next) {
+    if (token.kind === TokenKind.COMMENT) comments += 1;
+    else tokens += 1;
+  }
+  return 2 * stringBytes(document.loc?.source.body ?? '') + 100 * comments + 1024 * tokens;
+}
+
+/** A kept refusal: its errors, as the text they are sent as. */
+function refusalBytes(refusal: RefusedRequest): number {
+  return 2 * JSON.stringify(refusal.errors).length;
 }
 
 function refused(status: 400 | 405, code: GraphQLErrorCode, message: string): RefusedRequest {
   return { kind: 'refused', status, errors: [{ message, extensions: { code } }] };
 }
 
-function tooComplex(limit: 'depth' | 'aliases' | 'cost'): RefusedRequest {
+function tooComplex(limit: 'depth' | 'aliases' | 'cost' | 'merges'): RefusedRequest {
+  if (limit === 'merges') return refused(400, 'QUERY_TOO_COMPLEX', 'The document selects the same fields in the same place too many times.');
   return refused(400, 'QUERY_TOO_COMPLEX', `The document exceeds the ${limit} limit.`);
 }
 
