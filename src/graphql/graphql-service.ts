@@ -2,7 +2,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
   execute,
-  type GraphQLError,
+  GraphQLError,
   type GraphQLFormattedError,
   type GraphQLSchema,
   getOperationAST,
@@ -283,7 +283,10 @@ export class GraphQLService {
     try {
       document = parse(query, { maxTokens: 10_000 });
     } catch (error) {
-      return refused(400, 'GRAPHQL_PARSE_FAILED', (error as Error).message);
+      // A syntax error says where it is; anything else (the parser's recursion overflowing the
+      // stack on a deeply nested document) says nothing of the server's insides.
+      const message = error instanceof GraphQLError ? error.message : 'The document is nested too deeply to parse.';
+      return refused(400, 'GRAPHQL_PARSE_FAILED', message);
     }
     const usesVariables = /\$/.test(query);
     // Measured before validation, so that a bomb costs no more than its parse (with variables at

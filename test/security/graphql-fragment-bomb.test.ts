@@ -145,6 +145,16 @@ describe.each([
     expect(delay.max / 1e6).toBeLessThan(MAX_EVENT_LOOP_DELAY_MS);
   });
 
+  it('refuses a document nested past the parser’s stack without telling what overflowed', async () => {
+    // 3,300 nested selection sets stay under the token limit and overflow graphql-js's recursive parser.
+    const query = `${'{a'.repeat(3300)}${'}'.repeat(3300)}`;
+    const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(response.status).toBe(400);
+    expect(body.errors.map((error) => error.extensions.code)).toEqual(['GRAPHQL_PARSE_FAILED']);
+    expect(body.errors[0]!.message).not.toMatch(/call stack/i);
+  });
+
   it('answers a small bomb, whose 64 copies of one field execution merges into one', async () => {
     const query = `{...F0} ${fragments(7, 'Query', (f) => `...${f} ...${f}`, '__typename')}`;
     const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
