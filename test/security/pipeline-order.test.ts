@@ -38,8 +38,9 @@ const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/signin-[^/]+$/],
   ['GET|HEAD|POST', /^\/graphql$/],
   ['GET|HEAD', /^\/graphiql$/],
-  // GraphiQL's files, served with its page (development only).
-  ['GET|HEAD', /^\/graphiql\/assets\/\*$/],
+  // GraphiQL's files, served with its page (development only): `/graphiql/assets/*`, which
+  // printRoutes() draws as a wildcard right under `/graphiql`.
+  ['GET|HEAD', /^\/graphiql(\/assets\/)?\*$/],
   // Anonymous to the pipeline, but they answer 401 themselves without the two-factor cookie.
   ['POST', /^\/account\/login\/(2fa|2fa\/send|recovery)$/],
   // The second step's page (SPEC section 4, pages), which does the same.
