@@ -6,11 +6,12 @@
  * `Authorization`) ends with a security change of its user; an API key (`X-Api-Key`) with its
  * revocation; an auth-cookie socket with the sign-out of its session, a password change, an admin
  * lock or the deletion of its user. Sockets of other sessions and other keys stay open. A token
- * also ends with the revocation of the key that signed it.
+ * also ends with the revocation of the key that signed it. With Redis, a sign-out on B closes the
+ * socket on A through the nudge as well.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInWithCookie } from '../helpers/auth-cookie.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { redisAvailable, testEngines } from '../helpers/databases.ts';
 import { openSocket, type TestSocket } from '../helpers/graphql-socket.ts';
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -138,4 +139,34 @@ describe.each(engines)('sockets close when their credential is revoked on anothe
     const setCookie = [response.headers['set-cookie']].flat().find((line) => line?.startsWith('gh.auth='));
     return setCookie!.split(';')[0]!;
   }
+});
+
+const withRedis = await redisAvailable();
+
+describe.skipIf(!withRedis)('a sign-out with Redis', () => {
+  const [sqlite] = engines;
+  let a: TestApp;
+  let b: TestApp;
+  let url: string;
+
+  beforeAll(async () => {
+    const databaseUrl = await sqlite!.createDatabaseUrl();
+    const env = { PUBLIC_URL, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    a = await startTestApp(databaseUrl, { env });
+    b = await startTestApp(databaseUrl, { env });
+    url = `${(await a.app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws')}/graphql`;
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await sqlite!.dropAll();
+  });
+
+  it("closes the session's socket on the other instance through the Redis nudge", async () => {
+    const { cookie, user } = await signInWithCookie(a);
+    const socket = openSocket(url, { headers: { cookie, origin: PUBLIC_URL } });
+    expect(await socket.execute('{ me { id } }')).toEqual({ data: { me: { id: String(user.id) } } });
+    expect((await b.app.inject({ method: 'POST', url: '/account/logout', headers: { cookie } })).statusCode).toBe(204);
+    expect((await socket.closedWithin(PROPAGATION_MS)).code).toBe(4403);
+  });
 });
