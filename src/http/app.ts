@@ -14,6 +14,7 @@ import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
+import { pageHeaders } from './pages/html.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { authCookieName, authCookieProtector } from './auth-cookie.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
@@ -89,6 +90,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   );
   const context: RouteContext = { services, authorization };
 
+  // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
+  app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
