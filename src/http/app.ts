@@ -65,10 +65,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     bodyLimit: config.bodyLimitBytes,
     ...requestTimeouts(config.requestTimeoutSeconds),
     clientErrorHandler: clientErrorHandler(config.production),
-    // Refusals Fastify answers before routing (a malformed escape in the URL, an over-long path
-    // parameter) are problem+json like the rest, with the headers the onSend hook would add.
-    frameworkErrors: (error, _request, reply) =>
-      sendProblem(reply.headers(refusalHeaders(config.production)), frameworkProblem(error) ?? problem('GH_INTERNAL', 'Something went wrong on our side.')),
+    // Refusals Fastify answers before routing (a malformed escape in the URL) are problem+json
+    // like the rest, with the headers the onSend hook would add.
+    frameworkErrors: (error, request, reply) => {
+      const refusal = frameworkProblem(error);
+      if (refusal === undefined) request.log.error({ err: error }, 'unexpected error');
+      return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', 'Something went wrong on our side.'));
+    },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
