@@ -8,6 +8,7 @@ import type { AuthorizationResultHandler } from './authorization-result-handler.
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes } from './authentication-schemes.ts';
+import { pageHeaders } from './pages/html.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
@@ -58,10 +59,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     bodyLimit: config.bodyLimitBytes,
     ...requestTimeouts(config.requestTimeoutSeconds),
     clientErrorHandler: clientErrorHandler(config.production),
-    // Refusals Fastify answers before routing (a malformed escape in the URL, an over-long path
-    // parameter) are problem+json like the rest, with the headers the onSend hook would add.
-    frameworkErrors: (error, _request, reply) =>
-      sendProblem(reply.headers(refusalHeaders(config.production)), frameworkProblem(error) ?? problem('GH_INTERNAL', 'Something went wrong on our side.')),
+    // Refusals Fastify answers before routing (a malformed escape in the URL) are problem+json
+    // like the rest, with the headers the onSend hook would add.
+    frameworkErrors: (error, request, reply) => {
+      const refusal = frameworkProblem(error);
+      if (refusal === undefined) request.log.error({ err: error }, 'unexpected error');
+      return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', 'Something went wrong on our side.'));
+    },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
@@ -72,6 +76,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const schemes = authenticationSchemes(services);
   const context: RouteContext = { services, authorization };
 
+  // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
+  app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);

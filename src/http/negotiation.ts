@@ -16,8 +16,15 @@ export function isFormPost(request: FastifyRequest): boolean {
   return /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(request.headers['content-type'] ?? '');
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The pages' headers for this service's configuration (`pageHeaders`); PAGE_HEADERS when not set. */
+    pageHeaders?: Readonly<Record<string, string>>;
+  }
+}
+
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.code(status).headers(PAGE_HEADERS).send(page.toString());
+  return reply.code(status).headers(reply.server.pageHeaders ?? PAGE_HEADERS).send(page.toString());
 }
 
 /** After a successful form post: 303 See Other, so a reload does not post again. */

@@ -13,7 +13,6 @@ export const ERROR_CODES = {
   GH_REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout' },
   GH_CONFLICT: { status: 409, title: 'Conflict' },
   GH_PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
-  GH_URI_TOO_LONG: { status: 414, title: 'URI Too Long' },
   GH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   GH_HEADERS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large' },
   GH_RATE_LIMITED: { status: 429, title: 'Too Many Requests' },

@@ -157,6 +157,10 @@ describe.each(engines)('external sign-in on $engine', (engine) => {
     const auth = cookiePair(setCookie(signIn, 'gh.auth')!);
     const form = await pageForm(instance.app, '/account/profile', '/account/logins/acme', { cookie: auth });
     expect(Object.keys(form.fields)).toEqual(['__RequestVerificationToken']);
+    // The post ends at the provider: a browser follows it only when the page's form-action allows that origin.
+    const profile = await instance.app.inject({ url: '/account/profile', headers: { cookie: auth, accept: 'text/html' } });
+    const formAction = /form-action ([^;]*)/.exec(profile.headers['content-security-policy'] as string)![1]!.split(' ');
+    expect(formAction).toEqual(expect.arrayContaining(["'self'", new URL(provider.issuer).origin]));
 
     const start = await form.submit({ origin: PUBLIC_URL });
     expect(start.statusCode).toBe(302);

@@ -52,7 +52,7 @@ describe.skipIf(!browserReady)('external sign-in in Chromium', () => {
     await page.close();
   });
 
-  it('links the provider from the profile page’s “Link acme” button (a form post with its antiforgery token)', async () => {
+  it('links the provider from the profile page’s “Link acme” button (a form post redirected to the provider)', async () => {
     const { user, password } = await instance.createUser({ userName: 'linking-person' });
     provider.accounts.set('linking-person-at-acme', { email: 'someone.else@example.com', emailVerified: true, name: 'Linking Person' });
     const context = await browser.newContext();
@@ -64,6 +64,7 @@ describe.skipIf(!browserReady)('external sign-in in Chromium', () => {
     expect(await page.locator('#profile-logins').textContent()).toBe('none');
 
     await page.getByRole('button', { name: 'Link acme' }).click();
+    // The form post is redirected to the provider, which the page's form-action must allow.
     await page.waitForURL((url) => url.origin === provider.issuer);
     await page.locator('input[name="login"]').fill('linking-person-at-acme');
     await page.locator('input[name="password"]').fill('any');

@@ -37,6 +37,8 @@ const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/account\/external-login\/[^/]+$/],
   ['GET|HEAD', /^\/signin-[^/]+$/],
   ['GET|HEAD|POST', /^\/graphql$/],
+  // Other methods on /graphql are 405 for every caller (SPEC section 3), before any body is read.
+  ['PUT|DELETE|PATCH', /^\/graphql$/],
   ['GET|HEAD', /^\/graphiql$/],
   // GraphiQL's files, served with its page (development only): `/graphiql/assets/*`, which
   // printRoutes() draws as a wildcard right under `/graphiql`.

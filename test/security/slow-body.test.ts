@@ -4,8 +4,8 @@
  * connection is answered 408 problem+json (when nothing of an answer was written yet) and closed,
  * and the service goes on serving others. Driven over raw sockets against a listening instance,
  * with a timeout of one second; each test waits for the connection's close, never for a clock.
- * A WebSocket on GET /graphql, once upgraded, has left HTTP and is not cut: it still answers after
- * a slow request opened later has been cut off.
+ * An idle keep-alive connection and a WebSocket on GET /graphql (once upgraded, no longer an HTTP
+ * request) are not cut: each still answers after a slow request opened later has been cut off.
  */
 import { connect, type Socket } from 'node:net';
 import { createClient } from 'graphql-ws';
@@ -91,6 +91,31 @@ describe.runIf(sqlite)('slow requests are cut off (SEC-118)', () => {
   it('closes a connection that sends nothing', async () => {
     const { closed } = rawConnection(port);
     expectTimedOut(await closed);
+  });
+
+  it('leaves an idle keep-alive connection alone: it serves its next request after a slow one was cut', async () => {
+    const idle = connect(port, '127.0.0.1');
+    let received = '';
+    const answered = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (received.split('HTTP/1.1 200 ').length - 1 >= count ? resolve() : idle.once('data', check));
+        check();
+      });
+    idle.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    idle.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await answered(1);
+
+    // By the time a slow request opened after it is cut, the idle connection has waited longer than the timeout.
+    const { socket, closed } = rawConnection(port);
+    socket.write('POST /auth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
+    trickle(socket, '{'.repeat(100), 200);
+    expectTimedOut(await closed);
+
+    expect(idle.destroyed).toBe(false);
+    idle.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await answered(2);
+    expect(received).not.toContain(' 408 ');
+    idle.destroy();
   });
 
   it('keeps a GraphQL WebSocket open after the timeout, while a slow request is cut', async () => {

@@ -46,17 +46,24 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
  * The page's security headers: no script at all, forms only to this origin, no framing
  * (clickjacking), no referrer carrying codes from the query string to other sites. Not
  * `no-referrer`: browsers then send `Origin: null` with form posts, which the cross-site check
- * must refuse.
+ * must refuse. `formTargets` are the origins a form post may be redirected to besides this one:
+ * `form-action` governs the redirects of a form post too, and the profile's "Link <provider>"
+ * forms end at the OpenID provider.
  */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'cache-control': 'no-store',
-});
+export function pageHeaders(formTargets: readonly string[] = []): Readonly<Record<string, string>> {
+  const formAction = ["'self'", ...formTargets].join(' ');
+  return Object.freeze({
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'cache-control': 'no-store',
+  });
+}
+
+/** The headers of a service without external providers. */
+export const PAGE_HEADERS = pageHeaders();
 
 const STYLE = Html.trusted(`<style>
 body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}

@@ -14,7 +14,6 @@ const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } }),
   FST_ERR_CTP_INVALID_CONTENT_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', 'The Content-Type header is not valid.'),
   FST_ERR_BAD_URL: () => problem('GH_VALIDATION_FAILED', 'The URL is not valid.', { errors: { url: ['The URL is not valid: a % must start an escape such as %2F.'] } }),
-  FST_ERR_MAX_PARAM_LENGTH: () => problem('GH_URI_TOO_LONG', 'A part of the path is too long.'),
 };
 
 const NOT_VALID = 'The request is not valid.';
@@ -28,7 +27,6 @@ const BY_STATUS: Record<number, () => ProblemBody> = {
   405: () => problem('GH_METHOD_NOT_ALLOWED'),
   408: () => problem('GH_REQUEST_TIMEOUT', 'The request did not arrive in time.'),
   413: () => problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'),
-  414: () => problem('GH_URI_TOO_LONG'),
   415: () => problem('GH_UNSUPPORTED_MEDIA_TYPE'),
   431: () => problem('GH_HEADERS_TOO_LARGE', 'The request headers are too large.'),
 };

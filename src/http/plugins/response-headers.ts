@@ -39,9 +39,9 @@ export interface ResponseHeadersOptions {
  * answer to a request that carries credentials (an Authorization, X-Api-Key or Cookie header)
  * or to an endpoint that needs or issues them: a shared cache or the browser's history must
  * never keep an answer about someone. The endpoint's part is decided once, when it is
- * registered (after the pipeline has resolved its policy); per request it is a few header looks.
- * Node's own refusals (408, 431, malformed HTTP) never reach Fastify: `clientErrorAnswer` writes
- * the same headers there.
+ * registered (after the pipeline has resolved its policy); per request it is a few header
+ * look-ups. Answers written outside the routes' hooks (Node's 408, 431 and malformed HTTP, in
+ * client-errors.ts; Fastify's refusals before routing) carry `refusalHeaders` instead.
  */
 async function responseHeaders(app: FastifyInstance, options: ResponseHeadersOptions): Promise<void> {
   app.addHook('onRoute', (route: RouteOptions) => {

@@ -44,7 +44,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
     // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
     // 400 in the new media type; application/json keeps its 200 for older clients. A result with
     // `data` is serialized with it first (GraphQLService.format).
-    const status = accepts(request) === GRAPHQL_RESPONSE && !answer.startsWith('{"data"') ? 400 : 200;
+    const status = responseType(request) === GRAPHQL_RESPONSE && !answer.startsWith('{"data"') ? 400 : 200;
     return send(request, reply, status, answer);
   };
 
@@ -154,11 +154,11 @@ function badRequest(message: string): { errors: GraphQLFormattedError[] } {
  * payload is sent as JSON text (an executed result comes serialized already).
  */
 function send(request: FastifyRequest, reply: FastifyReply, status: number, payload: string | Buffer | object): FastifyReply {
-  const type = accepts(request);
+  const type = responseType(request);
   return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload));
 }
 
 /** The media type of the answer: `application/graphql-response+json` when the client accepts it. */
-function accepts(request: FastifyRequest): typeof GRAPHQL_RESPONSE | 'application/json' {
+function responseType(request: FastifyRequest): typeof GRAPHQL_RESPONSE | 'application/json' {
   return (request.headers.accept ?? '').includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json';
 }
