@@ -55,6 +55,8 @@ export interface RefusedRequest {
 export interface ExecutedRequest {
   readonly kind: 'executed';
   readonly body: string;
+  /** False for a request error (variables that do not coerce): execution never started. */
+  readonly hasData: boolean;
 }
 
 /** A result as clients see it (every error with a code). */
@@ -151,7 +153,7 @@ export class GraphQLService {
     const key = version === null ? null : resultKey(request, document);
     if (key !== null) {
       const kept = this.results.get(key);
-      if (kept !== undefined) return { kind: 'executed', body: kept };
+      if (kept !== undefined) return { kind: 'executed', body: kept, hasData: true };
     }
     const context = contextFor();
     const result = this.format(
@@ -159,7 +161,7 @@ export class GraphQLService {
     );
     const body = JSON.stringify(result);
     if (key !== null && version !== null && result.errors === undefined && !context.viewerRead) this.results.set(key, version, body);
-    return { kind: 'executed', body };
+    return { kind: 'executed', body, hasData: result.data !== undefined };
   }
 
   /** A query or mutation, compiled once per document and operation; graphql-js when it cannot be compiled. */

@@ -40,12 +40,11 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const { body: answer } = await graphql.execute(prepared, body, () => createContext(request.user, store.users, posts));
+    const executed = await graphql.execute(prepared, body, () => createContext(request.user, store.users, posts));
     // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
-    // 400 in the new media type; application/json keeps its 200 for older clients. A result with
-    // `data` is serialized with it first (GraphQLService.format).
-    const status = responseType(request) === GRAPHQL_RESPONSE && !answer.startsWith('{"data"') ? 400 : 200;
-    return send(request, reply, status, answer);
+    // 400 in the new media type; application/json keeps its 200 for older clients.
+    const status = responseType(request) === GRAPHQL_RESPONSE && !executed.hasData ? 400 : 200;
+    return send(request, reply, status, executed.body);
   };
 
   // Other methods are 405 (SPEC section 3), answered before any body is read.
