@@ -52,6 +52,20 @@ type RouteContextLike = object;
 /** Group metadata, keyed by the encapsulated instance its routes are registered on. */
 const groups = new WeakMap<FastifyInstance, AuthorizationMetadata<PolicyName>>();
 
+/**
+ * The metadata of the nearest group `instance` lies in. A plugin registered inside a group gets a
+ * child instance of its own, made from the group's with `Object.create` (Fastify's encapsulation),
+ * so the group is found up the prototype chain: its protection reaches the routes of every plugin
+ * nested in it, and a group nested in another speaks for its own routes.
+ */
+function groupOf(instance: FastifyInstance): AuthorizationMetadata<PolicyName> | undefined {
+  for (let scope: object | null = instance; scope !== null; scope = Object.getPrototypeOf(scope)) {
+    const metadata = groups.get(scope as FastifyInstance);
+    if (metadata !== undefined) return metadata;
+  }
+  return undefined;
+}
+
 /** Registers `routes` as a group whose metadata applies to each route that says nothing itself. */
 export function routeGroup<Options extends Record<string, unknown> | RouteContextLike>(
   metadata: AuthorizationMetadata<PolicyName>,
@@ -143,7 +157,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
     // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (SPEC section 1).
-    const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, route.config?.authorization, groups.get(this));
+    const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, route.config?.authorization, groupOf(this));
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     const hook = policy ? authorizeHook(policy) : route.config.readCredentials ? readCredentialsHook : anonymousHook;

@@ -44,6 +44,18 @@ beforeAll(async () => {
       group.get('/admin/inherits', async () => 'inherits');
       group.get('/admin/open', { config: { authorization: { allowAnonymous: true } } }, async () => 'open');
       group.get('/admin/own', { config: { authorization: { authorize: [{ roles: ['Auditor'] }] } } }, async () => 'own');
+      // A plugin of the group's, two levels down: the group's protection reaches it.
+      await group.register(async (nested) => {
+        await nested.register(async (deeper) => {
+          deeper.get('/admin/nested', async () => 'nested');
+        });
+      });
+      // A group inside the group speaks for its own routes.
+      await group.register(
+        routeGroup({ authorize: [{ roles: ['Auditor'] }] }, async (inner) => {
+          inner.get('/admin/inner-group', async () => 'inner');
+        }),
+      );
     }),
   );
   await app.register(
@@ -65,6 +77,17 @@ describe('route and group metadata', () => {
     expect((await app.inject({ url: '/admin/inherits', headers: as('ann;Admin') })).statusCode).toBe(200);
     expect((await app.inject({ url: '/admin/inherits', headers: as('bob;User') })).statusCode).toBe(403);
     expect((await app.inject({ url: '/admin/inherits' })).statusCode).toBe(401);
+  });
+
+  it('applies the group policy to routes of plugins nested in the group', async () => {
+    expect((await app.inject({ url: '/admin/nested', headers: as('ann;Admin') })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/admin/nested', headers: as('bob;User') })).statusCode).toBe(403);
+    expect((await app.inject({ url: '/admin/nested' })).statusCode).toBe(401);
+  });
+
+  it('lets a group nested in a group speak for its own routes', async () => {
+    expect((await app.inject({ url: '/admin/inner-group', headers: as('cat;Auditor') })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/admin/inner-group', headers: as('ann;Admin') })).statusCode).toBe(403);
   });
 
   it('lets allowAnonymous on an endpoint beat authorize on its group, without evaluating credentials', async () => {
