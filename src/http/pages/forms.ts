@@ -6,6 +6,8 @@ export type FormErrors = Readonly<Record<string, readonly string[]>>;
 
 export interface FieldOptions {
   readonly name: string;
+  /** The input's id, when a page has several forms with a field of the same name; the name otherwise. */
+  readonly id?: string;
   readonly label: string;
   readonly type?: 'text' | 'email' | 'password';
   readonly value?: string;
@@ -20,16 +22,16 @@ export interface FieldOptions {
  * `aria-invalid`, so a screen reader announces them with the field.
  */
 export function field(options: FieldOptions, errors: FormErrors = {}): Html {
-  const { name, label, type = 'text', value, autocomplete, required = true, hint } = options;
+  const { name, id = name, label, type = 'text', value, autocomplete, required = true, hint } = options;
   const messages = errors[name] ?? [];
-  const errorId = `${name}-error`;
-  const hintId = `${name}-hint`;
+  const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
   const describedBy = [hint ? hintId : '', messages.length > 0 ? errorId : ''].filter(Boolean).join(' ');
   // Passwords are never written back into a page.
   const shownValue = type === 'password' ? undefined : value;
-  return html`<label for="${name}">${label}</label>
+  return html`<label for="${id}">${label}</label>
 ${hint ? html`<small id="${hintId}">${hint}</small>` : ''}
-<input id="${name}" name="${name}" type="${type}" autocomplete="${autocomplete}"${shownValue ? html` value="${shownValue}"` : ''}${required ? html` required` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${messages.length > 0 ? html` aria-invalid="true"` : ''}>
+<input id="${id}" name="${name}" type="${type}" autocomplete="${autocomplete}"${shownValue ? html` value="${shownValue}"` : ''}${required ? html` required` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${messages.length > 0 ? html` aria-invalid="true"` : ''}>
 ${messages.length > 0 ? html`<p id="${errorId}" class="error">${messages.join(' ')}</p>` : ''}`;
 }
 

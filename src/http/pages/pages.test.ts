@@ -4,6 +4,7 @@ import { loginPage } from './login.ts';
 import { profilePage } from './profile.ts';
 import { registerPage } from './register.ts';
 import { forgotPasswordPage, resetPasswordPage } from './reset-password.ts';
+import { authenticatorPage, twoFactorLoginPage } from './two-factor.ts';
 
 const TOKEN = 'af-token-value';
 const pages: [string, Html][] = [
@@ -12,12 +13,22 @@ const pages: [string, Html][] = [
   ['forgot', forgotPasswordPage({ antiforgeryToken: TOKEN })],
   ['reset', resetPasswordPage({ antiforgeryToken: TOKEN, email: 'a@example.com', code: 'c0de', passwordMinLength: 8 })],
   ['profile', profilePage({ antiforgeryToken: TOKEN, email: 'a@example.com', userName: 'ann', emailConfirmed: true, twoFactorEnabled: false, roles: [], logins: [] })],
+  ['second step', twoFactorLoginPage({ antiforgeryToken: TOKEN, phoneAvailable: true, errors: { code: ['Wrong code.'] } })],
+  ['authenticator set-up', authenticatorPage({ antiforgeryToken: TOKEN, twoFactorEnabled: false, setUp: { sharedKey: 'KEY', qrSvg: '<svg></svg>' } })],
+  ['two-factor on', authenticatorPage({ antiforgeryToken: TOKEN, twoFactorEnabled: true, remainingRecoveryCodes: 10, errors: { code: ['Wrong code.'] } })],
 ];
 
-/** Every `<input id=…>` that is not hidden must have a `<label for=…>` naming it. */
+/** Ids used more than once on a page: a label or an error would point at the wrong input. */
+function repeatedIds(markup: string): string[] {
+  const ids = [...markup.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]!);
+  return [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))];
+}
+
+/** Every `<input id=…>` that is not hidden must have a `<label for=…>` naming it, or sit inside its `<label>`. */
 function unlabelledInputs(markup: string): string[] {
   const labels = new Set([...markup.matchAll(/<label for="([^"]+)"/g)].map((match) => match[1]));
-  return [...markup.matchAll(/<input ([^>]*)>/g)]
+  const unwrapped = markup.replace(/<label><input [^>]*>[^<]*<\/label>/g, '');
+  return [...unwrapped.matchAll(/<input ([^>]*)>/g)]
     .map((match) => match[1]!)
     .filter((attributes) => !attributes.includes('type="hidden"'))
     .map((attributes) => /id="([^"]+)"/.exec(attributes)?.[1] ?? '(no id)')
@@ -54,6 +65,7 @@ describe('account pages', () => {
       expect(body).toContain(`<input type="hidden" name="__RequestVerificationToken" value="${TOKEN}">`);
     }
     expect(unlabelledInputs(markup)).toEqual([]);
+    expect(repeatedIds(markup)).toEqual([]);
   });
 
   it('shows errors next to their field and in an alert summary, and never writes a password back', () => {

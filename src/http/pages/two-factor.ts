@@ -72,9 +72,9 @@ export function authenticatorPage(model: AuthenticatorPageModel): Html {
     ? html`<p>Two-factor sign-in is on. ${model.remainingRecoveryCodes ?? 0} recovery codes are left.</p>
 ${recovery}
 <section aria-labelledby="regenerate-heading"><h2 id="regenerate-heading">New recovery codes</h2>
-${postForm('/account/2fa/recovery-codes', model.antiforgeryToken, codeField, 'Make new recovery codes')}</section>
+${postForm('/account/2fa/recovery-codes', model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors), 'Make new recovery codes')}</section>
 <section aria-labelledby="disable-heading"><h2 id="disable-heading">Turn two-factor sign-in off</h2>
-${postForm('/account/2fa/disable', model.antiforgeryToken, field({ name: 'code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off')}</section>`
+${postForm('/account/2fa/disable', model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off')}</section>`
     : html`<p>Scan this QR code with an authenticator app, or type the key <code class="shared-key">${model.setUp?.sharedKey ?? ''}</code>, then enter the code the app shows.</p>
 <p><img class="qr" alt="QR code of the authenticator key" width="240" height="240" src="${qrImage(model.setUp?.qrSvg ?? '')}"></p>
 ${postForm('/account/2fa/enable', model.antiforgeryToken, codeField, 'Turn on two-factor sign-in')}`;
