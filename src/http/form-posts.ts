@@ -14,19 +14,19 @@ export async function jsonOrForm(
   request: FastifyRequest,
   reply: FastifyReply,
   run: () => Promise<unknown>,
-  renderWithErrors: (errors: FieldErrors) => Html,
+  renderWithErrors: (errors: FieldErrors) => Html | Promise<Html>,
 ): Promise<unknown> {
   const form = isFormPost(request);
   const invalid = (request as FastifyRequest & { validationError?: FastifyError }).validationError;
   if (invalid) {
     if (!form) throw invalid;
-    return sendPage(reply, renderWithErrors(validationErrors(invalid)), 400);
+    return sendPage(reply, await renderWithErrors(validationErrors(invalid)), 400);
   }
   try {
     return await run();
   } catch (error) {
     if (!form || !(error instanceof GatehouseError) || error.status >= 500) throw error;
     const errors = (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
-    return sendPage(reply, renderWithErrors(errors), error.status);
+    return sendPage(reply, await renderWithErrors(errors), error.status);
   }
 }

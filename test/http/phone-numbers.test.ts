@@ -66,6 +66,26 @@ describe.each(engines)('phone numbers on $engine', (engine) => {
     expect((await post('/account/login/2fa', pending, { provider: 'Phone', code: fresh })).statusCode).toBe(200);
   });
 
+  it('offers a code by text message at the second step only to a user with a confirmed number', async () => {
+    const { user, password, auth } = await signedIn();
+    const setUp = json<{ sharedKey: string }>(await post('/account/2fa/authenticator', auth));
+    const renewed = cookiePair(authSetCookie(await post('/account/2fa/enable', auth, { code: totpCode(setUp.sharedKey) }))!);
+    const offers = async () => {
+      const pending = cookiePair(authSetCookie(await post('/account/login', undefined, { email: user.email, password }), 'gh.twofactor')!);
+      const asJson = json<{ providers: string[] }>(await ctx.app.inject({ url: '/account/login/2fa', headers: { cookie: pending } }));
+      const page = await ctx.app.inject({ url: '/account/login/2fa', headers: { cookie: pending, accept: 'text/html' } });
+      return { providers: asJson.providers, page: page.body.includes('value="Phone"') };
+    };
+
+    expect(await offers()).toEqual({ providers: ['Authenticator', 'Email'], page: false });
+    const number = newNumber();
+    await post('/account/phone', renewed, { phoneNumber: number });
+    expect(await offers()).toEqual({ providers: ['Authenticator', 'Email'], page: false });
+    const confirm = sink.last(number)!.text.match(/\d{6}/)![0];
+    expect((await post('/account/phone/confirm', renewed, { code: confirm })).statusCode).toBe(204);
+    expect(await offers()).toEqual({ providers: ['Authenticator', 'Email', 'Phone'], page: true });
+  });
+
   it('answers 502 GH_SMS_FAILED when the gateway refuses', async () => {
     const { auth } = await signedIn();
     sink.status = 503;

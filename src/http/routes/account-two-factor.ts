@@ -67,10 +67,16 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
   // The account operations that check a code count on the signed-in user's budget, which the
   // second steps of the user's sign-ins share.
   const signedInLimited = rateLimited(services, { account: (request) => userAccount(userIdOf(request)) });
-  const renderLogin = (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
+  /** Whether the pending sign-in's user can get a code by text message: only then is it offered. */
+  const phoneOffered = async (request: FastifyRequest): Promise<boolean> => {
+    const pending = cookies.pendingTwoFactor(request);
+    const user = pending === null ? null : await services.users.findById(pending.userId);
+    return user !== null && twoFactor.canTextSignInCode(user);
+  };
+  const renderLogin = async (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
     twoFactorLoginPage({
       antiforgeryToken: app.antiforgeryToken(request, reply),
-      phoneAvailable: twoFactor.phoneAvailable,
+      phoneAvailable: await phoneOffered(request),
       ...(returnUrlOf(request.query) ? { returnUrl: returnUrlOf(request.query) as string } : {}),
       ...extra,
     });
@@ -82,8 +88,8 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
 
   app.get<{ Querystring: ReturnQuery }>('/account/login/2fa', { schema: { querystring: ReturnQuery }, config: ANONYMOUS }, async (request, reply) => {
     if (cookies.pendingTwoFactor(request) === null) return notPending(request, reply);
-    if (!wantsPage(request)) return noStore(reply).send({ requiresTwoFactor: true, providers: providers(twoFactor.phoneAvailable) });
-    return sendPage(noStore(reply), renderLogin(request, reply));
+    if (!wantsPage(request)) return noStore(reply).send({ requiresTwoFactor: true, providers: providers(await phoneOffered(request)) });
+    return sendPage(noStore(reply), await renderLogin(request, reply));
   });
 
   /** The second step's answer: the auth cookie (and the remember-client cookie when asked), or a failure counted toward lockout. */
@@ -99,7 +105,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
     if (!result.succeeded) {
       if (!isFormPost(request)) return sendSignInFailure(reply, result);
       const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
-      return sendPage(reply, renderLogin(request, reply, { errors: { '': [message] } }), 401);
+      return sendPage(reply, await renderLogin(request, reply, { errors: { '': [message] } }), 401);
     }
     const persistent = pending.persistent || isOn(options.rememberMe);
     await cookies.signIn(request, reply, result.user, persistent);
@@ -146,7 +152,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
           // A stale step sends nothing, and says no more than a sent code would.
           const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider));
           if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
-          if (isFormPost(request)) return sendPage(noStore(reply), renderLogin(request, reply, { notice: 'We sent you a code. It works once, for five minutes.' }), 202);
+          if (isFormPost(request)) return sendPage(noStore(reply), await renderLogin(request, reply, { notice: 'We sent you a code. It works once, for five minutes.' }), 202);
           return noStore(reply).code(202).send();
         },
         (errors) => renderLogin(request, reply, { errors }),

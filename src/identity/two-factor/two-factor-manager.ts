@@ -57,8 +57,9 @@ const SENT_CODE_PURPOSE: Record<'Email' | 'Phone', OneTimeCodePurpose> = { Email
 export class TwoFactorManager {
   constructor(private readonly options: TwoFactorManagerOptions) {}
 
-  get phoneAvailable(): boolean {
-    return this.options.sms !== null;
+  /** Whether a sign-in code can be texted to `user`: a gateway is configured and the number confirmed. */
+  canTextSignInCode(user: User): boolean {
+    return this.options.sms !== null && user.phoneConfirmed && user.phoneNumber !== null;
   }
 
   /**
@@ -143,7 +144,7 @@ export class TwoFactorManager {
 
   /** Sends a sign-in code by mail or to the confirmed phone number; false when there is no way to send it. */
   async sendSignInCode(user: User, provider: 'Email' | 'Phone'): Promise<boolean> {
-    if (provider === 'Phone' && (!user.phoneConfirmed || user.phoneNumber === null || this.options.sms === null)) return false;
+    if (provider === 'Phone' && !this.canTextSignInCode(user)) return false;
     const code = await this.issue(user, SENT_CODE_PURPOSE[provider], provider === 'Phone' ? user.phoneNumber : null);
     if (provider === 'Email') await this.options.mailer.send(signInCodeMail(user, code));
     else await this.sendSms(user.phoneNumber as string, `Your Gatehouse sign-in code is ${code}. It works once, for five minutes.`);
