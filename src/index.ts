@@ -1,4 +1,8 @@
-/** The library surface of Gatehouse, exported by name. */
+/**
+ * `gatehouse-auth`: the framework-free core. Claims and principals, policies and their builder,
+ * requirements and handlers, the authorization service, the authentication handler contract and
+ * its results, errors. Nothing here knows of HTTP, GraphQL or a database.
+ */
 export { Claim, ClaimTypes, ClaimsIdentity, ClaimsPrincipal, RESERVED_CLAIM_TYPES } from './security/claims/index.ts';
 export {
   AssertionRequirement,
@@ -42,12 +46,4 @@ export {
   type PolicyAuthorizationResult,
 } from './security/authentication/index.ts';
 export { GatehouseError, ERROR_CODES, type GatehouseErrorCode } from './security/errors.ts';
-export { loadConfig, type Config } from './config/config.ts';
-export { ConfigError } from './config/config-error.ts';
-export { createStore } from './store/create-store.ts';
-export type { Store } from './store/ports.ts';
-export { createServices, type Services } from './services.ts';
-export { buildApp, type AppOptions } from './http/app.ts';
-export { routeGroup } from './http/pipeline.ts';
-export type { AuthorizationResultHandler } from './http/authorization-result-handler.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';

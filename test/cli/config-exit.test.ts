@@ -1,5 +1,5 @@
 /**
- * The service process as `npm start` runs it (`node --import tsx src/main.ts`), SPEC section 1:
+ * The service process as `npm start` runs it (`node --conditions=gatehouse-source --import tsx server/main.ts`), SPEC section 1:
  * a bad configuration value stops it with exit code 2 and one line naming the variable (never a
  * stack trace, never a secret); a good one logs its URL once and serves `/health` over a real
  * socket until it is stopped. On each store engine.
@@ -45,7 +45,7 @@ describe.concurrent.each(engines)('the service process on $engine', (engine) => 
 
   it.for(BAD_CASES)('exits 2 with one line naming the variable, no stack trace and no secret, for %s', async ([, bad], { expect }) => {
     const databaseUrl = await engine.createDatabaseUrl();
-    const result = await runNode(['--import', 'tsx', 'src/main.ts'], { PORT: '0', DATABASE_URL: databaseUrl, ...bad.env });
+    const result = await runNode(['--conditions=gatehouse-source', '--import', 'tsx', 'server/main.ts'], { PORT: '0', DATABASE_URL: databaseUrl, ...bad.env });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^[^\\n]*\\b${bad.variable}\\b[^\\n]*\\n$`));
     expect(result.stderr).not.toMatch(STACK_FRAME);

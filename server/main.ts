@@ -1,10 +1,5 @@
-import { ConfigError } from './config/config-error.ts';
-import { loadConfig } from './config/config.ts';
-import { buildApp } from './http/app.ts';
-import { createLogger } from './platform/logger.ts';
-import { UnsealError } from './security/crypto/sealer.ts';
-import { createServices } from './services.ts';
-import { createStore } from './store/create-store.ts';
+import { buildApp, ConfigError, createLogger, createServices, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
+import { createStore } from 'gatehouse-auth/store';
 
 /** Process entry: load the configuration, build the service, listen. Nothing else. */
 async function main(): Promise<void> {

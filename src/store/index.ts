@@ -1,0 +1,7 @@
+/**
+ * `gatehouse-auth/store`: Gatehouse's tables on SQLite or PostgreSQL, and their migrations, for
+ * an application that runs them itself or shares the database with its own tables.
+ */
+export { createStore, type CreateStoreOptions } from './create-store.ts';
+export type { Store, StoreEngine, User } from './ports.ts';
+export { StoreConflictError, StoreUnavailableError } from './ports.ts';
