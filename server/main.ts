@@ -1,5 +1,6 @@
-import { buildApp, ConfigError, createLogger, createServices, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
+import { ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
+import { buildService } from './app.ts';
 
 /** Process entry: load the configuration, build the service, listen. Nothing else. */
 async function main(): Promise<void> {
@@ -10,8 +11,7 @@ async function main(): Promise<void> {
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });
   await store.migrate();
-  const services = await createServices(config, store, { logger });
-  const app = await buildApp(services);
+  const app = await buildService({ config, store, logger });
   app.addHook('onClose', () => store.close());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -31,8 +31,11 @@ export {
   type SelfHandlingRequirement,
 } from './security/authorization/index.ts';
 export {
+  API_KEY_SCHEME,
   ApiKeyHandler,
   AuthenticateResult,
+  BEARER_SCHEME,
+  COOKIES_SCHEME,
   AuthenticationSchemeProvider,
   BearerHandler,
   CookiesHandler,
@@ -47,3 +50,4 @@ export {
 } from './security/authentication/index.ts';
 export { GatehouseError, ERROR_CODES, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';
+export { UserSubjectRequirement } from './policies/user-subject-requirement.ts';

@@ -8,7 +8,7 @@ import {
   type ConstDirectiveNode,
   Kind,
 } from 'graphql';
-import type { PolicyName } from '../policies/policies.ts';
+type PolicyName = string;
 import { PostError, type Posts } from '../posts/posts.ts';
 import type { PostEvents } from '../posts/post-events.ts';
 import { AuthorizationPolicyBuilder, type AuthorizationPolicy, type AuthorizationService, type PolicyProvider } from '../security/authorization/index.ts';

@@ -1,61 +1,277 @@
+/**
+ * The Fastify plugin: Gatehouse as one application's authentication and authorization (ASP.NET's
+ * `AddAuthentication` + `AddAuthorization` + `MapIdentityApi`, in one `register`).
+ *
+ *   const app = Fastify(serverOptions(config));
+ *   await app.register(gatehouse, { settings: { publicUrl: 'https://example.com' }, policies, handlers });
+ *   app.get('/invoices/:id', { config: { authorization: { authorize: [{ policy: 'Invoices' }] } } }, …);
+ *
+ * It wires the membership services over one store, the schemes, the policies and the request
+ * pipeline (pipeline.ts), and registers the membership, token and page routes that its features
+ * turn on. It is not encapsulated: the pipeline protects every route the application registers
+ * after it, and `request.user` / `request.authorize` exist on every request.
+ */
 import type { ServerOptions } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { createAuthorizationService, createPolicyProvider } from '../policies/policies.ts';
-import { PolicyEvaluator } from '../security/authentication/index.ts';
+import { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
+import type { AccountLockoutOptions } from '../identity/lockout.ts';
+import type { UserManager } from '../identity/user-manager.ts';
+import type { Clock } from '../platform/clock.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
-import type { Services } from '../services.ts';
-import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
-import { pipelinePlugin, routeGroup } from './pipeline.ts';
-import { antiforgeryPlugin } from './antiforgery.ts';
-import { authenticationSchemes } from './authentication-schemes.ts';
-import { pageHeaders } from './pages/html.ts';
-import { clientErrorHandler } from './client-errors.ts';
-import { cookieSessionCheck } from './cookie-session.ts';
-import { jsonBodyPlugin } from './plugins/json-body.ts';
-import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
-import { problem, sendProblem } from './problem.ts';
-import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
-import { requestLogPlugin } from './plugins/request-log.ts';
+import type { AuthenticationHandler } from '../security/authentication/index.ts';
+import { PolicyEvaluator } from '../security/authentication/index.ts';
+import {
+  type AuthorizationHandler,
+  AuthorizationPolicy,
+  AuthorizationService,
+  PolicyProvider,
+} from '../security/authorization/index.ts';
+import { createServices, type Services } from '../services.ts';
+import { createStore } from '../store/create-store.ts';
+import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
+import { antiforgeryPlugin } from './antiforgery.ts';
+import { authenticationSchemes, type SchemeOptions } from './authentication-schemes.ts';
+import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
+import { clientErrorHandler } from './client-errors.ts';
+import { cookieSessionCheck } from './cookie-session.ts';
+import { membershipHandlers, membershipPolicies } from './membership-policies.ts';
+import { pageHeaders } from './pages/html.ts';
+import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import type { PolicyName } from './policy-names.ts';
+import { jsonBodyPlugin } from './plugins/json-body.ts';
+import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
+import { requestLogPlugin } from './plugins/request-log.ts';
+import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
+import { problem, sendProblem } from './problem.ts';
+import { decorateResourceChecks } from './resource-authorization.ts';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
-import { graphiqlRoutes } from './routes/graphiql.ts';
-import { graphqlRoutes } from './routes/graphql.ts';
-import { externalLoginRoutes } from './routes/external-login.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
-import { contentRoutes } from './routes/content.ts';
-import { documentRoutes } from './routes/documents.ts';
-import { healthRoutes } from './routes/health.ts';
-import { integrationRoutes } from './routes/integrations.ts';
-import { meRoutes } from './routes/me.ts';
-import { organizationRoutes } from './routes/orgs.ts';
+import { externalLoginRoutes } from './routes/external-login.ts';
+import { graphiqlRoutes } from './routes/graphiql.ts';
+import { graphqlRoutes } from './routes/graphql.ts';
 import type { RouteContext } from './routes/route-context.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
-export interface AppOptions {
+/** Which parts of Gatehouse an application turns on; all of them by default. */
+export interface GatehouseFeatures {
+  /** Cookie sign-in, its pages and the `Cookies` scheme. @default true */
+  readonly cookies?: boolean;
+  /** Access and refresh tokens (`/auth/token`, `/auth/refresh`, the JWKS) and the `Bearer` scheme. @default true */
+  readonly tokens?: boolean;
+  /** The `ApiKey` scheme (`X-Api-Key`). @default true */
+  readonly apiKeys?: boolean;
+  /** Sign-in with the OpenID providers of `settings.oidc`. @default true */
+  readonly externalLogins?: boolean;
+  /** The admin API (`/admin/*`, role `Admin`). @default true */
+  readonly admin?: boolean;
+  /** Two-factor sign-in and its account routes. @default true */
+  readonly twoFactor?: boolean;
+  /** The GraphQL endpoint of the posts example. @default false */
+  readonly postsGraphQL?: boolean;
+}
+
+/** The options of `register(gatehouse, …)`. */
+export interface GatehouseOptions {
+  /** Settings in code; or `config` read from the environment with `loadConfig()`. */
+  readonly settings?: GatehouseSettings;
+  /** The configuration read by `loadConfig()` (the environment variables); beats `settings`. */
+  readonly config?: Config;
+  /** An open store (the application's, from `createStore`); else one is opened on `settings.databaseUrl` and closed with the app. */
+  readonly store?: Store;
+  /** Run the store's migrations at start. @default true */
+  readonly migrate?: boolean;
+  readonly features?: GatehouseFeatures;
+  /** The application's named policies (declare their names in `GatehousePolicies`). */
+  readonly policies?: Readonly<Record<PolicyName, AuthorizationPolicy>>;
+  /** The application's requirement handlers, beside Gatehouse's own. */
+  readonly handlers?: readonly AuthorizationHandler[];
+  /**
+   * The policy of routes that say nothing: a name, a policy, or `null` for none (such routes are
+   * open, yet read the caller's credentials). @default an authenticated user
+   */
+  readonly fallbackPolicy?: PolicyName | AuthorizationPolicy | null;
+  /** The policy of an `authorize` entry that names neither policy nor roles. @default an authenticated user */
+  readonly defaultPolicy?: PolicyName | AuthorizationPolicy;
+  /** The application's own authentication schemes, beside (or, by name, instead of) Gatehouse's. */
+  readonly schemes?: readonly AuthenticationHandler[];
+  /** The scheme of routes that name none; @default by the request's shape: Bearer, then ApiKey, then Cookies */
+  readonly defaultScheme?: string;
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /** The clock of lifetimes, lockouts and time-based policies. @default the system clock */
+  readonly clock?: Clock;
+  /** Hears of each lockout instead of the default notice mail to the account's owner. */
+  readonly onLockout?: AccountLockoutOptions['onLockout'];
+}
+
+/** What the plugin puts on the Fastify instance as `app.gatehouse`. */
+export interface Gatehouse {
+  readonly config: Config;
+  readonly store: Store;
+  /** Users, their passwords, roles and claims (create users from a seed or an admin task). */
+  readonly users: UserManager;
+  readonly authorization: AuthorizationService;
+  readonly policies: PolicyProvider<string>;
+  readonly clock: Clock;
+  /** Every membership service, for Gatehouse's own GraphQL and socket plugins and for tests. */
+  readonly services: Services;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Gatehouse's services, policies and store; set by `register(gatehouse, …)`. */
+    gatehouse: Gatehouse;
+  }
 }
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
 const KEY_RING_REFRESH_MS = 2_000;
 
-/** The HTTP service over the domain services: schemes, policies, the pipeline, and the routes. */
-export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, logger } = services;
-  const requestLinesLogged = logger.isLevelEnabled('info');
-  const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
+  const config = options.config ?? configFromSettings(options.settings);
+  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, postsGraphQL: false, ...options.features };
+  const store = options.store ?? (await createStore(config.databaseUrl));
+  if (options.migrate !== false) await store.migrate();
+  const services = await createServices(config, store, {
+    logger: app.log as unknown as Logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.onLockout ? { onLockout: options.onLockout } : {}),
+  });
+  const policies = policyProvider(options);
+  const authorization = new AuthorizationService({ handlers: [...membershipHandlers(), ...(options.handlers ?? [])] });
+  const schemeOptions: SchemeOptions = {
+    cookies: features.cookies,
+    bearer: features.tokens,
+    apiKeys: features.apiKeys,
+    extra: options.schemes ?? [],
+    ...(options.defaultScheme ? { defaultScheme: options.defaultScheme } : {}),
+  };
+  const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
+  const context: RouteContext = { services, authorization, policies, schemeOptions };
+  app.decorate('gatehouse', { config, store, users: services.users, authorization, policies, clock: services.clock, services });
+
+  // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
+  app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
+  await app.register(problemErrorsPlugin, options.resultHandler ? { resultHandler: options.resultHandler } : {});
+  await app.register(jsonBodyPlugin);
+  await app.register(requestLogPlugin);
+  // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
+  await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
+  await app.register(pipelinePlugin, {
+    policies,
+    evaluator: new PolicyEvaluator(schemes, authorization),
+    ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
+    authorized: cookieSessionCheck(config, services.clock),
+  });
+  decorateResourceChecks(app, authorization, policies);
+  await app.register(responseHeadersPlugin, { production: config.production });
+  await registerCors(app, config);
+  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features });
+  await startBackgroundWork(app, services);
+  if (!options.store) app.addHook('onClose', () => store.close());
+}
+
+/** The plugin; register it before the application's routes. */
+export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x' });
+
+/**
+ * Gatehouse's routes, in a group of their own: a route of theirs that says nothing needs an
+ * authenticated caller whatever the application's fallback policy is.
+ */
+async function membershipRoutes(
+  app: FastifyInstance,
+  { context, features }: { context: RouteContext; features: Required<GatehouseFeatures> },
+): Promise<void> {
+  if (features.tokens) {
+    await app.register(wellKnownRoutes, context);
+    await app.register(async (auth) => {
+      // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
+      await auth.register(fastifyCookie);
+      await auth.register(authTokenRoutes, context);
+      await auth.register(authRefreshRoutes, context);
+    });
+  }
+  if (features.admin) await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, adminRoutes), context);
+  if (features.cookies) await app.register(accountRoutes, context);
+  await app.register(accountRegistrationRoutes, context);
+  if (features.twoFactor) await app.register(accountTwoFactorRoutes, context);
+  if (features.postsGraphQL) {
+    await app.register(graphqlRoutes, context);
+    // GraphiQL in development only: production has no such route (404).
+    if (!context.services.config.production) await app.register(graphiqlRoutes);
+  }
+  if (features.externalLogins && features.cookies) await app.register(externalLoginRoutes, context);
+}
+
+function policyProvider(options: GatehouseOptions): PolicyProvider<string> {
+  const named: Readonly<Record<string, AuthorizationPolicy>> = options.policies ?? {};
+  const resolve = (policy: string | AuthorizationPolicy) => {
+    if (policy instanceof AuthorizationPolicy) return policy;
+    const found = named[policy];
+    if (!found) throw new Error(`No authorization policy is named "${policy}".`);
+    return found;
+  };
+  return new PolicyProvider<string>({
+    policies: named,
+    ...(options.defaultPolicy !== undefined ? { defaultPolicy: resolve(options.defaultPolicy) } : {}),
+    ...(options.fallbackPolicy !== undefined ? { fallbackPolicy: options.fallbackPolicy === null ? null : resolve(options.fallbackPolicy) } : {}),
+  });
+}
+
+async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.corsOrigins.length === 0) return;
+  // Browsers on the listed origins may call the API, with credentials; others get no CORS
+  // headers at all (the plugin would otherwise allow credentials to every origin it refuses).
+  const listed = new Set(config.corsOrigins);
+  await app.register(fastifyCors, {
+    delegator: (request, callback) =>
+      callback(null, listed.has(request.headers.origin ?? '') ? { origin: true, credentials: true, maxAge: 600 } : { origin: false }),
+  });
+}
+
+/** The revocation feed, key-ring refreshes, housekeeping, and what closes with the app. */
+async function startBackgroundWork(app: FastifyInstance, services: Services): Promise<void> {
+  refreshKeyRingPeriodically(app, services);
+  // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.
+  services.revocations.onEvent((event) => {
+    if (event.kind === 'signing-key') void services.keyRing.refresh().catch(() => undefined);
+  });
+  await services.revocationFeed.start();
+  app.addHook('onClose', () => services.revocationFeed.stop());
+  app.addHook('onClose', () => closeMailer(services.mailer));
+  app.addHook('onClose', () => services.rateLimiter.close());
+  await services.postEvents.start();
+  app.addHook('onClose', () => services.postEvents.close());
+  keepHouse(app, services);
+}
+
+/**
+ * The Fastify server options Gatehouse's settings call for: the body limit, request timeouts,
+ * trusted proxies, problem+json for refusals made before routing, and request logging through
+ * `logger`. Pass them to `Fastify()`; an application with options of its own spreads them in.
+ */
+export function serverOptions(config: Config, logger?: Logger): FastifyServerOptions & { http: ServerOptions } {
+  const requestLinesLogged = logger?.isLevelEnabled('info') ?? false;
+  return {
+    ...(logger
+      ? {
+          loggerInstance: logger as FastifyBaseLogger,
+          // A child logger per request (for its reqId) costs more than the whole authorization check;
+          // below info level, where no request line is written, requests log through the root logger.
+          childLoggerFactory: (parent, bindings, childOptions) => (requestLinesLogged ? parent.child(bindings, childOptions) : parent),
+        }
+      : {}),
     // Fastify's request lines carry the query string; ours (plugins/request-log.ts) do not.
     logController: new LogController({ disableRequestLogging: true }),
-    // A child logger per request (for its reqId) costs more than the whole authorization check;
-    // below info level, where no request line is written, requests log through the root logger.
-    childLoggerFactory: (parent, bindings, options) =>
-      requestLinesLogged ? parent.child(bindings, options) : parent,
     bodyLimit: config.bodyLimitBytes,
     ...requestTimeouts(config.requestTimeoutSeconds),
     clientErrorHandler: clientErrorHandler(config.production),
@@ -69,81 +285,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
-  });
-
-  const policies = createPolicyProvider(config);
-  const authorization = createAuthorizationService(services.clock, config.timeZone);
-  const schemes = authenticationSchemes(services);
-  const context: RouteContext = { services, authorization };
-
-  // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
-  app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
-  await app.register(problemErrorsPlugin);
-  await app.register(jsonBodyPlugin);
-  await app.register(requestLogPlugin);
-  // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
-  await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
-  await app.register(pipelinePlugin, {
-    policies,
-    evaluator: new PolicyEvaluator(schemes, authorization),
-    ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
-    authorized: cookieSessionCheck(config, services.clock),
-  });
-  await app.register(responseHeadersPlugin, { production: config.production });
-
-  if (config.corsOrigins.length > 0) {
-    // Browsers on the listed origins may call the API, with credentials; others get no CORS
-    // headers at all (the plugin would otherwise allow credentials to every origin it refuses).
-    const listed = new Set(config.corsOrigins);
-    await app.register(fastifyCors, {
-      delegator: (request, callback) =>
-        callback(null, listed.has(request.headers.origin ?? '') ? { origin: true, credentials: true, maxAge: 600 } : { origin: false }),
-    });
-  }
-  await app.register(healthRoutes);
-  await app.register(wellKnownRoutes, context);
-  await app.register(async (auth) => {
-    // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
-    await auth.register(fastifyCookie);
-    await auth.register(authTokenRoutes, context);
-    await auth.register(authRefreshRoutes, context);
-  });
-  await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
-  await app.register(accountRoutes, context);
-  await app.register(accountRegistrationRoutes, context);
-  await app.register(accountTwoFactorRoutes, context);
-  await app.register(meRoutes);
-  await app.register(contentRoutes);
-  await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
-  await app.register(organizationRoutes, context);
-  await app.register(integrationRoutes);
-  await app.register(graphqlRoutes, context);
-  // GraphiQL in development only: production has no such route (404, SPEC section 6).
-  if (!config.production) await app.register(graphiqlRoutes);
-  await app.register(externalLoginRoutes, context);
-
-  refreshKeyRingPeriodically(app, services);
-  // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.
-  services.revocations.onEvent((event) => {
-    if (event.kind === 'signing-key') void services.keyRing.refresh().catch(() => undefined);
-  });
-  await services.revocationFeed.start();
-  app.addHook('onClose', () => services.revocationFeed.stop());
-  app.addHook('onClose', () => closeMailer(services.mailer));
-  app.addHook('onClose', () => services.rateLimiter.close());
-  await services.postEvents.start();
-  app.addHook('onClose', () => services.postEvents.close());
-  keepHouse(app, services);
-  return app;
+  };
 }
 
 /**
- * Node's limits on how long a request may take to arrive (SPEC section 1,
- * `REQUEST_TIMEOUT_SECONDS`): headers and body both within the timeout, else 408 and the
- * connection closes; a body trickled a byte at a time holds a connection no longer than that.
- * Node checks its connections periodically (every 30 s by default, which would let a slow
- * request live up to twice the timeout): here at least every second. An upgraded WebSocket has
- * left the HTTP parser and is not cut.
+ * Node's limits on how long a request may take to arrive (`REQUEST_TIMEOUT_SECONDS`): headers
+ * and body both within the timeout, else 408 and the connection closes; a body trickled a byte at
+ * a time holds a connection no longer than that. Node checks its connections periodically (every
+ * 30 s by default, which would let a slow request live up to twice the timeout): here at least
+ * every second. An upgraded WebSocket has left the HTTP parser and is not cut.
  */
 function requestTimeouts(seconds: number): { requestTimeout: number; http: ServerOptions } {
   const milliseconds = Math.ceil(seconds * 1000);

@@ -1,6 +1,8 @@
 import {
   ApiKeyHandler,
+  type AuthenticationHandler,
   AuthenticationSchemeProvider,
+  COOKIES_SCHEME,
   BearerHandler,
   type CookieSessionValidator,
   CookiesHandler,
@@ -9,25 +11,60 @@ import {
 import type { Services } from '../services.ts';
 import { authCookieName, authCookieProtector } from './auth-cookie.ts';
 
+/** Which of Gatehouse's schemes are on, the application's own, and the default. */
+export interface SchemeOptions {
+  readonly cookies: boolean;
+  readonly bearer: boolean;
+  readonly apiKeys: boolean;
+  /** The application's schemes; one named like a built-in replaces it. */
+  readonly extra: readonly AuthenticationHandler[];
+  /** The scheme of routes that name none; by default chosen by the request's shape. */
+  readonly defaultScheme?: string;
+}
+
+const ALL_SCHEMES: SchemeOptions = { cookies: true, bearer: true, apiKeys: true, extra: [] };
+
 /**
- * The schemes of SPEC section 2, side by side, over the services' validators: the one list both
- * requests and sockets authenticate with. `sessions` is how the Cookies scheme reads a session:
- * a request uses it (sliding its expiry); a socket's re-check passes a reader that does not.
+ * The schemes of SPEC section 2, side by side, over the services' validators, with the
+ * application's own: the one list both requests and sockets authenticate with. `sessions` is how
+ * the Cookies scheme reads a session: a request uses it (sliding its expiry); a socket's re-check
+ * passes a reader that does not.
  */
 export function authenticationSchemes(
   services: Pick<Services, 'config' | 'bearerTokens' | 'apiKeys' | 'sessions' | 'keyRing'>,
   sessions: CookieSessionValidator = services.sessions,
+  options: SchemeOptions = ALL_SCHEMES,
 ): AuthenticationSchemeProvider {
-  return new AuthenticationSchemeProvider(
-    [
-      new BearerHandler(services.bearerTokens),
-      new ApiKeyHandler(services.apiKeys),
+  const builtIn: AuthenticationHandler[] = [];
+  if (options.bearer) builtIn.push(new BearerHandler(services.bearerTokens));
+  if (options.apiKeys) builtIn.push(new ApiKeyHandler(services.apiKeys));
+  if (options.cookies) {
+    builtIn.push(
       new CookiesHandler({
         validator: sessions,
         protector: authCookieProtector(services.keyRing.secrets.cookie),
         cookieName: authCookieName(services.config),
       }),
-    ],
-    forwardByRequestShape,
-  );
+    );
+  }
+  const replaced = new Set(options.extra.map((handler) => handler.scheme));
+  const handlers = [...builtIn.filter((handler) => !replaced.has(handler.scheme)), ...options.extra];
+  return new AuthenticationSchemeProvider(handlers, defaultSchemeSelector(handlers, options.defaultScheme));
+}
+
+/**
+ * The default scheme: the one the application names, else the contract's choice by request
+ * shape among the schemes that are on, else the first scheme.
+ */
+function defaultSchemeSelector(handlers: readonly AuthenticationHandler[], defaultScheme: string | undefined) {
+  const registered = new Set(handlers.map((handler) => handler.scheme));
+  if (defaultScheme !== undefined) {
+    if (!registered.has(defaultScheme)) throw new Error(`The default scheme "${defaultScheme}" is not registered.`);
+    return () => defaultScheme;
+  }
+  const fallback = registered.has(COOKIES_SCHEME) ? COOKIES_SCHEME : (handlers[0]?.scheme ?? COOKIES_SCHEME);
+  return (request: Parameters<typeof forwardByRequestShape>[0]) => {
+    const chosen = forwardByRequestShape(request);
+    return registered.has(chosen) ? chosen : fallback;
+  };
 }

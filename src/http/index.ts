@@ -2,11 +2,19 @@
  * `gatehouse-auth/fastify`: Gatehouse as a Fastify application's authentication and
  * authorization, with membership, tokens and pages.
  */
-export { loadConfig, type Config } from '../config/config.ts';
-export { ConfigError } from '../config/config-error.ts';
-export { createServices, type Services } from '../services.ts';
-export { buildApp, type AppOptions } from './app.ts';
+export {
+  gatehouse,
+  serverOptions,
+  type Gatehouse,
+  type GatehouseFeatures,
+  type GatehouseOptions,
+} from './app.ts';
+export type { GatehousePolicies, PolicyName } from './policy-names.ts';
 export { routeGroup } from './pipeline.ts';
-export type { AuthorizationResultHandler } from './authorization-result-handler.ts';
+export { AuthorizationRefusal, type ResourcePolicy } from './resource-authorization.ts';
+export { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
+export { loadConfig, type Config } from '../config/config.ts';
+export { configFromSettings, type GatehouseSettings, type OidcProviderSettings } from '../config/settings.ts';
+export { ConfigError } from '../config/config-error.ts';
 export { createLogger } from '../platform/logger.ts';
 export { UnsealError } from '../security/crypto/sealer.ts';

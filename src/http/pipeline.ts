@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import type { PolicyName } from '../policies/policies.ts';
+import type { PolicyName } from './policy-names.ts';
 import {
   type AuthorizationMetadata,
   type AuthorizationPolicy,
@@ -78,7 +78,7 @@ export function routeGroup<Options extends Record<string, unknown> | RouteContex
 }
 
 export interface PipelineOptions {
-  readonly policies: PolicyProvider<PolicyName>;
+  readonly policies: PolicyProvider<string>;
   readonly evaluator: PolicyEvaluator;
   readonly resultHandler?: AuthorizationResultHandler;
   /**
@@ -157,10 +157,15 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
     // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (SPEC section 1).
-    const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, route.config?.authorization, groupOf(this));
+    const group = groupOf(this);
+    const endpoint = route.config?.authorization;
+    const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, endpoint, group);
+    // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
+    // caller is still known: credentials are read, and presented ones must be valid.
+    const unprotected = policy === null && !isOptionsOnly(route) && !endpoint?.allowAnonymous && !group?.allowAnonymous;
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    const hook = policy ? authorizeHook(policy) : route.config.readCredentials ? readCredentialsHook : anonymousHook;
+    const hook = policy ? authorizeHook(policy) : route.config.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
     route.onRequest = [hook, ...own];
   });
 }

@@ -1,4 +1,4 @@
-import { PostAuthorRequirement } from '../policies/post-author.ts';
+import { PostAuthorRequirement } from '../../server/policies/post-author.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { AuthorizationService } from '../security/authorization/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';

@@ -13,12 +13,12 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
-import { type AppOptions, buildApp } from '../../src/http/app.ts';
+import { buildService, type ServiceOptions } from '../../server/app.ts';
 import type { NewUserInput } from '../../src/identity/user-manager.ts';
 import type { LogEvent } from 'kysely';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import type { Services } from '../../src/services.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { User } from '../../src/store/ports.ts';
 import type { TestEngine } from './databases.ts';
@@ -27,8 +27,8 @@ export interface TestAppOptions {
   /** Environment variables on top of the defaults (`NODE_ENV=test`). */
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
-  /** Options of `buildApp`, e.g. a replacement result handler. */
-  readonly appOptions?: AppOptions;
+  /** Options of the Gatehouse plugin the service leaves open, e.g. a replacement result handler. */
+  readonly appOptions?: ServiceOptions['gatehouse'];
   /** Kysely's query log of the instance's store: each query with its SQL. */
   readonly storeLog?: (event: LogEvent) => void;
 }
@@ -60,9 +60,9 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
     },
   });
   const logger = createLogger({ level: 'info', destination });
-  const services = await createServices(config, store, { logger, clock: options.clock ?? systemClock });
-  const app = await buildApp(services, options.appOptions);
+  const app = await buildService({ config, store, logger, clock: options.clock ?? systemClock, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
   await app.ready();
+  const services = app.gatehouse.services;
   return {
     app,
     services,

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipelinePlugin, routeGroup } from '../../src/http/pipeline.ts';
 import { problemErrorsPlugin } from '../../src/http/plugins/problem-errors.ts';
-import { createPolicyProvider, createAuthorizationService } from '../../src/policies/policies.ts';
+import { createPolicyProvider, createAuthorizationService } from '../../server/policies/policies.ts';
 import {
   AuthenticateResult,
   type AuthenticationHandler,

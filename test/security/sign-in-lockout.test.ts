@@ -11,10 +11,10 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
-import { buildApp } from '../../src/http/app.ts';
+import { buildService } from '../../server/app.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import type { Services } from '../../src/services.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { Store, User } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
@@ -46,13 +46,15 @@ describe.each(engines)('sign-in lockout on $engine', (engine) => {
     clock = new ManualClock();
     lockouts = [];
     const logger = createLogger({ level: 'warn', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
-    services = await createServices(config, store, {
+    app = await buildService({
+      config,
+      store,
       logger,
       clock,
-      onLockout: async (locked, until) => void lockouts.push({ userId: locked.id, until }),
+      gatehouse: { onLockout: async (locked, until) => void lockouts.push({ userId: locked.id, until }) },
     });
-    app = await buildApp(services);
     await app.ready();
+    services = app.gatehouse.services;
     user = await services.users.create({ email: 'ada@example.com', password: PASSWORD, emailConfirmed: true });
   });
   afterEach(async () => {

@@ -4,6 +4,8 @@ import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import { SmsDeliveryError } from '../../platform/sms/sms-sender.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
+import { type AuthorizationResultHandler, problemResultHandler } from '../authorization-result-handler.ts';
+import { AuthorizationRefusal } from '../resource-authorization.ts';
 
 /** Fastify's own errors that are the caller's fault, by code. */
 const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
@@ -43,9 +45,19 @@ export function frameworkProblem(error: FastifyError): ProblemBody | undefined {
   return (BY_STATUS[status] ?? (() => problem('GH_VALIDATION_FAILED', NOT_VALID, { errors: { request: [NOT_VALID] } })))();
 }
 
+export interface ProblemErrorsOptions {
+  /** Answers a refused resource check (`request.authorize`) as it answers a route's policy. */
+  readonly resultHandler?: AuthorizationResultHandler;
+}
+
 /** Every error becomes application/problem+json; unexpected ones are logged and answered generically. */
-async function problemErrors(app: FastifyInstance): Promise<void> {
+async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions): Promise<void> {
+  const resultHandler = options.resultHandler ?? problemResultHandler;
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AuthorizationRefusal) {
+      if (error.statusCode === 403) return resultHandler.forbid(request, reply, error.schemes);
+      return sendProblem(reply, problem('GH_UNAUTHENTICATED'));
+    }
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
     if (error instanceof StoreUnavailableError) {
       request.log.error({ err: error.cause ?? error }, 'the store is unavailable');

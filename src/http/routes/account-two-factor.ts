@@ -1,3 +1,4 @@
+import { membershipPolicies } from '../membership-policies.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
@@ -38,7 +39,7 @@ const PhoneNumber = Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLe
 const ReturnQuery = Type.Object({ ReturnUrl: Type.Optional(Type.String({ maxLength: 2048 })), returnUrl: Type.Optional(Type.String({ maxLength: 2048 })) });
 type ReturnQuery = Static<typeof ReturnQuery>;
 
-const AUTHENTICATED = { authorization: { authorize: [{ policy: 'User' as const }] } };
+const AUTHENTICATED = { authorization: { authorize: [{ policy: membershipPolicies.user }] } };
 const ANONYMOUS = { authorization: { allowAnonymous: true } };
 
 const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {

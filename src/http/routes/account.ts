@@ -1,3 +1,4 @@
+import { membershipPolicies } from '../membership-policies.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
@@ -166,7 +167,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
     {
       schema: { body: PasswordChange },
       attachValidation: true,
-      config: { authorization: { authorize: [{ policy: 'User' }] } },
+      config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } },
       // The current password is a guess like any other: the signed-in user's budget counts it.
       ...rateLimited(services, { account: (request) => userAccount(userIdOf(request)) }),
     },
@@ -203,7 +204,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
     },
   );
 
-  app.get<{ Querystring: { status?: string } }>('/account/profile', { config: { authorization: { authorize: [{ policy: 'User' }] } } }, async (request, reply) => {
+  app.get<{ Querystring: { status?: string } }>('/account/profile', { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } }, async (request, reply) => {
     const user = await currentUser(request);
     const logins = (await services.store.externalLogins.listForUser(user.id)).map(({ provider }) => provider);
     if (wantsPage(request)) {

@@ -1,3 +1,4 @@
+import { membershipPolicies } from '../membership-policies.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../../config/config.ts';
@@ -132,13 +133,13 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
 
   app.post<{ Params: { provider: string } }>(
     '/account/logins/:provider',
-    { config: { authorization: { authorize: [{ policy: 'User' }] } } },
+    { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } },
     async (request, reply) => start(request, reply, providerOf(request.params.provider), '/account/profile', userIdOf(request)),
   );
 
   app.delete<{ Params: { provider: string } }>(
     '/account/logins/:provider',
-    { config: { authorization: { authorize: [{ policy: 'User' }] } } },
+    { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } },
     async (request, reply) => {
       const userId = userIdOf(request);
       const [user, logins] = await Promise.all([services.store.users.findById(userId), services.store.externalLogins.listForUser(userId)]);

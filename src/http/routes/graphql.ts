@@ -4,7 +4,6 @@ import type { GraphQLFormattedError } from 'graphql';
 import { createContext } from '../../graphql/context.ts';
 import { type GraphQLRequest, GraphQLService } from '../../graphql/graphql-service.ts';
 import { createSchema } from '../../graphql/schema.ts';
-import { createPolicyProvider } from '../../policies/policies.ts';
 import { Posts } from '../../posts/posts.ts';
 import { COOKIES_SCHEME } from '../../security/authentication/index.ts';
 import { authenticationSchemes } from '../authentication-schemes.ts';
@@ -21,10 +20,10 @@ const ENDPOINT_CONFIG = { authorization: { allowAnonymous: true }, readCredentia
  * queries. Invalid credentials were refused with 401 by the pipeline; anonymous callers get field
  * errors. 400 and 405 answer in the GraphQL error shape, in the media type the client accepts.
  */
-export async function graphqlRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
+export async function graphqlRoutes(app: FastifyInstance, { services, authorization, policies, schemeOptions }: RouteContext): Promise<void> {
   const { config, store, clock, logger } = services;
   const posts = new Posts({ store: store.posts, events: services.postEvents, authorization, clock });
-  const schema = createSchema({ posts, events: services.postEvents, authorization, policies: createPolicyProvider(config) });
+  const schema = createSchema({ posts, events: services.postEvents, authorization, policies });
   const graphql = new GraphQLService({
     schema,
     limits: { maxDepth: config.graphqlMaxDepth, maxAliases: config.graphqlMaxAliases, maxCost: config.graphqlMaxCost },
@@ -71,7 +70,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       schema,
       graphql,
       // The schemes of every request; a socket re-reads its cookie session without sliding it.
-      schemes: authenticationSchemes(services, services.sessions.withoutRenewal()),
+      schemes: authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions),
       revocations: services.revocations,
       keyRing: services.keyRing,
       users: store.users,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AuthorizationRequirement, AuthorizationService } from '../../security/authorization/index.ts';
+import type { AuthorizationRequirement, AuthorizationService, PolicyProvider } from '../../security/authorization/index.ts';
+import type { SchemeOptions } from '../authentication-schemes.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Services } from '../../services.ts';
 
@@ -8,6 +9,10 @@ import type { Services } from '../../services.ts';
 export interface RouteContext {
   readonly services: Services;
   readonly authorization: AuthorizationService;
+  /** The application's named, default and fallback policies. */
+  readonly policies: PolicyProvider<string>;
+  /** Which schemes are on, for whatever authenticates outside the request pipeline (sockets). */
+  readonly schemeOptions: SchemeOptions;
 }
 
 /**

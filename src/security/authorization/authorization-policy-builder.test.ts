@@ -285,7 +285,7 @@ describe('PolicyProvider', () => {
 
   it('has default and fallback policies that require an authenticated user', async () => {
     const provider = new PolicyProvider({ policies: {} });
-    for (const policy of [provider.defaultPolicy, provider.fallbackPolicy]) {
+    for (const policy of [provider.defaultPolicy, provider.fallbackPolicy!]) {
       expect(await allows(policy, principal({ sub: '1' }))).toBe(true);
       expect(await allows(policy, ClaimsPrincipal.anonymous())).toBe(false);
       expect(await allows(policy, principal({ sub: '1' }, null))).toBe(false);
@@ -308,7 +308,7 @@ describe('PolicyProvider', () => {
     expect(await allows(withFallback.defaultPolicy, ClaimsPrincipal.anonymous())).toBe(false);
     const withDefault = new PolicyProvider({ policies: {}, defaultPolicy: custom });
     expect(withDefault.defaultPolicy).toBe(custom);
-    expect(await allows(withDefault.fallbackPolicy, principal({ sub: '1' }))).toBe(true);
-    expect(await allows(withDefault.fallbackPolicy, ClaimsPrincipal.anonymous())).toBe(false);
+    expect(await allows(withDefault.fallbackPolicy!, principal({ sub: '1' }))).toBe(true);
+    expect(await allows(withDefault.fallbackPolicy!, ClaimsPrincipal.anonymous())).toBe(false);
   });
 });

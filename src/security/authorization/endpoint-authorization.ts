@@ -4,7 +4,8 @@ import type { PolicyProvider } from './policy-provider.ts';
 
 /** What an endpoint or a group says about its protection (ASP.NET `[Authorize]`). */
 export interface AuthorizeData<Name extends string = string> {
-  readonly policy?: Name;
+  /** A named policy of the provider, or a policy object (a library's own routes carry theirs). */
+  readonly policy?: Name | AuthorizationPolicy;
   readonly roles?: readonly string[];
   readonly schemes?: readonly string[];
 }
@@ -36,7 +37,7 @@ function combine<Name extends string>(provider: PolicyProvider<Name>, data: read
   for (const item of data) {
     let named = false;
     if (item.policy !== undefined) {
-      builder.combine(provider.get(item.policy));
+      builder.combine(typeof item.policy === 'string' ? provider.get(item.policy) : item.policy);
       named = true;
     }
     if (item.roles && item.roles.length > 0) {

@@ -1,10 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OwnershipRequirement } from '../../policies/ownership.ts';
-import { GatehouseError } from '../../security/errors.ts';
-import type { Document } from '../../store/ports.ts';
-import { userIdOf } from '../pipeline.ts';
-import { authorizeResource, Body, IdParams, type RouteContext, Title } from './route-context.ts';
+import { OwnershipRequirement } from '../policies/ownership.ts';
+import { GatehouseError } from 'gatehouse-auth';
+import type { Document } from 'gatehouse-auth/store';
+import { Body, IdParams, Title } from './schemas.ts';
 
 const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });
 type DocumentInput = Static<typeof DocumentInput>;
@@ -12,20 +11,21 @@ type ById = { Params: Static<typeof IdParams> };
 const ownership = new OwnershipRequirement();
 
 /** Documents belong to the user who created them; every read and write is a resource check `Ownership`. */
-export async function documentRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
-  const documents = services.store.documents;
+export async function documentRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.gatehouse;
+  const documents = store.documents;
 
   /** The document, after the resource check: 404 when unknown, 403 when not the caller's. */
   async function ownedDocument(request: FastifyRequest<ById>): Promise<Document> {
     const document = await documents.find(Number(request.params.id));
     if (!document) throw GatehouseError.notFound('There is no such document.');
-    await authorizeResource(authorization, request, document, ownership);
+    await request.authorize(document, ownership);
     return document;
   }
 
   app.post<{ Body: DocumentInput }>('/documents', { schema: { body: DocumentInput } }, async (request, reply) => {
     const { title, body } = request.body;
-    const document = await documents.create({ ownerId: userIdOf(request), title, body, createdAt: services.clock.now() });
+    const document = await documents.create({ ownerId: Number(request.user.subject), title, body, createdAt: clock.now() });
     return reply.code(201).send(document);
   });
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { OrgAdminRequirement } from '../../policies/org-admin.ts';
-import { GatehouseError } from '../../security/errors.ts';
-import { authorizeResource, IdParams, type RouteContext } from './route-context.ts';
+import { OrgAdminRequirement } from '../policies/org-admin.ts';
+import { GatehouseError } from 'gatehouse-auth';
+import { IdParams } from './schemas.ts';
 
 const OrganizationInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 const SettingsInput = Type.Object({ settings: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: false });
@@ -10,14 +10,15 @@ type ById = { Params: Static<typeof IdParams> };
 const orgAdmin = new OrgAdminRequirement();
 
 /** Organizations: created by `SuperAdmin`; settings guarded by the resource check `OrgAdmin`. */
-export async function organizationRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
-  const organizations = services.store.organizations;
+export async function organizationRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.gatehouse;
+  const organizations = store.organizations;
 
   app.post<{ Body: Static<typeof OrganizationInput> }>(
     '/orgs',
     { schema: { body: OrganizationInput }, config: { authorization: { authorize: [{ roles: ['SuperAdmin'] }] } } },
     async (request, reply) => {
-      const organization = await organizations.create({ name: request.body.name, createdAt: services.clock.now() });
+      const organization = await organizations.create({ name: request.body.name, createdAt: clock.now() });
       return reply.code(201).send({ id: organization.id, name: organization.name });
     },
   );
@@ -25,7 +26,7 @@ export async function organizationRoutes(app: FastifyInstance, { services, autho
   app.get<ById>('/orgs/:id/settings', { schema: { params: IdParams } }, async (request) => {
     const organization = await organizations.find(Number(request.params.id));
     if (!organization) throw GatehouseError.notFound('There is no such organization.');
-    await authorizeResource(authorization, request, organization, orgAdmin);
+    await request.authorize(organization, orgAdmin);
     return { organizationId: organization.id, settings: organization.settings };
   });
 
@@ -35,7 +36,7 @@ export async function organizationRoutes(app: FastifyInstance, { services, autho
     async (request) => {
       const organization = await organizations.find(Number(request.params.id));
       if (!organization) throw GatehouseError.notFound('There is no such organization.');
-      await authorizeResource(authorization, request, organization, orgAdmin);
+      await request.authorize(organization, orgAdmin);
       const updated = await organizations.updateSettings(organization.id, request.body.settings);
       if (!updated) throw GatehouseError.notFound('There is no such organization.');
       return { organizationId: updated.id, settings: updated.settings };

@@ -1,6 +1,6 @@
-import type { BusinessHours } from '../config/config.ts';
-import type { Clock } from '../platform/clock.ts';
-import { type AuthorizationHandlerContext, type AuthorizationRequirement, RequirementHandler } from '../security/authorization/index.ts';
+import type { BusinessHours } from '../settings.ts';
+import type { Clock } from 'gatehouse-auth';
+import { type AuthorizationHandlerContext, type AuthorizationRequirement, RequirementHandler } from 'gatehouse-auth';
 
 /** Met while the local time of day is within the window, both ends allowed, to the minute. */
 export class BusinessHoursRequirement implements AuthorizationRequirement {

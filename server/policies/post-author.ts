@@ -1,4 +1,4 @@
-import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from '../security/authorization/index.ts';
+import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from 'gatehouse-auth';
 import { hasId } from './resource-guards.ts';
 
 /** A resource written by a user. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { API_KEY_SCHEME } from '../../security/authentication/index.ts';
+import { API_KEY_SCHEME } from 'gatehouse-auth';
 
 /** `GET /integrations/whoami`: API-key callers only; answers the key's client name. */
 export async function integrationRoutes(app: FastifyInstance): Promise<void> {

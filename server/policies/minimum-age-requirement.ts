@@ -1,4 +1,4 @@
-import type { AuthorizationHandlerContext, SelfHandlingRequirement } from '../security/authorization/index.ts';
+import type { AuthorizationHandlerContext, SelfHandlingRequirement } from 'gatehouse-auth';
 
 /** Met when claim `age` exists and its integer value is at least `minimumAge`. */
 export class MinimumAgeRequirement implements SelfHandlingRequirement {

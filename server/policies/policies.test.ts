@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { BusinessHours } from '../config/config.ts';
-import { ManualClock } from '../platform/clock.ts';
-import type { AuthorizationRequirement } from '../security/authorization/index.ts';
-import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
+import type { BusinessHours } from '../settings.ts';
+import { ManualClock } from 'gatehouse-auth';
+import type { AuthorizationRequirement } from 'gatehouse-auth';
+import { Claim, ClaimsIdentity, ClaimsPrincipal } from 'gatehouse-auth';
 import { OrgAdminRequirement } from './org-admin.ts';
 import { OwnershipRequirement } from './ownership.ts';
 import { PostAuthorRequirement, SelfOrAdminRequirement } from './post-author.ts';
-import { RoleGrantRequirement } from './role-grant.ts';
 import { createAuthorizationService, createPolicyProvider, type PolicyName } from './policies.ts';
 
 const NINE_TO_FIVE: BusinessHours = { startMinute: 9 * 60, endMinute: 17 * 60 };
@@ -299,34 +298,6 @@ describe('SelfOrAdmin (resource check)', () => {
     const admin = principal({ sub: '2', role: 'Admin' });
     expect(await allowsOn(selfOrAdmin, admin, null)).toBe(false);
     expect(await allowsOn(selfOrAdmin, admin, { id: 1, authorId: 1, title: 't', body: 'b', createdAt: 0 })).toBe(false);
-  });
-});
-
-describe('RoleGrant (resource check on the role granted or removed)', () => {
-  const { allowsOn } = setup();
-  const roleGrant = new RoleGrantRequirement();
-
-  it('lets anyone authenticated manage an ordinary role (the admin API’s group policy decides who gets there)', async () => {
-    expect(await allowsOn(roleGrant, user({ role: 'Admin' }), { role: 'Editor' })).toBe(true);
-  });
-
-  it('keeps SuperAdmin to SuperAdmins', async () => {
-    expect(await allowsOn(roleGrant, user({ role: 'Admin' }), { role: 'SuperAdmin' })).toBe(false);
-    expect(await allowsOn(roleGrant, user({ role: ['Admin', 'SuperAdmin'] }), { role: 'SuperAdmin' })).toBe(true);
-  });
-
-  it('compares the role exactly: superadmin is another role, and so is a SuperAdmin in lower case', async () => {
-    expect(await allowsOn(roleGrant, user({ role: 'Admin' }), { role: 'superadmin' })).toBe(true);
-    expect(await allowsOn(roleGrant, user({ role: 'superadmin' }), { role: 'SuperAdmin' })).toBe(false);
-  });
-
-  it('refuses without a role to judge', async () => {
-    expect(await allowsOn(roleGrant, user({ role: 'SuperAdmin' }), null)).toBe(false);
-    expect(await allowsOn(roleGrant, user({ role: 'SuperAdmin' }), { name: 'SuperAdmin' })).toBe(false);
-  });
-
-  it('refuses an anonymous caller', async () => {
-    expect(await allowsOn(roleGrant, principal({}, null), { role: 'Editor' })).toBe(false);
   });
 });
 

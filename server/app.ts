@@ -1,0 +1,49 @@
+/**
+ * The reference service: Gatehouse's plugin with this service's policies and handlers, and the
+ * example endpoints of the contract (documents, organizations, content, integrations, `/me`,
+ * `/health`), built only on the library's public entry points, as any application would be.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type Clock, systemClock } from 'gatehouse-auth';
+import { type Config, type GatehouseOptions, gatehouse, routeGroup, serverOptions } from 'gatehouse-auth/fastify';
+import type { Store } from 'gatehouse-auth/store';
+import type { Logger } from 'pino';
+import { serviceHandlers, servicePolicies } from './policies/policies.ts';
+import { contentRoutes } from './routes/content.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { healthRoutes } from './routes/health.ts';
+import { integrationRoutes } from './routes/integrations.ts';
+import { meRoutes } from './routes/me.ts';
+import { organizationRoutes } from './routes/orgs.ts';
+
+export interface ServiceOptions {
+  readonly config: Config;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Options of the plugin the service does not set itself (tests replace the result handler or hear of lockouts). */
+  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout'>;
+}
+
+/** The service's Fastify app, ready to listen. */
+export async function buildService({ config, store, logger, clock, gatehouse: extra }: ServiceOptions): Promise<FastifyInstance> {
+  const app = Fastify(serverOptions(config, logger));
+  await app.register(gatehouse, {
+    config,
+    // The caller has migrated it (main.ts at start, tests on their fresh databases).
+    store,
+    migrate: false,
+    ...(clock ? { clock } : {}),
+    policies: servicePolicies(config.businessHours),
+    handlers: serviceHandlers(clock ?? systemClock, config.timeZone),
+    features: { postsGraphQL: true },
+    ...extra,
+  });
+  await app.register(healthRoutes);
+  await app.register(meRoutes);
+  await app.register(contentRoutes);
+  await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes));
+  await app.register(organizationRoutes);
+  await app.register(integrationRoutes);
+  return app;
+}

@@ -1,0 +1,137 @@
+import { ConfigError } from './config-error.ts';
+import { type Config, loadConfig } from './config.ts';
+
+/** One external OpenID Connect provider (the `OIDC_<NAME>_*` variables). */
+export interface OidcProviderSettings {
+  readonly issuer: string | URL;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** A verified e-mail from this provider may link to an existing confirmed account. @default false */
+  readonly trustEmail?: boolean;
+}
+
+/**
+ * Gatehouse's settings given in code: the environment variables of the reference service, by
+ * camel-cased name (`ACCESS_TOKEN_MINUTES` is `accessTokenMinutes`), validated by the same rules
+ * with the same defaults. A bad value throws a `ConfigError` naming the setting.
+ */
+export interface GatehouseSettings {
+  /** `NODE_ENV=production`: Secure `__Host-` cookies, no GraphiQL or introspection, https required. @default false */
+  readonly production?: boolean;
+  /** Absolute base for links in mail, OAuth redirect URIs and the same-origin check. @default http://127.0.0.1:3000 */
+  readonly publicUrl?: string | URL;
+  /** `sqlite:<path>` or `postgres://…`, when no `store` is given. @default sqlite:./data/gatehouse.db */
+  readonly databaseUrl?: string;
+  /** Shares revocations, rate-limit counters and subscription events across instances at once. */
+  readonly redisUrl?: string;
+  /** Encrypts the key ring at rest; at least 32 bytes; required in production. */
+  readonly keyringSecret?: string;
+  /** `smtp://user:pass@host:port`; unset outside production: mail goes to the dev outbox. */
+  readonly smtpUrl?: string;
+  /** SMS codes are POSTed there as JSON `{to, text}`. */
+  readonly smsWebhookUrl?: string;
+  /** External providers by name (lower-case letters and digits, as they appear in routes). */
+  readonly oidc?: Readonly<Record<string, OidcProviderSettings>>;
+  /** @default 15 */
+  readonly accessTokenMinutes?: number;
+  /** @default 30 */
+  readonly refreshTokenDays?: number;
+  /** @default 0 */
+  readonly refreshReuseGraceSeconds?: number;
+  /** Cookie sessions' sliding lifetime. @default 1 */
+  readonly cookieHours?: number;
+  /** @default 8 */
+  readonly passwordMinLength?: number;
+  /** @default true */
+  readonly requireConfirmedEmail?: boolean;
+  /** @default 5 */
+  readonly lockoutMaxAttempts?: number;
+  /** @default 5 */
+  readonly lockoutMinutes?: number;
+  /** Sign-in and account requests per account and IP per minute; 0 turns it off. @default 10 */
+  readonly rateLimitAccountPerMinute?: number;
+  /** The same per IP. @default 600 */
+  readonly rateLimitIpPerMinute?: number;
+  /** @default 1048576 */
+  readonly bodyLimitBytes?: number;
+  /** @default 30 */
+  readonly requestTimeoutSeconds?: number;
+  /** Whether `X-Forwarded-*` is believed. @default false */
+  readonly trustProxy?: boolean;
+  /** Origins allowed to call the API from a browser, with credentials. */
+  readonly corsOrigins?: readonly string[];
+  /** @default 10 */
+  readonly graphqlMaxDepth?: number;
+  /** @default 15 */
+  readonly graphqlMaxAliases?: number;
+  /** @default 1000 */
+  readonly graphqlMaxCost?: number;
+  /** @default 100 */
+  readonly graphqlMaxSubscriptionsPerSocket?: number;
+  /** `iss` of issued tokens. @default publicUrl's origin */
+  readonly jwtIssuer?: string;
+  /** `aud` of issued tokens. @default gatehouse */
+  readonly jwtAudience?: string;
+}
+
+/** Every setting's name: a misspelt one is refused at start (JavaScript callers have no compiler to catch it). */
+export const SETTING_NAMES = [
+  'production', 'publicUrl', 'databaseUrl', 'redisUrl', 'keyringSecret', 'smtpUrl', 'smsWebhookUrl', 'oidc',
+  'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
+  'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
+  'bodyLimitBytes', 'requestTimeoutSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
+  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience',
+] as const satisfies readonly (keyof GatehouseSettings)[];
+
+// Fails to compile when a setting is added to the interface and not to the list.
+type Unlisted = Exclude<keyof GatehouseSettings, (typeof SETTING_NAMES)[number]>;
+const allListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void allListed;
+
+/** The environment variable of a plain setting: `accessTokenMinutes` → `ACCESS_TOKEN_MINUTES`. */
+export function variableOf(setting: string): string {
+  return setting.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
+}
+
+/** The setting of an environment variable, for error messages: `OIDC_ACME_ISSUER` → `oidc.acme.issuer`. */
+function settingOf(variable: string): string {
+  if (!/^[A-Z0-9_]+$/.test(variable)) return variable;
+  if (variable === 'NODE_ENV') return 'production';
+  const oidc = /^OIDC_([A-Z0-9]+)_(.+)$/.exec(variable);
+  const camel = (text: string) => text.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  return oidc ? `oidc.${oidc[1]!.toLowerCase()}.${camel(oidc[2]!)}` : camel(variable);
+}
+
+/** The settings as the environment variables they stand for. */
+export function settingsToEnv(settings: GatehouseSettings): Record<string, string> {
+  const env: Record<string, string> = {};
+  const known = new Set<string>(SETTING_NAMES);
+  for (const [setting, value] of Object.entries(settings)) {
+    if (!known.has(setting)) throw new ConfigError(setting, `one of Gatehouse's settings (${SETTING_NAMES.join(', ')})`, null);
+    if (value === undefined || setting === 'oidc') continue;
+    if (setting === 'production') env.NODE_ENV = value ? 'production' : 'development';
+    else env[variableOf(setting)] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  for (const [name, provider] of Object.entries(settings.oidc ?? {})) {
+    if (!/^[a-z0-9]+$/.test(name)) throw new ConfigError(`oidc.${name}`, 'named with lower-case letters and digits', null);
+    const prefix = `OIDC_${name.toUpperCase()}_`;
+    env[`${prefix}ISSUER`] = String(provider.issuer);
+    env[`${prefix}CLIENT_ID`] = provider.clientId;
+    env[`${prefix}CLIENT_SECRET`] = provider.clientSecret;
+    if (provider.trustEmail !== undefined) env[`${prefix}TRUST_EMAIL`] = String(provider.trustEmail);
+  }
+  return env;
+}
+
+/** Validates settings given in code into the configuration; errors name the setting, not the variable. */
+export function configFromSettings(settings: GatehouseSettings = {}): Config {
+  try {
+    return loadConfig(settingsToEnv(settings));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const setting = settingOf(error.variable);
+    const renamed = new ConfigError(setting, '', null);
+    renamed.message = error.message.replace(error.variable, setting);
+    throw renamed;
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * The names of an application's policies, declared by the application so that a misspelt name
+ * is a compile error where it is used (a route's `authorize`, a group, `request.authorize`), not
+ * only a start-up error. Declare them once, by module augmentation:
+ *
+ *   declare module 'gatehouse-auth/fastify' {
+ *     interface GatehousePolicies { Invoices: true; AdminOnly: true }
+ *   }
+ *
+ * Until an application declares any, every string is accepted (and checked at start-up).
+ */
+// biome-ignore lint: an interface an application augments starts out empty.
+export interface GatehousePolicies {}
+
+/** A declared policy name; any string while none is declared. */
+export type PolicyName = [keyof GatehousePolicies] extends [never] ? string : Extract<keyof GatehousePolicies, string>;
