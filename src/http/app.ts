@@ -4,7 +4,8 @@ import { createAuthorizationService, createPolicyProvider } from '../policies/po
 import { PolicyEvaluator } from '../security/authentication/index.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
 import type { Services } from '../services.ts';
-import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
+import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
+import { MembershipPaths } from './membership-paths.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes } from './authentication-schemes.ts';
@@ -39,6 +40,12 @@ import { wellKnownRoutes } from './routes/well-known.ts';
 export interface AppOptions {
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /**
+   * Where the membership, token and page routes are mounted (`/auth/*`, `/account/*`,
+   * `/admin/*`, `/signin-*`): `''` (SPEC section 4's paths, the default) or a path such as
+   * `/identity`. Links in mails, form actions, redirects and the refresh cookie's Path follow.
+   */
+  readonly prefix?: string;
 }
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
@@ -74,7 +81,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const policies = createPolicyProvider(config);
   const authorization = createAuthorizationService(services.clock, config.timeZone);
   const schemes = authenticationSchemes(services);
-  const context: RouteContext = { services, authorization };
+  const paths = new MembershipPaths(options.prefix ?? '');
+  const context: RouteContext = { services, authorization, paths };
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
@@ -86,10 +94,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(pipelinePlugin, {
     policies,
     evaluator: new PolicyEvaluator(schemes, authorization),
-    ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
+    resultHandler: options.resultHandler ?? createProblemResultHandler(paths),
     authorized: cookieSessionCheck(config, services.clock),
   });
-  await app.register(responseHeadersPlugin, { production: config.production });
+  await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
 
   if (config.corsOrigins.length > 0) {
     // Browsers on the listed origins may call the API, with credentials; others get no CORS
@@ -102,16 +110,19 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }
   await app.register(healthRoutes);
   await app.register(wellKnownRoutes, context);
-  await app.register(async (auth) => {
-    // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
-    await auth.register(fastifyCookie);
-    await auth.register(authTokenRoutes, context);
-    await auth.register(authRefreshRoutes, context);
-  });
-  await app.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
-  await app.register(accountRoutes, context);
-  await app.register(accountRegistrationRoutes, context);
-  await app.register(accountTwoFactorRoutes, context);
+  await app.register(async (membership) => {
+    await membership.register(async (auth) => {
+      // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
+      await auth.register(fastifyCookie);
+      await auth.register(authTokenRoutes, context);
+      await auth.register(authRefreshRoutes, context);
+    });
+    await membership.register(routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, adminRoutes), context);
+    await membership.register(accountRoutes, context);
+    await membership.register(accountRegistrationRoutes, context);
+    await membership.register(accountTwoFactorRoutes, context);
+    await membership.register(externalLoginRoutes, context);
+  }, { prefix: paths.prefix });
   await app.register(meRoutes);
   await app.register(contentRoutes);
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
@@ -120,7 +131,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(graphqlRoutes, context);
   // GraphiQL in development only: production has no such route (404, SPEC section 6).
   if (!config.production) await app.register(graphiqlRoutes);
-  await app.register(externalLoginRoutes, context);
 
   refreshKeyRingPeriodically(app, services);
   // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.

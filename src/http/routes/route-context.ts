@@ -3,11 +3,16 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthorizationRequirement, AuthorizationService } from '../../security/authorization/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Services } from '../../services.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 
-/** What route files receive: the domain services and the authorization engine for resource checks. */
+/**
+ * What route files receive: the domain services, the authorization engine for resource checks,
+ * and where the membership routes are mounted (for links, redirects and cookie paths).
+ */
 export interface RouteContext {
   readonly services: Services;
   readonly authorization: AuthorizationService;
+  readonly paths: MembershipPaths;
 }
 
 /**
