@@ -22,7 +22,7 @@ export interface ServiceOptions {
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Options of the plugin the service does not set itself (tests replace the result handler or hear of lockouts). */
-  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout'>;
+  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout' | 'prefix'>;
 }
 
 /** The service's Fastify app, ready to listen. */

@@ -181,7 +181,6 @@ export async function createServices(config: Config, store: Store, dependencies:
       clock,
       random,
       logger,
-      publicUrl: config.publicUrl,
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     passwordReset: new PasswordReset({
@@ -192,7 +191,6 @@ export async function createServices(config: Config, store: Store, dependencies:
       audit,
       clock,
       random,
-      publicUrl: config.publicUrl,
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     twoFactor,

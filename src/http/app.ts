@@ -36,7 +36,8 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes, type SchemeOptions } from './authentication-schemes.ts';
-import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
+import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
+import { MembershipPaths } from './membership-paths.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { membershipHandlers, membershipPolicies } from './membership-policies.ts';
@@ -105,6 +106,12 @@ export interface GatehouseOptions {
   readonly schemes?: readonly AuthenticationHandler[];
   /** The scheme of routes that name none; @default by the request's shape: Bearer, then ApiKey, then Cookies */
   readonly defaultScheme?: string;
+  /**
+   * Where the membership, token and page routes are mounted (`/auth/*`, `/account/*`,
+   * `/admin/*`, `/signin-*`): `''` (the reference service's paths, the default) or a path such
+   * as `/identity`. Links in mails, form actions, redirects and the refresh cookie's Path follow.
+   */
+  readonly prefix?: string;
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
   /** The clock of lifetimes, lockouts and time-based policies. @default the system clock */
@@ -156,12 +163,14 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
     ...(options.defaultScheme ? { defaultScheme: options.defaultScheme } : {}),
   };
   const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
-  const context: RouteContext = { services, authorization, policies, schemeOptions };
+  const paths = new MembershipPaths(options.prefix ?? '');
+  const context: RouteContext = { services, authorization, policies, schemeOptions, paths };
+  const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   app.decorate('gatehouse', { config, store, users: services.users, authorization, policies, clock: services.clock, services });
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
-  await app.register(problemErrorsPlugin, options.resultHandler ? { resultHandler: options.resultHandler } : {});
+  await app.register(problemErrorsPlugin, { resultHandler });
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
   // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
@@ -169,11 +178,11 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   await app.register(pipelinePlugin, {
     policies,
     evaluator: new PolicyEvaluator(schemes, authorization),
-    ...(options.resultHandler ? { resultHandler: options.resultHandler } : {}),
+    resultHandler,
     authorized: cookieSessionCheck(config, services.clock),
   });
   decorateResourceChecks(app, authorization, policies);
-  await app.register(responseHeadersPlugin, { production: config.production });
+  await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
   await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features });
   await startBackgroundWork(app, services);
@@ -191,25 +200,31 @@ async function membershipRoutes(
   app: FastifyInstance,
   { context, features }: { context: RouteContext; features: Required<GatehouseFeatures> },
 ): Promise<void> {
-  if (features.tokens) {
-    await app.register(wellKnownRoutes, context);
-    await app.register(async (auth) => {
-      // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
-      await auth.register(fastifyCookie);
-      await auth.register(authTokenRoutes, context);
-      await auth.register(authRefreshRoutes, context);
-    });
-  }
-  if (features.admin) await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, adminRoutes), context);
-  if (features.cookies) await app.register(accountRoutes, context);
-  await app.register(accountRegistrationRoutes, context);
-  if (features.twoFactor) await app.register(accountTwoFactorRoutes, context);
+  // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
+  if (features.tokens) await app.register(wellKnownRoutes, context);
+  await app.register(
+    async (membership) => {
+      if (features.tokens) {
+        await membership.register(async (auth) => {
+          // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
+          await auth.register(fastifyCookie);
+          await auth.register(authTokenRoutes, context);
+          await auth.register(authRefreshRoutes, context);
+        });
+      }
+      if (features.admin) await membership.register(routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, adminRoutes), context);
+      if (features.cookies) await membership.register(accountRoutes, context);
+      await membership.register(accountRegistrationRoutes, context);
+      if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
+      if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
+    },
+    { prefix: context.paths.prefix },
+  );
   if (features.postsGraphQL) {
     await app.register(graphqlRoutes, context);
     // GraphiQL in development only: production has no such route (404).
     if (!context.services.config.production) await app.register(graphiqlRoutes);
   }
-  if (features.externalLogins && features.cookies) await app.register(externalLoginRoutes, context);
 }
 
 function policyProvider(options: GatehouseOptions): PolicyProvider<string> {

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PolicyAuthentication } from '../security/authentication/index.ts';
 import { isBrowserNavigation } from './browser-navigation.ts';
+import { MembershipPaths } from './membership-paths.ts';
 import { problem, sendProblem } from './problem.ts';
-import { loginLocation } from './return-url.ts';
 
 /**
  * Turns a failed authorization into a response (ASP.NET's `IAuthorizationMiddlewareResultHandler`).
@@ -17,24 +17,29 @@ export interface AuthorizationResultHandler {
  * 401 problem+json with the challenge of the scheme that judged bad credentials, or of every
  * scheme consulted when none were presented; 403 with the schemes and no hint of the requirement.
  * A browser navigating to a page whose challenge comes from the Cookies scheme is sent to the
- * login page instead (302), with the page to come back to; API and XHR requests never are.
+ * login page at `paths` instead (302), with the page to come back to; API and XHR requests never are.
  */
-export const problemResultHandler: AuthorizationResultHandler = {
-  challenge(request, reply, authentication) {
-    const failed = authentication.attempts.filter(({ result }) => result.kind === 'fail');
-    const challenges = (failed.length > 0 ? failed : authentication.attempts).map(({ handler, result }) =>
-      handler.challenge(result, request),
-    );
-    if (challenges.some((challenge) => challenge.redirectToLogin) && isBrowserNavigation(request.headers)) {
-      return reply.redirect(loginLocation(request.url), 302);
-    }
-    const headers = [...new Set(challenges.flatMap((challenge) => (challenge.wwwAuthenticate ? [challenge.wwwAuthenticate] : [])))];
-    if (headers.length > 0) reply.header('www-authenticate', headers.join(', '));
-    const detail = challenges.find((challenge) => challenge.detail)?.detail;
-    return sendProblem(reply, problem('GH_UNAUTHENTICATED', detail));
-  },
+export function createProblemResultHandler(paths: MembershipPaths): AuthorizationResultHandler {
+  return {
+    challenge(request, reply, authentication) {
+      const failed = authentication.attempts.filter(({ result }) => result.kind === 'fail');
+      const challenges = (failed.length > 0 ? failed : authentication.attempts).map(({ handler, result }) =>
+        handler.challenge(result, request),
+      );
+      if (challenges.some((challenge) => challenge.redirectToLogin) && isBrowserNavigation(request.headers)) {
+        return reply.redirect(paths.loginFor(request.url), 302);
+      }
+      const headers = [...new Set(challenges.flatMap((challenge) => (challenge.wwwAuthenticate ? [challenge.wwwAuthenticate] : [])))];
+      if (headers.length > 0) reply.header('www-authenticate', headers.join(', '));
+      const detail = challenges.find((challenge) => challenge.detail)?.detail;
+      return sendProblem(reply, problem('GH_UNAUTHENTICATED', detail));
+    },
 
-  forbid(_request, reply, schemes) {
-    return sendProblem(reply, problem('GH_FORBIDDEN', undefined, { policy: [...schemes] }));
-  },
-};
+    forbid(_request, reply, schemes) {
+      return sendProblem(reply, problem('GH_FORBIDDEN', undefined, { policy: [...schemes] }));
+    },
+  };
+}
+
+/** The problem result handler at SPEC section 4's paths (no prefix). */
+export const problemResultHandler = createProblemResultHandler(MembershipPaths.ROOT);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localReturnUrl, loginLocation } from './return-url.ts';
+import { localReturnUrl } from './return-url.ts';
 
 describe('localReturnUrl', () => {
   it('accepts local paths, with query and fragment', () => {
@@ -34,12 +34,5 @@ describe('localReturnUrl', () => {
 
   it('refuses what is not a string, and over-long values', () => {
     for (const value of [undefined, null, 1, ['/x'], { url: '/x' }, `/${'a'.repeat(2048)}`]) expect(localReturnUrl(value)).toBeNull();
-  });
-});
-
-describe('loginLocation', () => {
-  it('carries a local path, encoded, and drops anything else', () => {
-    expect(loginLocation('/documents/1?x=a&y=b')).toBe('/account/login?ReturnUrl=%2Fdocuments%2F1%3Fx%3Da%26y%3Db');
-    expect(loginLocation('//evil.example/x')).toBe('/account/login');
   });
 });

@@ -23,12 +23,3 @@ export function localReturnUrl(value: unknown): string | null {
   const encoded = value.replace(NOT_PRINTABLE_ASCII, (char) => encodeURIComponent(char));
   return encoded.length > MAX_RETURN_URL_LENGTH ? null : encoded;
 }
-
-/** The login page, told where to come back to when that place is local. */
-export function loginLocation(returnUrl: string): string {
-  const local = localReturnUrl(returnUrl);
-  return local === null ? LOGIN_PATH : `${LOGIN_PATH}?ReturnUrl=${encodeURIComponent(local)}`;
-}
-
-/** The cookie scheme's `LoginPath`. */
-export const LOGIN_PATH = '/account/login';

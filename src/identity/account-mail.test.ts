@@ -7,9 +7,10 @@ import {
   resetMail,
   signInCodeMail,
 } from './account-mail.ts';
+import { MembershipPaths } from '../http/membership-paths.ts';
 
 const user = { id: 42, email: 'Ada+Test@Example.com' };
-const publicUrl = new URL('https://id.example.com');
+const links = MembershipPaths.ROOT.accountLinks(new URL('https://id.example.com'));
 /** 256 bits, base64url: what the account codes look like. */
 const CODE = 'Zm9vYmFyLWJhei1xdXV4_LTEyMzQ1Njc4OTAtYWJjZGVm';
 
@@ -20,7 +21,7 @@ const linkish = (text: string) => text.match(/[a-z][a-z0-9+.-]*:\/\/|www\./gi) ?
 const sixDigitRuns = (text: string) => text.match(/\d{6,}/g) ?? [];
 
 describe('reRegistrationConfirmationMail', () => {
-  const mail = reRegistrationConfirmationMail(user, CODE, publicUrl);
+  const mail = reRegistrationConfirmationMail(user, CODE, links);
 
   it('holds exactly one URL, the confirmation link, in the text and as the one link of its HTML', () => {
     expect(mail.to).toBe('Ada+Test@Example.com');
@@ -40,7 +41,7 @@ describe('reRegistrationConfirmationMail', () => {
 });
 
 describe('confirmationMail', () => {
-  const mail = confirmationMail(user, CODE, publicUrl);
+  const mail = confirmationMail(user, CODE, links);
 
   it('goes to the stored address, with a text part and an HTML part', () => {
     expect(mail.to).toBe('Ada+Test@Example.com');
@@ -70,17 +71,17 @@ describe('confirmationMail', () => {
   });
 
   it('keeps PUBLIC_URL’s path prefix', () => {
-    const prefixed = confirmationMail(user, CODE, new URL('https://example.com/identity/'));
+    const prefixed = confirmationMail(user, CODE, MembershipPaths.ROOT.accountLinks(new URL('https://example.com/identity/')));
     expect(urls(prefixed.text)).toEqual([`https://example.com/identity/account/confirm-email?userId=42&code=${CODE}`]);
   });
 
   it('refuses a code that is not URL-safe', () => {
-    expect(() => confirmationMail(user, 'a+b/c=', publicUrl)).toThrow(/URL-safe/);
+    expect(() => confirmationMail(user, 'a+b/c=', links)).toThrow(/URL-safe/);
   });
 });
 
 describe('resetMail', () => {
-  const mail = resetMail(user, CODE, publicUrl);
+  const mail = resetMail(user, CODE, links);
 
   it('holds exactly one URL, PUBLIC_URL/account/reset-password?email=<e-mail>&code=<code>, with the e-mail URL-encoded', () => {
     expect(linkish(mail.text)).toHaveLength(1);
@@ -143,6 +144,6 @@ describe('signInCodeMail', () => {
 describe('every mail', () => {
   it('escapes what it puts in HTML', () => {
     const odd = { id: 1, email: `o'brien&<x>@example.com` };
-    expect(resetMail(odd, CODE, publicUrl).html).not.toMatch(/href="[^"]*['<>]/);
+    expect(resetMail(odd, CODE, links).html).not.toMatch(/href="[^"]*['<>]/);
   });
 });

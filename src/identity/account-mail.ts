@@ -11,12 +11,23 @@ import type { User } from '../store/ports.ts';
 
 type Recipient = Pick<User, 'id' | 'email'>;
 
+/**
+ * Where the links of the mails lead: absolute URLs under `PUBLIC_URL`, built by the HTTP ring,
+ * which knows where its routes are mounted (http/membership-paths.ts). Codes arrive URL-safe.
+ */
+export interface AccountLinks {
+  /** `PUBLIC_URL/account/confirm-email?userId=<id>&code=<code>` (SPEC section 7). */
+  confirmEmail(userId: number, code: string): string;
+  /** `PUBLIC_URL/account/reset-password?email=<e-mail>&code=<code>`. */
+  resetPassword(email: string, code: string): string;
+}
+
 /** Confirmation and reset codes are base64url (or any URL-safe token). */
 const URL_SAFE_CODE = /^[A-Za-z0-9_-]+$/;
 const SIGN_IN_CODE = /^\d{6}$/;
 
-export function confirmationMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
-  const link = accountLink(publicUrl, '/account/confirm-email', { userId: String(user.id), code: urlSafe(code) });
+export function confirmationMail(user: Recipient, code: string, links: AccountLinks): MailMessage {
+  const link = links.confirmEmail(user.id, urlSafe(code));
   return linkMail(user, {
     subject: 'Confirm your e-mail address',
     before: 'To confirm your e-mail address for your Gatehouse account, open this link:',
@@ -32,8 +43,8 @@ export function confirmationMail(user: Recipient, code: string, publicUrl: URL):
  * an owner who registered twice knows which password is theirs and a stranger's password is
  * never one.
  */
-export function reRegistrationConfirmationMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
-  const link = accountLink(publicUrl, '/account/confirm-email', { userId: String(user.id), code: urlSafe(code) });
+export function reRegistrationConfirmationMail(user: Recipient, code: string, links: AccountLinks): MailMessage {
+  const link = links.confirmEmail(user.id, urlSafe(code));
   return linkMail(user, {
     subject: 'Confirm your e-mail address (someone registered again)',
     before:
@@ -47,8 +58,8 @@ export function reRegistrationConfirmationMail(user: Recipient, code: string, pu
   });
 }
 
-export function resetMail(user: Recipient, code: string, publicUrl: URL): MailMessage {
-  const link = accountLink(publicUrl, '/account/reset-password', { email: user.email, code: urlSafe(code) });
+export function resetMail(user: Recipient, code: string, links: AccountLinks): MailMessage {
+  const link = links.resetPassword(user.email, urlSafe(code));
   return linkMail(user, {
     subject: 'Reset your password',
     before: 'To choose a new password for your Gatehouse account, open this link:',
@@ -80,18 +91,6 @@ export function signInCodeMail(user: Recipient, code: string): MailMessage {
     `Your Gatehouse sign-in code is ${code}.`,
     'It works once, for five minutes. If you did not try to sign in, someone may know your password: consider changing it.',
   ]);
-}
-
-/**
- * `PUBLIC_URL` + path + query, as the SPEC spells it: PUBLIC_URL may carry a path prefix
- * (`https://host/id`), which `new URL('/account/…', base)` would drop.
- */
-function accountLink(publicUrl: URL, path: string, query: Record<string, string>): string {
-  const base = `${publicUrl.origin}${publicUrl.pathname.replace(/\/+$/, '')}`;
-  const parameters = Object.entries(query)
-    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
-    .join('&');
-  return `${base}${path}?${parameters}`;
 }
 
 function urlSafe(code: string): string {

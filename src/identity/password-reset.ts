@@ -4,7 +4,7 @@ import type { Mailer } from '../platform/mail/mailer.ts';
 import type { Random } from '../platform/random.ts';
 import type { AccountCodeStore } from '../store/ports.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode, RESET_CODE_MS } from './account-codes.ts';
-import { resetMail } from './account-mail.ts';
+import { type AccountLinks, resetMail } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import type { UserManager } from './user-manager.ts';
 
@@ -16,7 +16,6 @@ export interface PasswordResetOptions {
   readonly audit: AuditLog;
   readonly clock: Clock;
   readonly random: Random;
-  readonly publicUrl: URL;
   readonly requireConfirmedEmail: boolean;
 }
 
@@ -32,15 +31,16 @@ export class PasswordReset {
    * Sends a reset link when the address belongs to an account that may sign in (a confirmed one,
    * when confirmation is required: a link would otherwise confirm nothing and prove nothing).
    * The caller answers the same either way, and does not wait for this: the time taken would tell.
+   * `links` say where the reset page is (the HTTP ring's routes).
    */
-  async requestReset(email: string): Promise<void> {
-    const { users, codes, clock, random, mailer, publicUrl, requireConfirmedEmail } = this.options;
+  async requestReset(email: string, links: AccountLinks): Promise<void> {
+    const { users, codes, clock, random, mailer, requireConfirmedEmail } = this.options;
     const user = await users.findByEmail(email);
     if (user === null || (requireConfirmedEmail && !user.emailConfirmed)) return;
     const code = newAccountCode(random);
     const now = clock.now();
     await codes.issue({ userId: user.id, purpose: 'reset-password', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + RESET_CODE_MS });
-    await mailer.send(resetMail(user, code, publicUrl));
+    await mailer.send(resetMail(user, code, links));
   }
 
   /** True when the code was right and the password is changed; the password rules give a 400 first. */

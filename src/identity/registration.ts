@@ -5,7 +5,7 @@ import type { Random } from '../platform/random.ts';
 import { GatehouseError } from '../security/errors.ts';
 import type { AccountCodeStore, User } from '../store/ports.ts';
 import { accountCodeHash, CONFIRMATION_CODE_MS, isAccountCodeShape, newAccountCode } from './account-codes.ts';
-import { confirmationMail, reRegistrationConfirmationMail, registrationNoticeMail } from './account-mail.ts';
+import { type AccountLinks, confirmationMail, reRegistrationConfirmationMail, registrationNoticeMail } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import type { UserManager } from './user-manager.ts';
 
@@ -17,7 +17,6 @@ export interface RegistrationOptions {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
-  readonly publicUrl: URL;
   readonly requireConfirmedEmail: boolean;
 }
 
@@ -40,12 +39,13 @@ export interface RegistrationInput {
  *     they confirm choose the password of the account they then confirm (a takeover);
  *   - a confirmed account (or any, when confirmation is not required) gets a notice.
  * Every path hashes the password once, so the time taken does not tell them apart either; mail
- * leaves in the background for the same reason.
+ * leaves in the background for the same reason. The confirmation link is the caller's: the HTTP
+ * ring knows where its routes are mounted (ASP.NET's endpoints build it likewise).
  */
 export class Registration {
   constructor(private readonly options: RegistrationOptions) {}
 
-  async register(input: RegistrationInput): Promise<void> {
+  async register(input: RegistrationInput, links: AccountLinks): Promise<void> {
     const { users, hasher, requireConfirmedEmail } = this.options;
     // Input errors (400) and a taken user name (409) are the caller's to know, and are decided
     // without the e-mail: the same for every address.
@@ -53,10 +53,10 @@ export class Registration {
     if (input.userName != null && (await users.isUserNameTaken(input.userName))) throw userNameTaken();
     const existing = await users.findByEmail(input.email);
     if (existing === null) {
-      const created = await this.createAccount(input);
+      const created = await this.createAccount(input, links);
       if (created !== null) return;
       // Another registration of this address won a race: treat it as existing.
-      return this.register(input);
+      return this.register(input, links);
     }
     // Hashed and thrown away: the time a new account takes to hash its password.
     await hasher.hash(input.password);
@@ -64,7 +64,7 @@ export class Registration {
       this.deliver(registrationNoticeMail(existing));
       return;
     }
-    await this.sendConfirmation(existing, 'registered-again');
+    await this.sendConfirmation(existing, 'registered-again', links);
   }
 
   /** True when the code confirms (or already confirmed) this user's e-mail. */
@@ -75,11 +75,11 @@ export class Registration {
   }
 
   /** The new account, or null when the e-mail was taken meanwhile. */
-  private async createAccount(input: RegistrationInput): Promise<User | null> {
+  private async createAccount(input: RegistrationInput, links: AccountLinks): Promise<User | null> {
     try {
       // Confirmation is offered even when sign-in does not require it: the address is proven either way.
       const user = await this.options.users.create({ ...input, emailConfirmed: false });
-      await this.sendConfirmation(user, 'new');
+      await this.sendConfirmation(user, 'new', links);
       return user;
     } catch (error) {
       if (error instanceof GatehouseError && error.code === 'GH_CONFLICT' && isEmailConflict(error)) return null;
@@ -88,12 +88,12 @@ export class Registration {
   }
 
   /** A fresh confirmation link, voiding older ones; its mail says whether someone registered again. */
-  private async sendConfirmation(user: User, account: 'new' | 'registered-again'): Promise<void> {
-    const { codes, clock, random, publicUrl } = this.options;
+  private async sendConfirmation(user: User, account: 'new' | 'registered-again', links: AccountLinks): Promise<void> {
+    const { codes, clock, random } = this.options;
     const code = newAccountCode(random);
     const now = clock.now();
     await codes.issue({ userId: user.id, purpose: 'confirm-email', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + CONFIRMATION_CODE_MS });
-    this.deliver(account === 'new' ? confirmationMail(user, code, publicUrl) : reRegistrationConfirmationMail(user, code, publicUrl));
+    this.deliver(account === 'new' ? confirmationMail(user, code, links) : reRegistrationConfirmationMail(user, code, links));
   }
 
   /** Sends without making the request wait; a failure is logged without the message (it holds a code). */

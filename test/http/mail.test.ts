@@ -3,6 +3,7 @@
  * SMTP through a real server with it, and the SMTP pool closed when the app closes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { MembershipPaths } from '../../src/http/membership-paths.ts';
 import { confirmationMail } from '../../src/identity/account-mail.ts';
 import { OutboxMailer } from '../../src/platform/mail/outbox-mailer.ts';
 import { SmtpMailer } from '../../src/platform/mail/smtp-mailer.ts';
@@ -19,7 +20,7 @@ describe.each(engines)('the dev outbox of the service on $engine', (engine) => {
   it('keeps mail in the outbox when SMTP_URL is unset, readable whole, and logs only recipient and subject', async () => {
     expect(ctx.services.mailer).toBeInstanceOf(OutboxMailer);
     const { user } = await ctx.createUser();
-    const mail = confirmationMail(user, CODE, ctx.services.config.publicUrl);
+    const mail = confirmationMail(user, CODE, MembershipPaths.ROOT.accountLinks(ctx.services.config.publicUrl));
     await ctx.services.mailer.send(mail);
 
     const [stored, ...rest] = await readOutbox(ctx, user.email);
@@ -51,7 +52,7 @@ describe.each(engines)('SMTP delivery from the service on $engine', (engine) => 
     expect(app.services.mailer).toBeInstanceOf(SmtpMailer);
     const { user } = await app.createUser();
 
-    await app.services.mailer.send(confirmationMail(user, CODE, app.services.config.publicUrl));
+    await app.services.mailer.send(confirmationMail(user, CODE, MembershipPaths.ROOT.accountLinks(app.services.config.publicUrl)));
     const mail = await smtp.waitForMail(user.email);
     expect(mail.authUser).toBe('gatehouse');
     expect(mail.subject).toBe('Confirm your e-mail address');

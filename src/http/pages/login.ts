@@ -1,7 +1,10 @@
 import { checkbox, errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { type Html, html, layout } from './html.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 
 export interface LoginPageModel {
+  /** Where the membership routes are mounted: the form actions and links below. */
+  readonly paths: MembershipPaths;
   readonly antiforgeryToken: string;
   /** Where a successful sign-in goes; kept only when it is a local path. */
   readonly returnUrl?: string;
@@ -17,7 +20,8 @@ export interface LoginPageModel {
 /** `/account/login`: the cookie scheme's login page. */
 export function loginPage(model: LoginPageModel): Html {
   const errors = model.errors ?? {};
-  const action = model.returnUrl ? `/account/login?ReturnUrl=${encodeURIComponent(model.returnUrl)}` : '/account/login';
+  const { paths } = model;
+  const action = paths.withReturnUrl(paths.login, model.returnUrl);
   const form = postForm(
     action,
     model.antiforgeryToken,
@@ -31,14 +35,14 @@ ${checkbox('rememberMe', 'Keep me signed in on this device', model.rememberMe)}`
     html`${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
 ${errorSummary(errors)}
 ${form}
-${externalLogins(model.providers ?? [], model.returnUrl)}
-<nav><a href="/account/register">Create an account</a> <a href="/account/reset-password">Forgot your password?</a></nav>`,
+${externalLogins(paths, model.providers ?? [], model.returnUrl)}
+<nav><a href="${paths.register}">Create an account</a> <a href="${paths.resetPassword}">Forgot your password?</a></nav>`,
   );
 }
 
-function externalLogins(providers: readonly string[], returnUrl: string | undefined): Html {
+function externalLogins(paths: MembershipPaths, providers: readonly string[], returnUrl: string | undefined): Html {
   if (providers.length === 0) return html``;
   const query = returnUrl ? `?returnUrl=${encodeURIComponent(returnUrl)}` : '';
   return html`<section aria-labelledby="external-heading"><h2 id="external-heading">Or sign in with</h2>
-<ul>${providers.map((provider) => html`<li><a href="/account/external-login/${encodeURIComponent(provider)}${query}">${provider}</a></li>`)}</ul></section>`;
+<ul>${providers.map((provider) => html`<li><a href="${paths.externalLogin(provider)}${query}">${provider}</a></li>`)}</ul></section>`;
 }

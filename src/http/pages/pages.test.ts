@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MembershipPaths } from '../membership-paths.ts';
 import { escapeHtml, html, Html } from './html.ts';
 import { loginPage } from './login.ts';
 import { profilePage } from './profile.ts';
@@ -7,15 +8,16 @@ import { forgotPasswordPage, resetPasswordPage } from './reset-password.ts';
 import { authenticatorPage, twoFactorLoginPage } from './two-factor.ts';
 
 const TOKEN = 'af-token-value';
+const paths = MembershipPaths.ROOT;
 const pages: [string, Html][] = [
-  ['login', loginPage({ antiforgeryToken: TOKEN, providers: ['demo'] })],
-  ['register', registerPage({ antiforgeryToken: TOKEN, passwordMinLength: 8 })],
-  ['forgot', forgotPasswordPage({ antiforgeryToken: TOKEN })],
-  ['reset', resetPasswordPage({ antiforgeryToken: TOKEN, email: 'a@example.com', code: 'c0de', passwordMinLength: 8 })],
-  ['profile', profilePage({ antiforgeryToken: TOKEN, email: 'a@example.com', userName: 'ann', emailConfirmed: true, twoFactorEnabled: false, roles: [], logins: [] })],
-  ['second step', twoFactorLoginPage({ antiforgeryToken: TOKEN, phoneAvailable: true, errors: { code: ['Wrong code.'] } })],
-  ['authenticator set-up', authenticatorPage({ antiforgeryToken: TOKEN, twoFactorEnabled: false, setUp: { sharedKey: 'KEY', qrSvg: '<svg></svg>' } })],
-  ['two-factor on', authenticatorPage({ antiforgeryToken: TOKEN, twoFactorEnabled: true, remainingRecoveryCodes: 10, errors: { code: ['Wrong code.'] } })],
+  ['login', loginPage({ paths, antiforgeryToken: TOKEN, providers: ['demo'] })],
+  ['register', registerPage({ paths, antiforgeryToken: TOKEN, passwordMinLength: 8 })],
+  ['forgot', forgotPasswordPage({ paths, antiforgeryToken: TOKEN })],
+  ['reset', resetPasswordPage({ paths, antiforgeryToken: TOKEN, email: 'a@example.com', code: 'c0de', passwordMinLength: 8 })],
+  ['profile', profilePage({ paths, antiforgeryToken: TOKEN, email: 'a@example.com', userName: 'ann', emailConfirmed: true, twoFactorEnabled: false, roles: [], logins: [] })],
+  ['second step', twoFactorLoginPage({ paths, antiforgeryToken: TOKEN, phoneAvailable: true, errors: { code: ['Wrong code.'] } })],
+  ['authenticator set-up', authenticatorPage({ paths, antiforgeryToken: TOKEN, twoFactorEnabled: false, setUp: { sharedKey: 'KEY', qrSvg: '<svg></svg>' } })],
+  ['two-factor on', authenticatorPage({ paths, antiforgeryToken: TOKEN, twoFactorEnabled: true, remainingRecoveryCodes: 10, errors: { code: ['Wrong code.'] } })],
 ];
 
 /** Ids used more than once on a page: a label or an error would point at the wrong input. */
@@ -70,6 +72,7 @@ describe('account pages', () => {
 
   it('shows errors next to their field and in an alert summary, and never writes a password back', () => {
     const markup = loginPage({
+      paths,
       antiforgeryToken: TOKEN,
       login: 'ann<b>',
       errors: { '': ['Invalid sign-in attempt.'], password: ['Enter the password.'] },
@@ -79,12 +82,12 @@ describe('account pages', () => {
     expect(markup).toMatch(/<input id="password" [^>]*aria-describedby="password-error"[^>]*aria-invalid="true">/);
     expect(markup).toContain('<p id="password-error" class="error">Enter the password.</p>');
     expect(markup).toContain('value="ann&lt;b&gt;"');
-    const register = registerPage({ antiforgeryToken: TOKEN, passwordMinLength: 8, email: 'a@example.com', errors: { password: ['Too common.'] } });
+    const register = registerPage({ paths, antiforgeryToken: TOKEN, passwordMinLength: 8, email: 'a@example.com', errors: { password: ['Too common.'] } });
     expect(register.toString()).not.toMatch(/<input id="password"[^>]*value=/);
   });
 
   it('keeps the ReturnUrl in the login form, encoded, and links external providers', () => {
-    const markup = loginPage({ antiforgeryToken: TOKEN, returnUrl: '/documents?x=1&y=2', providers: ['demo'] }).toString();
+    const markup = loginPage({ paths, antiforgeryToken: TOKEN, returnUrl: '/documents?x=1&y=2', providers: ['demo'] }).toString();
     expect(markup).toContain('action="/account/login?ReturnUrl=%2Fdocuments%3Fx%3D1%26y%3D2"');
     expect(markup).toContain('href="/account/external-login/demo?returnUrl=%2Fdocuments%3Fx%3D1%26y%3D2"');
   });

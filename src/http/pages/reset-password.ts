@@ -1,7 +1,10 @@
 import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { type Html, html, layout } from './html.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 
 export interface ForgotPasswordPageModel {
+  /** Where the membership routes are mounted: the form actions and links below. */
+  readonly paths: MembershipPaths;
   readonly antiforgeryToken: string;
   readonly email?: string;
   readonly errors?: FormErrors;
@@ -15,18 +18,21 @@ export function forgotPasswordPage(model: ForgotPasswordPageModel): Html {
   const sent = model.sent
     ? html`<p class="notice" role="status">If an account uses this address, a reset link is on its way to it. It works once, for one hour.</p>`
     : '';
+  const { paths } = model;
   const form = postForm(
-    '/account/forgot-password',
+    paths.forgotPassword,
     model.antiforgeryToken,
     field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors),
     'Send a reset link',
   );
   return layout('Reset your password', html`${sent}${errorSummary(errors)}
 ${form}
-<nav><a href="/account/login">Sign in</a></nav>`);
+<nav><a href="${paths.login}">Sign in</a></nav>`);
 }
 
 export interface ResetPasswordPageModel {
+  /** Where the membership routes are mounted: the form actions and links below. */
+  readonly paths: MembershipPaths;
   readonly antiforgeryToken: string;
   readonly email: string;
   readonly code: string;
@@ -38,7 +44,7 @@ export interface ResetPasswordPageModel {
 export function resetPasswordPage(model: ResetPasswordPageModel): Html {
   const errors = model.errors ?? {};
   const form = postForm(
-    '/account/reset-password',
+    model.paths.resetPassword,
     model.antiforgeryToken,
     html`<input type="hidden" name="email" value="${model.email}">
 <input type="hidden" name="code" value="${model.code}">
@@ -49,7 +55,7 @@ ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomp
 ${form}`);
 }
 
-export function passwordResetDonePage(): Html {
+export function passwordResetDonePage(paths: MembershipPaths): Html {
   return layout('Password changed', html`<p class="notice" role="status">Your password is changed and every session was signed out. Sign in with the new password.</p>
-<nav><a href="/account/login">Sign in</a></nav>`);
+<nav><a href="${paths.login}">Sign in</a></nav>`);
 }

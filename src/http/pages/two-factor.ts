@@ -1,7 +1,10 @@
 import { checkbox, errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { type Html, html, layout } from './html.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 
 export interface TwoFactorLoginModel {
+  /** Where the membership routes are mounted: the form actions and links below. */
+  readonly paths: MembershipPaths;
   readonly antiforgeryToken: string;
   readonly returnUrl?: string;
   readonly errors?: FormErrors;
@@ -13,9 +16,9 @@ export interface TwoFactorLoginModel {
 /** `/account/login/2fa`: the second step, with a code from the authenticator, by mail or SMS, or a recovery code. */
 export function twoFactorLoginPage(model: TwoFactorLoginModel): Html {
   const errors = model.errors ?? {};
-  const query = model.returnUrl ? `?ReturnUrl=${encodeURIComponent(model.returnUrl)}` : '';
+  const { paths, returnUrl } = model;
   const codeForm = postForm(
-    `/account/login/2fa${query}`,
+    paths.withReturnUrl(paths.twoFactorLogin, returnUrl),
     model.antiforgeryToken,
     html`${field({ name: 'code', label: 'Code from your authenticator app, or the code we sent you', autocomplete: 'one-time-code' }, errors)}
 <fieldset><legend>Where the code comes from</legend>
@@ -27,9 +30,9 @@ ${checkbox('rememberClient', 'Do not ask again on this browser for 14 days')}`,
     'Sign in',
   );
   const send = (provider: string, label: string) =>
-    postForm(`/account/login/2fa/send${query}`, model.antiforgeryToken, html`<input type="hidden" name="provider" value="${provider}">`, label);
+    postForm(paths.withReturnUrl(paths.twoFactorSend, returnUrl), model.antiforgeryToken, html`<input type="hidden" name="provider" value="${provider}">`, label);
   const recoveryForm = postForm(
-    `/account/login/recovery${query}`,
+    paths.withReturnUrl(paths.recoveryLogin, returnUrl),
     model.antiforgeryToken,
     field({ name: 'recoveryCode', label: 'Recovery code', autocomplete: 'off' }, errors),
     'Sign in with a recovery code',
@@ -48,6 +51,8 @@ ${recoveryForm}</section>`,
 }
 
 export interface AuthenticatorPageModel {
+  /** Where the membership routes are mounted: the form actions and links below. */
+  readonly paths: MembershipPaths;
   readonly antiforgeryToken: string;
   readonly twoFactorEnabled: boolean;
   /** The key being set up (two-factor off). */
@@ -62,6 +67,7 @@ export interface AuthenticatorPageModel {
 /** `/account/2fa`: set up the authenticator with its QR code, see the recovery codes, turn two-factor off. */
 export function authenticatorPage(model: AuthenticatorPageModel): Html {
   const errors = model.errors ?? {};
+  const { paths } = model;
   const codeField = field({ name: 'code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors);
   const recovery = model.recoveryCodes
     ? html`<section aria-labelledby="codes-heading"><h2 id="codes-heading">Your recovery codes</h2>
@@ -72,18 +78,18 @@ export function authenticatorPage(model: AuthenticatorPageModel): Html {
     ? html`<p>Two-factor sign-in is on. ${model.remainingRecoveryCodes ?? 0} recovery codes are left.</p>
 ${recovery}
 <section aria-labelledby="regenerate-heading"><h2 id="regenerate-heading">New recovery codes</h2>
-${postForm('/account/2fa/recovery-codes', model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors), 'Make new recovery codes')}</section>
+${postForm(paths.recoveryCodes, model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors), 'Make new recovery codes')}</section>
 <section aria-labelledby="disable-heading"><h2 id="disable-heading">Turn two-factor sign-in off</h2>
-${postForm('/account/2fa/disable', model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off')}</section>`
+${postForm(paths.twoFactorDisable, model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off')}</section>`
     : html`<p>Scan this QR code with an authenticator app, or type the key <code class="shared-key">${model.setUp?.sharedKey ?? ''}</code>, then enter the code the app shows.</p>
 <p><img class="qr" alt="QR code of the authenticator key" width="240" height="240" src="${qrImage(model.setUp?.qrSvg ?? '')}"></p>
-${postForm('/account/2fa/enable', model.antiforgeryToken, codeField, 'Turn on two-factor sign-in')}`;
+${postForm(paths.twoFactorEnable, model.antiforgeryToken, codeField, 'Turn on two-factor sign-in')}`;
   return layout(
     'Two-factor sign-in',
     html`${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
 ${errorSummary(errors)}
 ${body}
-<nav><a href="/account/profile">Back to your profile</a></nav>`,
+<nav><a href="${paths.profile}">Back to your profile</a></nav>`,
   );
 }
 

@@ -24,12 +24,14 @@ export function refusalHeaders(production: boolean): Readonly<Record<string, str
   };
 }
 
-/** Endpoints under these paths issue or manage credentials, whatever the request carries. */
-const CREDENTIAL_PATHS = ['/auth/', '/account/', '/signin-'];
-
 export interface ResponseHeadersOptions {
   /** Production answers carry `Strict-Transport-Security` (PUBLIC_URL is https there). */
   readonly production: boolean;
+  /**
+   * Endpoints under these paths issue or manage credentials, whatever the request carries
+   * (`MembershipPaths.credentialPaths`: `/auth/`, `/account/`, `/signin-` under the prefix).
+   */
+  readonly credentialPaths: readonly string[];
 }
 
 /**
@@ -45,7 +47,7 @@ export interface ResponseHeadersOptions {
  */
 async function responseHeaders(app: FastifyInstance, options: ResponseHeadersOptions): Promise<void> {
   app.addHook('onRoute', (route: RouteOptions) => {
-    const credentialPath = CREDENTIAL_PATHS.some((prefix) => route.url.startsWith(prefix));
+    const credentialPath = options.credentialPaths.some((prefix) => route.url.startsWith(prefix));
     const protectedRoute = route.config?.policy !== undefined && route.config.policy !== null;
     route.config = { ...route.config, noStore: credentialPath || protectedRoute || route.config?.readCredentials === true };
   });

@@ -47,16 +47,18 @@ const INVALID_RESET = 'The reset link is wrong, expired or already used.';
  * and form posts for browsers, with the same rules. Forms are read only here and on the other
  * account pages (formBodiesPlugin).
  */
-export async function accountRegistrationRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function accountRegistrationRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   const { registration, passwordReset, config } = services;
+  // The mails' links lead back to these routes, wherever they are mounted.
+  const links = paths.accountLinks(config.publicUrl);
   await app.register(formBodiesPlugin);
   // Counted per IP, and per the e-mail they name and IP (SPEC section 1).
   const limited = rateLimited(services, { account: (request) => emailOf(request.body) });
 
   app.get<{ Querystring: Static<typeof StatusQuery> }>('/account/register', { schema: { querystring: StatusQuery }, config: anonymous }, async (request, reply) => {
     if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength, userNamePattern: '[A-Za-z0-9._-]{3,64}' };
-    if (request.query.status === 'sent') return sendPage(reply, registrationSentPage());
-    return sendPage(reply, registerPage({ antiforgeryToken: app.antiforgeryToken(request, reply), passwordMinLength: config.passwordMinLength }));
+    if (request.query.status === 'sent') return sendPage(reply, registrationSentPage(paths));
+    return sendPage(reply, registerPage({ paths, antiforgeryToken: app.antiforgeryToken(request, reply), passwordMinLength: config.passwordMinLength }));
   });
 
   app.post<{ Body: Static<typeof RegisterRequest> }>(
@@ -68,12 +70,13 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
         reply,
         async () => {
           const { email, password, userName } = request.body;
-          await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName });
-          if (isFormPost(request)) return seeOther(reply, '/account/register?status=sent');
+          await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName }, links);
+          if (isFormPost(request)) return seeOther(reply, `${paths.register}?status=sent`);
           return reply.code(202).send({ status: 'confirmation-sent' });
         },
         (errors) =>
           registerPage({
+            paths,
             antiforgeryToken: app.antiforgeryToken(request, reply),
             passwordMinLength: config.passwordMinLength,
             email: request.body?.email,
@@ -89,7 +92,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
     async (request, reply) => {
       const userId = /^[1-9][0-9]{0,15}$/.test(request.query.userId ?? '') ? Number(request.query.userId) : 0;
       const confirmed = await registration.confirmEmail(userId, request.query.code);
-      if (wantsPage(request)) return sendPage(reply, emailConfirmedPage(confirmed), confirmed ? 200 : 400);
+      if (wantsPage(request)) return sendPage(reply, emailConfirmedPage(paths, confirmed), confirmed ? 200 : 400);
       if (!confirmed) throw GatehouseError.validation({ code: [INVALID_CONFIRMATION] }, INVALID_CONFIRMATION);
       return { confirmed: true };
     },
@@ -104,13 +107,13 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
         reply,
         async () => {
           // Answered before the look-up and the mail: the time taken must not tell whether the address is known.
-          void passwordReset.requestReset(request.body.email).catch((error: unknown) => {
+          void passwordReset.requestReset(request.body.email, links).catch((error: unknown) => {
             request.log.error({ err: error }, 'could not send a password reset link');
           });
-          if (isFormPost(request)) return seeOther(reply, '/account/reset-password?status=sent');
+          if (isFormPost(request)) return seeOther(reply, `${paths.resetPassword}?status=sent`);
           return reply.code(202).send();
         },
-        (errors) => forgotPasswordPage({ antiforgeryToken: app.antiforgeryToken(request, reply), email: request.body?.email, errors }),
+        (errors) => forgotPasswordPage({ paths, antiforgeryToken: app.antiforgeryToken(request, reply), email: request.body?.email, errors }),
       ),
   );
 
@@ -118,11 +121,11 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
     if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength };
     const { email, code, status } = request.query;
     const antiforgeryToken = app.antiforgeryToken(request, reply);
-    if (status === 'done') return sendPage(reply, passwordResetDonePage());
+    if (status === 'done') return sendPage(reply, passwordResetDonePage(paths));
     if (email !== undefined && code !== undefined) {
-      return sendPage(reply, resetPasswordPage({ antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
+      return sendPage(reply, resetPasswordPage({ paths, antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
     }
-    return sendPage(reply, forgotPasswordPage({ antiforgeryToken, sent: status === 'sent' }));
+    return sendPage(reply, forgotPasswordPage({ paths, antiforgeryToken, sent: status === 'sent' }));
   });
 
   app.post<{ Body: Static<typeof ResetRequest> }>(
@@ -137,11 +140,12 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
           const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip });
           if (!done) throw GatehouseError.validation({ code: [INVALID_RESET] }, INVALID_RESET);
           await services.revocationFeed.changed();
-          if (isFormPost(request)) return seeOther(reply, '/account/reset-password?status=done');
+          if (isFormPost(request)) return seeOther(reply, `${paths.resetPassword}?status=done`);
           return reply.code(204).send();
         },
         (errors) =>
           resetPasswordPage({
+            paths,
             antiforgeryToken: app.antiforgeryToken(request, reply),
             email: request.body?.email ?? '',
             code: request.body?.code ?? '',

@@ -55,7 +55,7 @@ const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
  * two-factor cookie of the first step authorizes (the pipeline lets it through anonymously), and
  * the signed-in user's authenticator, recovery codes and phone number.
  */
-export async function accountTwoFactorRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function accountTwoFactorRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   const { twoFactor, signIn } = services;
   const cookies = new CookieSignIn(services);
   await app.register(formBodiesPlugin);
@@ -76,13 +76,14 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
   };
   const renderLogin = async (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
     twoFactorLoginPage({
+      paths,
       antiforgeryToken: app.antiforgeryToken(request, reply),
       phoneAvailable: await phoneOffered(request),
       ...(returnUrlOf(request.query) ? { returnUrl: returnUrlOf(request.query) as string } : {}),
       ...extra,
     });
   const notPending = (request: FastifyRequest, reply: FastifyReply) => {
-    if (isFormPost(request) || wantsPage(request)) return seeOther(reply, '/account/login');
+    if (isFormPost(request) || wantsPage(request)) return seeOther(reply, paths.login);
     // A sign-in result like any other failure (SPEC section 4): problem+json with succeeded:false.
     return sendProblem(reply, problem('GH_SIGNIN_FAILED', 'There is no pending two-factor sign-in: sign in with the password first.', { succeeded: false }));
   };
@@ -111,7 +112,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
     const persistent = pending.persistent || isOn(options.rememberMe);
     await cookies.signIn(request, reply, result.user, persistent);
     if (isOn(options.rememberClient)) cookies.rememberClient(reply, result.user);
-    if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? '/account/profile');
+    if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
     return noStore(reply).send({ succeeded: true });
   };
 
@@ -167,6 +168,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services }:
     return user;
   };
   const authenticatorModel = async (request: FastifyRequest, reply: FastifyReply, user: User) => ({
+    paths,
     antiforgeryToken: app.antiforgeryToken(request, reply),
     twoFactorEnabled: user.twoFactorEnabled,
     ...(user.twoFactorEnabled ? { remainingRecoveryCodes: await twoFactor.countRecoveryCodes(user) } : { setUp: await twoFactor.pendingSetUp(user) }),

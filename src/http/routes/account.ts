@@ -14,7 +14,7 @@ import { profilePage } from '../pages/profile.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { rateLimited, userAccount } from '../rate-limit.ts';
-import { LOGIN_PATH, localReturnUrl } from '../return-url.ts';
+import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -50,8 +50,6 @@ const PasswordChange = Type.Object(
 type PasswordChange = Static<typeof PasswordChange>;
 
 const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
-/** Where a browser goes for the second step. */
-const TWO_FACTOR_PATH = '/account/login/2fa';
 const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
 
 /**
@@ -60,7 +58,7 @@ const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the l
  * `GET /account/profile` describes the signed-in user (policy `User`: an API-key caller acts
  * for no user and gets 403). Browsers get the same as pages and form posts (303 on success).
  */
-export async function accountRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function accountRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   const { config, sessions, clock } = services;
   const cookies = new CookieSignIn(services);
   const protector = authCookieProtector(services.keyRing.secrets.cookie);
@@ -72,6 +70,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
   /** The login page, with what the user typed and why it failed when it did. */
   const renderLogin = (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, failed?: { login?: string; errors: Record<string, readonly string[]> }) =>
     loginPage({
+      paths,
       antiforgeryToken: app.antiforgeryToken(request, reply),
       returnUrl: returnUrlOf(request.query) ?? undefined,
       providers,
@@ -110,7 +109,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
           if (result.requiresTwoFactor) {
             cookies.startTwoFactor(reply, result.user, persistent);
             const returnUrl = returnUrlOf(request.query);
-            if (isFormPost(request)) return seeOther(noStore(reply), `${TWO_FACTOR_PATH}${returnUrl ? `?ReturnUrl=${encodeURIComponent(returnUrl)}` : ''}`);
+            if (isFormPost(request)) return seeOther(noStore(reply), paths.withReturnUrl(paths.twoFactorLogin, returnUrl));
             return noStore(reply).send({ succeeded: false, requiresTwoFactor: true });
           }
           if (!result.succeeded) {
@@ -119,7 +118,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
             return sendPage(reply, renderLogin(request, reply, { login, errors: { '': [message] } }), 401);
           }
           await cookies.signIn(request, reply, result.user, persistent);
-          if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? '/account/profile');
+          if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
           return noStore(reply).send({ succeeded: true });
         },
         (errors) => renderLogin(request, reply, { login: loginOf(request.body), errors }),
@@ -134,7 +133,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
       await services.revocationFeed.changed();
     }
     clearAuthCookie(reply, config);
-    if (isFormPost(request)) return seeOther(noStore(reply), LOGIN_PATH);
+    if (isFormPost(request)) return seeOther(noStore(reply), paths.login);
     return noStore(reply).code(204).send();
   });
 
@@ -145,6 +144,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
     extra: { errors?: Record<string, readonly string[]>; notice?: string; logins?: readonly string[]; linkable?: readonly string[] } = {},
   ) =>
     profilePage({
+      paths,
       antiforgeryToken: app.antiforgeryToken(request, reply),
       email: user.email,
       userName: user.userName,
@@ -196,7 +196,7 @@ export async function accountRoutes(app: FastifyInstance, { services }: RouteCon
             const session = await sessions.signIn(changed, { persistent: current.persistent });
             setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
           }
-          if (isFormPost(request)) return seeOther(noStore(reply), '/account/profile?status=password-changed');
+          if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);
           return noStore(reply).code(204).send();
         },
         (errors) => renderProfile(request, reply, user, { errors }),

@@ -26,7 +26,7 @@ const anonymous = { authorization: { allowAnonymous: true } };
  * passes the cross-site check of the cookie scheme (SPEC section 3) first: from another site it
  * is 403, and the cookie is neither used, rotated nor cleared.
  */
-export async function authRefreshRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function authRefreshRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   const { config } = services;
   const crossSite = new CrossSitePolicy([config.publicUrl.origin, ...config.corsOrigins]);
   /** True when the cookie may be read; otherwise the request has been answered 403. */
@@ -46,14 +46,14 @@ export async function authRefreshRoutes(app: FastifyInstance, { services }: Rout
       if (fromBody === undefined && !cookieMayBeRead(request, reply)) return reply;
       const result = await services.refreshTokens.refresh(presented, { ip: request.ip });
       if (!result.ok) {
-        if (fromBody === undefined) clearRefreshCookie(reply, services.config);
+        if (fromBody === undefined) clearRefreshCookie(reply, services.config, paths.auth);
         return reply.code(401).send();
       }
       const { pair } = result;
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
       if (fromBody === undefined) {
         // It came as a cookie: it goes back as one.
-        setRefreshCookie(reply, services.config, pair.refreshToken, pair.refreshExpiresAt);
+        setRefreshCookie(reply, services.config, paths.auth, pair.refreshToken, pair.refreshExpiresAt);
         return reply.send(body);
       }
       return reply.send({ ...body, refreshToken: pair.refreshToken });
@@ -68,7 +68,7 @@ export async function authRefreshRoutes(app: FastifyInstance, { services }: Rout
       const presented = fromBody ?? refreshCookieOf(request);
       if (fromBody === undefined && presented !== undefined && !cookieMayBeRead(request, reply)) return reply;
       if (presented !== undefined) await services.refreshTokens.revoke(presented);
-      if (fromBody === undefined) clearRefreshCookie(reply, services.config);
+      if (fromBody === undefined) clearRefreshCookie(reply, services.config, paths.auth);
       return reply.code(204).send();
     },
   );

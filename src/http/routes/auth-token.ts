@@ -27,7 +27,7 @@ const TokenRequest = Type.Object(
  * Failures are sign-in results: 401 with `succeeded:false` and only the flags the rule of
  * SPEC section 4 allows; `requiresTwoFactor` asks for `twoFactorCode` (a TOTP or recovery code).
  */
-export async function authTokenRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function authTokenRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   app.post<{ Body: Static<typeof TokenRequest> }>(
     '/auth/token',
     {
@@ -55,7 +55,7 @@ export async function authTokenRoutes(app: FastifyInstance, { services }: RouteC
       reply.header('cache-control', 'no-store');
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
       if (request.body.setCookie === true) {
-        setRefreshCookie(reply, services.config, pair.refreshToken, pair.refreshExpiresAt);
+        setRefreshCookie(reply, services.config, paths.auth, pair.refreshToken, pair.refreshExpiresAt);
         return reply.send(body);
       }
       return reply.send({ ...body, refreshToken: pair.refreshToken });

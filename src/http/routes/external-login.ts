@@ -7,6 +7,7 @@ import { CookieProtector } from '../../security/authentication/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { readCookie } from '../antiforgery.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { type Html, html, layout } from '../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
@@ -42,7 +43,7 @@ const openIdClient = () => (loading ??= import('openid-client'));
  * creates or refuses by the linking rule (ExternalSignIn). Every failure answers a clear page or
  * problem+json, writes `external.refused`, and creates no session.
  */
-export async function externalLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+export async function externalLoginRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   const { config, clock, audit } = services;
   // The profile page's "Link <provider>" buttons post a form (with its antiforgery token) here.
   await app.register(formBodiesPlugin);
@@ -72,13 +73,14 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
     }
     return pending;
   };
-  const redirectUri = (provider: OidcProviderConfig) => `${config.publicUrl.origin}${config.publicUrl.pathname.replace(/\/+$/, '')}/signin-${provider.name}`;
+  // Registered with the provider: PUBLIC_URL + the callback route below, under the prefix.
+  const redirectUri = (provider: OidcProviderConfig) => paths.externalRedirectUri(config.publicUrl, provider.name);
 
   /** Failures of the flow: an audit event, no session, and a page or problem+json saying what to do. */
   const refuse = async (request: FastifyRequest, reply: FastifyReply, provider: string, reason: string, status: 400 | 403 | 502, message: string) => {
     await audit.record('external.refused', { ip: request.ip, detail: { provider, reason } });
     clearCorrelation(reply);
-    if (wantsPage(request)) return sendPage(reply, refusalPage(message), status);
+    if (wantsPage(request)) return sendPage(reply, refusalPage(paths, message), status);
     const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';
     return sendProblem(reply, problem(code, message, { reason }));
   };
@@ -134,7 +136,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
   app.post<{ Params: { provider: string } }>(
     '/account/logins/:provider',
     { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } },
-    async (request, reply) => start(request, reply, providerOf(request.params.provider), '/account/profile', userIdOf(request)),
+    async (request, reply) => start(request, reply, providerOf(request.params.provider), paths.profile, userIdOf(request)),
   );
 
   app.delete<{ Params: { provider: string } }>(
@@ -149,7 +151,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
         throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
       }
       await services.store.externalLogins.remove(userId, request.params.provider);
-      if (isFormPost(request)) return seeOther(reply, '/account/profile');
+      if (isFormPost(request)) return seeOther(reply, paths.profile);
       return reply.code(204).send();
     },
   );
@@ -208,7 +210,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
         if (outcome?.kind !== 'signed-in') {
           return refuse(request, reply, provider.name, 'link-taken', 403, `This ${provider.name} account is linked to another user already.`);
         }
-        return seeOther(reply, '/account/profile');
+        return seeOther(reply, paths.profile);
       }
 
       const outcome = await externalSignIn.resolve(identity, { ip: request.ip });
@@ -222,12 +224,11 @@ export async function externalLoginRoutes(app: FastifyInstance, { services }: Ro
       }
       if (user.twoFactorEnabled && !cookies.rememberedClient(request)(user)) {
         cookies.startTwoFactor(reply, user, false);
-        const next = opened.returnUrl ? `?ReturnUrl=${encodeURIComponent(opened.returnUrl)}` : '';
-        return reply.code(302).header('location', `/account/login/2fa${next}`).send();
+        return reply.code(302).header('location', paths.withReturnUrl(paths.twoFactorLogin, opened.returnUrl)).send();
       }
       await cookies.signIn(request, reply, user, false);
       await audit.record('signin.succeeded', { userId: user.id, ip: request.ip, detail: { factor: `external:${provider.name}` } });
-      return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? '/account/profile').send();
+      return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? paths.profile).send();
     },
   );
 }
@@ -242,6 +243,6 @@ function parseCorrelation(plain: string | null): Correlation | null {
   }
 }
 
-function refusalPage(message: string): Html {
-  return layout('Sign-in refused', html`<p role="alert">${message}</p><nav><a href="/account/login">Back to the login page</a></nav>`);
+function refusalPage(paths: MembershipPaths, message: string): Html {
+  return layout('Sign-in refused', html`<p role="alert">${message}</p><nav><a href="${paths.login}">Back to the login page</a></nav>`);
 }

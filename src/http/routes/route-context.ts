@@ -4,8 +4,12 @@ import type { AuthorizationRequirement, AuthorizationService, PolicyProvider } f
 import type { SchemeOptions } from '../authentication-schemes.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Services } from '../../services.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 
-/** What route files receive: the domain services and the authorization engine for resource checks. */
+/**
+ * What route files receive: the domain services, the authorization engine for resource checks,
+ * and where the membership routes are mounted (for links, redirects and cookie paths).
+ */
 export interface RouteContext {
   readonly services: Services;
   readonly authorization: AuthorizationService;
@@ -13,6 +17,7 @@ export interface RouteContext {
   readonly policies: PolicyProvider<string>;
   /** Which schemes are on, for whatever authenticates outside the request pipeline (sockets). */
   readonly schemeOptions: SchemeOptions;
+  readonly paths: MembershipPaths;
 }
 
 /**

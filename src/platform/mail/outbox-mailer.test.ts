@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { useMigratedStore } from '../../../test/contracts/migrated-store.ts';
 import { testEngines } from '../../../test/helpers/databases.ts';
+import { MembershipPaths } from '../../http/membership-paths.ts';
 import { confirmationMail, signInCodeMail } from '../../identity/account-mail.ts';
 import { ManualClock } from '../clock.ts';
 import { createLogger } from '../logger.ts';
@@ -30,7 +31,7 @@ describe.each(engines)('OutboxMailer on $engine', (engine) => {
 
   it('stores the whole mail in the outbox, dated by the clock', async () => {
     const { logger } = capturedLogger();
-    const mail = confirmationMail({ id: 7, email: 'ada@example.com' }, CODE, PUBLIC_URL);
+    const mail = confirmationMail({ id: 7, email: 'ada@example.com' }, CODE, MembershipPaths.ROOT.accountLinks(PUBLIC_URL));
     await new OutboxMailer(database.store.outbox, clock, logger).send(mail);
     expect(await database.store.outbox.list({ recipient: 'ada@example.com' })).toEqual([
       {
@@ -54,7 +55,7 @@ describe.each(engines)('OutboxMailer on $engine', (engine) => {
   it('logs one line naming only the recipient and the subject: no body, code or URL', async () => {
     const { logger, lines } = capturedLogger();
     const mailer = new OutboxMailer(database.store.outbox, clock, logger);
-    await mailer.send(confirmationMail({ id: 7, email: 'ada@example.com' }, CODE, PUBLIC_URL));
+    await mailer.send(confirmationMail({ id: 7, email: 'ada@example.com' }, CODE, MembershipPaths.ROOT.accountLinks(PUBLIC_URL)));
     await mailer.send(signInCodeMail({ id: 7, email: 'ada@example.com' }, '493817'));
     expect(lines).toHaveLength(2);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
