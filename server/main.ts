@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   });
   await store.migrate();
   const services = await createServices(config, store, { logger });
-  const app = await buildApp(services);
+  // The OpenAPI document at /openapi.json in development only (decision 0042).
+  const app = await buildApp(services, { openapi: !config.production });
   app.addHook('onClose', () => store.close());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

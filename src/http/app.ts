@@ -16,6 +16,7 @@ import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.
 import { problem, sendProblem } from './problem.ts';
 import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
+import { type OpenApiOptions, openApiPlugin } from './plugins/openapi.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { accountRoutes } from './routes/account.ts';
@@ -39,6 +40,8 @@ import { wellKnownRoutes } from './routes/well-known.ts';
 export interface AppOptions {
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /** Serves an OpenAPI 3.1 document of the routes (at `/openapi.json` unless `path` says otherwise); off by default. */
+  readonly openapi?: boolean | OpenApiOptions;
 }
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
@@ -90,6 +93,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     authorized: cookieSessionCheck(config, services.clock),
   });
   await app.register(responseHeadersPlugin, { production: config.production });
+  // Before the routes, which it learns as they are registered.
+  if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
 
   if (config.corsOrigins.length > 0) {
     // Browsers on the listed origins may call the API, with credentials; others get no CORS
