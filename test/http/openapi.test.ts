@@ -104,6 +104,21 @@ describe('the OpenAPI document, left off', () => {
   });
 });
 
+describe('the OpenAPI document, at a path of the application', () => {
+  it('is served at that path with the application\'s info, and not at the default path', async () => {
+    const ctx = await startTestApp(await sqlite.createDatabaseUrl(), { appOptions: { openapi: { path: '/api/openapi.json', info: { title: 'Invoices', version: '2.0.0' } } } });
+    try {
+      const response = await ctx.app.inject({ url: '/api/openapi.json' });
+      expect(response.statusCode).toBe(200);
+      expect(json<Document>(response).info).toEqual({ title: 'Invoices', version: '2.0.0' });
+      expect((await ctx.app.inject({ url: '/openapi.json' })).statusCode).toBe(404);
+    } finally {
+      await ctx.close();
+      await sqlite.dropAll();
+    }
+  });
+});
+
 describe('the reference service', () => {
   useProcessCleanup();
 

@@ -7,9 +7,15 @@ import fp from 'fastify-plugin';
 export const OPENAPI_DEFAULT_PATH = '/openapi.json';
 
 export interface OpenApiOptions {
-  /** The path of the JSON document (default `/openapi.json`). */
+  /**
+   * The path the JSON document is served at, to anyone.
+   * @default '/openapi.json'
+   */
   readonly path?: string;
-  /** The document's `info` (default: this package's name and version). */
+  /**
+   * The document's `info`, over the default.
+   * @default { title: 'gatehouse-auth', version: <this package's version> }
+   */
   readonly info?: { readonly title?: string; readonly version?: string; readonly description?: string };
 }
 
@@ -32,6 +38,7 @@ const COMPONENTS = {
  */
 async function openApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const path = options.path ?? OPENAPI_DEFAULT_PATH;
+  if (!path.startsWith('/')) throw new TypeError(`The OpenAPI document's path must start with "/", not "${path}".`);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
