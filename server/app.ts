@@ -21,8 +21,8 @@ export interface ServiceOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly clock?: Clock;
-  /** Options of the plugin the service does not set itself (tests replace the result handler or hear of lockouts). */
-  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout' | 'prefix'>;
+  /** Options of the plugin the service does not set itself (tests replace the result handler or hear of lockouts; `main.ts` serves the OpenAPI document in development). */
+  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout' | 'prefix' | 'openapi'>;
 }
 
 /** The service's Fastify app, ready to listen. */

@@ -11,7 +11,8 @@ async function main(): Promise<void> {
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });
   await store.migrate();
-  const app = await buildService({ config, store, logger });
+  // The OpenAPI document at /openapi.json in development only (decision 0042).
+  const app = await buildService({ config, store, logger, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

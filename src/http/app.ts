@@ -47,6 +47,7 @@ import type { PolicyName } from './policy-names.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
+import { type OpenApiOptions, openApiPlugin } from './plugins/openapi.ts';
 import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { problem, sendProblem } from './problem.ts';
 import { decorateResourceChecks } from './resource-authorization.ts';
@@ -114,6 +115,8 @@ export interface GatehouseOptions {
   readonly prefix?: string;
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /** Serves an OpenAPI 3.1 document of the routes (at `/openapi.json` unless `path` says otherwise). @default off */
+  readonly openapi?: boolean | OpenApiOptions;
   /** The clock of lifetimes, lockouts and time-based policies. @default the system clock */
   readonly clock?: Clock;
   /** Hears of each lockout instead of the default notice mail to the account's owner. */
@@ -183,6 +186,8 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   });
   decorateResourceChecks(app, authorization, policies);
   await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
+  // Before the routes, which it learns as they are registered.
+  if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
   await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features });
   await startBackgroundWork(app, services);

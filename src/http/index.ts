@@ -11,6 +11,7 @@ export {
 } from './app.ts';
 export type { GatehousePolicies, PolicyName } from './policy-names.ts';
 export { MembershipPaths } from './membership-paths.ts';
+export type { OpenApiOptions } from './plugins/openapi.ts';
 export { routeGroup } from './pipeline.ts';
 export { AuthorizationRefusal, type ResourcePolicy } from './resource-authorization.ts';
 export { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';

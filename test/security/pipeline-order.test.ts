@@ -47,6 +47,8 @@ const ANONYMOUS: [string, RegExp][] = [
   ['POST', /^\/account\/login\/(2fa|2fa\/send|recovery)$/],
   // The second step's page (SPEC section 4, pages), which does the same.
   ['GET|HEAD', /^\/account\/login\/2fa$/],
+  // The OpenAPI document, where the application turns it on (development, in the reference service).
+  ['GET|HEAD', /^\/openapi\.json$/],
 ];
 
 /** The protected routes of the first issue, as the brief lists them; the router must know each. */
