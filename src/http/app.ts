@@ -1,7 +1,7 @@
 import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { createAuthorizationService, createPolicyProvider } from '../policies/policies.ts';
-import { PolicyEvaluator } from '../security/authentication/index.ts';
+import { type AuthenticationHandler, PolicyEvaluator } from '../security/authentication/index.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
 import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
@@ -39,6 +39,10 @@ import { wellKnownRoutes } from './routes/well-known.ts';
 export interface AppOptions {
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /** The application's authentication schemes: added beside the built-in ones, or replacing the one of the same name. */
+  readonly schemes?: readonly AuthenticationHandler[];
+  /** The scheme of endpoints whose policy names none; by default chosen from the request's shape. */
+  readonly defaultScheme?: string;
 }
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
@@ -73,7 +77,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   const policies = createPolicyProvider(config);
   const authorization = createAuthorizationService(services.clock, config.timeZone);
-  const schemes = authenticationSchemes(services);
+  const schemes = authenticationSchemes(services, undefined, options);
   const context: RouteContext = { services, authorization };
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
