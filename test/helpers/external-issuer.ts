@@ -14,7 +14,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
-import Provider from 'oidc-provider';
 import { loadConfig } from '../../src/config/config.ts';
 import { type AppOptions, buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -146,6 +145,8 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
       server.close(() => resolve());
     }),
   };
+  // Loaded here, so that suites without it do not load it.
+  const { default: Provider } = await import('oidc-provider');
   const provider = new Provider(issuer, {
     clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: API_SCOPES }],
     scopes: ['openid', ...API_SCOPES.split(' ')],
@@ -187,9 +188,16 @@ export async function startAppWith(appOptions: AppOptions, routes: (app: Fastify
   const store = await createStore(databaseUrl);
   await store.migrate();
   const services = await createServices(config, store, { logger: createLogger({ level: 'silent' }) });
-  const app = await buildApp(services, appOptions);
-  routes(app);
-  await app.ready();
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(services, appOptions);
+    routes(app);
+    await app.ready();
+  } catch (error) {
+    await store.close();
+    await sqlite!.dropAll();
+    throw error;
+  }
   return {
     app,
     services,

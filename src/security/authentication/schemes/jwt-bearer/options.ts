@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, KeyObject } from 'node:crypto';
 import type { JWK, JWTPayload } from 'jose';
 import type { Clock } from '../../../../platform/clock.ts';
 import type { MaybePromise } from '../../../maybe-async.ts';
@@ -177,15 +177,15 @@ function isLoopback(url: URL): boolean {
 
 /** A public key in any of its forms (a private key gives its public half). */
 function publicKeyOf(input: PublicKeyInput): KeyObject {
-  if (typeof input === 'object' && input !== null && 'kty' in input && input.kty === 'oct') {
-    invalid('`publicKey` is a symmetric JWK: use `secret` for a shared secret.');
+  if (input instanceof KeyObject) {
+    if (input.type === 'secret') invalid('`publicKey` is a secret key: use `secret` for a shared secret.');
+    return input.type === 'public' ? input : createPublicKey(input);
   }
+  if (typeof input === 'object' && input !== null && input.kty === 'oct') invalid('`publicKey` is a symmetric JWK: use `secret` for a shared secret.');
   try {
-    if (typeof input === 'string') return createPublicKey(input);
-    if (typeof input === 'object' && input !== null && 'kty' in input) return createPublicKey({ key: { ...input } as never, format: 'jwk' });
-    return createPublicKey(input as KeyObject);
+    return typeof input === 'string' ? createPublicKey(input) : createPublicKey({ key: { ...input } as never, format: 'jwk' });
   } catch {
-    return invalid('`publicKey` is not a public key (a JWK, a PEM or a KeyObject; use `secret` for a shared secret).');
+    return invalid('`publicKey` is not a public key (a JWK, a PEM or a KeyObject).');
   }
 }
 
