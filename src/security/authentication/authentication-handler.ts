@@ -11,7 +11,30 @@ export interface Challenge {
   readonly redirectToLogin?: boolean;
 }
 
-/** One authentication scheme (Cookies, Bearer, ApiKey, …): reads a request, returns a result. */
+/**
+ * One authentication scheme (Cookies, Bearer, ApiKey, or one of the application's own): reads a
+ * request, returns a result. The built-in schemes are written against this contract alone, and
+ * so can an application's (an HMAC-signed request header, a gateway's identity header, …):
+ *
+ * - `scheme` is the scheme's unique name. Policies name it (`authenticationSchemes`), the
+ *   default-scheme choice returns it, a 403 lists it, and it should be the principal's identity's
+ *   `authenticationType` (a non-empty one is what makes the identity authenticated).
+ * - `authenticate` answers one of three things, and never throws for anything a caller sent
+ *   (a throw is a 500):
+ *   `AuthenticateResult.noResult()` when the request carries no credential of this scheme
+ *   (another scheme may vouch, or the caller is anonymous); `AuthenticateResult.fail(scheme,
+ *   reason)` when it carries one that does not hold (bad signature, expired, unknown): `reason`
+ *   goes to the caller, so it is a fixed sentence that never repeats the credential;
+ *   `AuthenticateResult.success(scheme, principal, expiresAt?)` with the caller's
+ *   `ClaimsPrincipal` (and, for a credential that ends, its end in epoch ms). It may answer
+ *   synchronously (a remembered credential) or with a promise. It reads only the
+ *   `AuthenticationRequest` (headers, parsed cookies), so it runs for HTTP requests and sockets
+ *   alike, and it must not keep per-request state in the handler (one instance serves every
+ *   request at once).
+ * - `challenge` tells how to ask a caller it could not authenticate for credentials: its
+ *   `WWW-Authenticate` value and the problem's `detail` (the 401 itself is the transport's).
+ *   It is called with this scheme's own result (`noResult` or `fail`).
+ */
 export interface AuthenticationHandler {
   readonly scheme: string;
   authenticate(request: AuthenticationRequest): AuthenticateResult | Promise<AuthenticateResult>;

@@ -8,7 +8,7 @@ export {
 } from './authentication-scheme-provider.ts';
 export { PolicyEvaluator, type PolicyAuthentication, type PolicyAuthorizationResult } from './policy-evaluator.ts';
 export { ApiKeyHandler, API_KEY_SCHEME, INVALID_API_KEY, MISSING_API_KEY, type ApiKeyValidator } from './schemes/api-key/handler.ts';
-export { BearerHandler, BEARER_SCHEME, type BearerTokenValidator } from './schemes/bearer/handler.ts';
+export { BearerHandler, BEARER_SCHEME, type BearerTokenValidation, type BearerTokenValidator } from './schemes/bearer/handler.ts';
 export {
   CookiesHandler,
   COOKIES_SCHEME,
@@ -18,3 +18,6 @@ export {
   type CookieTicket,
 } from './schemes/cookies/handler.ts';
 export { CookieProtector } from './schemes/cookies/cookie-protector.ts';
+export { JwtBearerHandler, externalJwtBearer } from './schemes/jwt-bearer/handler.ts';
+export { JwtBearerOptionsError, type ClaimSource, type JwtBearerOptions, type PublicKeyInput } from './schemes/jwt-bearer/options.ts';
+export { IssuerMetadataError } from './schemes/jwt-bearer/openid-configuration.ts';

@@ -26,14 +26,22 @@ const SCHEME_AND_SPACE_LENGTH = 'Bearer '.length;
 /** A compact JWS: three base64url segments, the last (signature) possibly empty. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-/** `Authorization: Bearer <jwt>` (RFC 6750). Tokens in the query string are never read. */
+/**
+ * `Authorization: Bearer <jwt>` (RFC 6750). Tokens in the query string are never read. The
+ * validator decides whose tokens count (Gatehouse's own, or an external issuer's); `scheme`
+ * names the scheme when another bearer scheme sits beside the default one.
+ */
 export class BearerHandler implements AuthenticationHandler {
-  readonly scheme = BEARER_SCHEME;
-
   /** The success result of each remembered token's validation, built once (principals are immutable). */
   private readonly successes = new WeakMap<object, AuthenticateResult>();
+  private readonly malformed: AuthenticateResult;
 
-  constructor(private readonly validator: BearerTokenValidator) {}
+  constructor(
+    private readonly validator: BearerTokenValidator,
+    readonly scheme: string = BEARER_SCHEME,
+  ) {
+    this.malformed = Object.freeze(AuthenticateResult.fail(scheme, 'The token is malformed.'));
+  }
 
   authenticate(request: AuthenticationRequest): MaybePromise<AuthenticateResult> {
     const header = singleHeader(request, 'authorization');
@@ -41,11 +49,11 @@ export class BearerHandler implements AuthenticationHandler {
     // Another scheme's header (Basic, …) is not ours to judge; a repeated header (null) is malformed.
     if (header !== null && !BEARER_SCHEME_NAME.test(header)) return AuthenticateResult.noResult();
     const token = header === null ? null : tokenAfterOneSpace(header);
-    if (token === null) return MALFORMED;
+    if (token === null) return this.malformed;
     // A client repeats its token: one look-up answers, before any scan of the token's characters.
     const remembered = this.validator.recall?.(token);
     if (remembered !== undefined) return this.resultOf(remembered);
-    if (!COMPACT_JWS.test(token)) return MALFORMED;
+    if (!COMPACT_JWS.test(token)) return this.malformed;
     return andThen(this.validator.validate(token), (validation) => this.resultOf(validation));
   }
 
@@ -67,8 +75,6 @@ export class BearerHandler implements AuthenticationHandler {
     };
   }
 }
-
-const MALFORMED = Object.freeze(AuthenticateResult.fail(BEARER_SCHEME, 'The token is malformed.'));
 
 /** What follows `Bearer` and exactly one space (a tab or two spaces is malformed), or null. */
 function tokenAfterOneSpace(header: string): string | null {

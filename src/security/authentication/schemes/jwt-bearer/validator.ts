@@ -1,0 +1,116 @@
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { type Clock, systemClock } from '../../../../platform/clock.ts';
+import type { MaybePromise } from '../../../maybe-async.ts';
+import type { BearerTokenValidation, BearerTokenValidator } from '../bearer/handler.ts';
+import { keySourceFor, type KeySource, type VerificationKeys } from './key-source.ts';
+import { IssuerMetadataError } from './openid-configuration.ts';
+import type { ResolvedJwtBearerOptions } from './options.ts';
+import { principalOf } from './principal.ts';
+import { TokenMemory } from './token-memory.ts';
+
+/** Longer "tokens" are refused before any parsing. */
+const MAX_TOKEN_LENGTH = 8192;
+
+/**
+ * Verifies an external issuer's JWT access tokens with the checks Gatehouse's own tokens get:
+ * the algorithm from the allow-list only (never from the header alone; `none` never), the key
+ * from the configured source only (never `jwk`, `jku` or `x5u` headers), `iss`, `aud`, `typ`
+ * when configured, `exp` required, `exp`/`nbf`/`iat` with the allowed skew, then the
+ * application's own `validate`. Verified tokens are remembered (`TokenMemory`).
+ */
+export class ExternalTokenValidator implements BearerTokenValidator {
+  private readonly keySource: KeySource;
+  private readonly memory: TokenMemory;
+  private readonly clock: Clock;
+
+  constructor(private readonly options: ResolvedJwtBearerOptions) {
+    this.keySource = keySourceFor(options);
+    this.memory = new TokenMemory(options.cacheSize);
+    this.clock = options.clock ?? systemClock;
+  }
+
+  validate(token: string): MaybePromise<BearerTokenValidation> {
+    return this.recall(token) ?? this.verify(token);
+  }
+
+  recall(token: string): BearerTokenValidation | undefined {
+    return this.memory.recall(token, this.clock.now());
+  }
+
+  /** The issuer's keys now (reading its metadata if due); throws `IssuerMetadataError` when they cannot be had. */
+  keys(): Promise<VerificationKeys> | VerificationKeys {
+    return this.keySource.keys();
+  }
+
+  private async verify(token: string): Promise<BearerTokenValidation> {
+    if (token.length > MAX_TOKEN_LENGTH) return MALFORMED;
+    try {
+      const payload = await this.verifiedPayload(token, await this.keys());
+      if (this.options.validate !== undefined && (await this.options.validate(payload)) !== true) return REFUSED;
+      const validation = { valid: true as const, principal: principalOf(payload, this.options.scheme, this.options), expiresAt: payload.exp! * 1000 };
+      const now = this.clock.now();
+      this.memory.remember(token, validation, Math.min(validation.expiresAt + this.options.clockSkewSeconds * 1000, now + this.options.jwksMaxAgeMs));
+      return validation;
+    } catch (error) {
+      return this.failureOf(error);
+    }
+  }
+
+  private async verifiedPayload(token: string, keys: VerificationKeys): Promise<JWTPayload> {
+    const { algorithms, audience, tokenType, clockSkewSeconds } = this.options;
+    const now = this.clock.now();
+    const { payload } = await jwtVerify(token, keys.key as Parameters<typeof jwtVerify>[1], {
+      algorithms: [...algorithms],
+      issuer: [...keys.issuer],
+      audience: [...audience],
+      ...(tokenType !== undefined ? { typ: tokenType } : {}),
+      clockTolerance: clockSkewSeconds,
+      currentDate: new Date(now),
+      requiredClaims: ['exp'],
+    });
+    // jose checks `iat` only against a maximum age; a token issued in the future is refused here.
+    if (payload.iat !== undefined && payload.iat > Math.floor(now / 1000) + clockSkewSeconds) throw new joseErrors.JWTClaimValidationFailed('iat in the future', payload, 'iat', 'check_failed');
+    return payload;
+  }
+
+  private failureOf(error: unknown): BearerTokenValidation {
+    if (error instanceof IssuerMetadataError) {
+      this.options.onError(error);
+      return UNAVAILABLE;
+    }
+    if (!(error instanceof joseErrors.JOSEError)) {
+      // The application's `validate` threw: its error is for its own log, never for the caller.
+      this.options.onError(error instanceof Error ? error : new Error(String(error)));
+      return REFUSED;
+    }
+    return { valid: false, reason: reasonOf(error) };
+  }
+}
+
+/** One fixed sentence per failure, for `error_description` (RFC 6750): never the token, never the library's text. */
+function reasonOf(error: joseErrors.JOSEError): string {
+  if (error instanceof joseErrors.JWTExpired) return 'The token expired.';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case 'nbf':
+      case 'iat':
+        return 'The token is not valid yet.';
+      case 'iss':
+        return 'The token has the wrong issuer.';
+      case 'aud':
+        return 'The token has the wrong audience.';
+      case 'typ':
+        return 'The token is not an access token.';
+      default:
+        return 'The token lacks a required claim.';
+    }
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token algorithm is not allowed.';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signing key is unknown.';
+  return 'The token is malformed.';
+}
+
+const MALFORMED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token is malformed.' });
+const REFUSED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token was refused.' });
+const UNAVAILABLE: BearerTokenValidation = Object.freeze({ valid: false, reason: "The issuer's signing keys are unavailable." });
