@@ -8,7 +8,8 @@ import type { AuthorizationResultHandler } from './authorization-result-handler.
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes } from './authentication-schemes.ts';
-import { pageHeaders } from './pages/html.ts';
+import { pagesPlugin } from './pages-plugin.ts';
+import type { PageOptions } from './pages/rendering.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
@@ -39,6 +40,8 @@ import { wellKnownRoutes } from './routes/well-known.ts';
 export interface AppOptions {
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /** The pages' product name, title, stylesheet and rendering (docs/pages.md). */
+  readonly pages?: PageOptions;
 }
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
@@ -77,7 +80,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const context: RouteContext = { services, authorization };
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
-  app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
+  await app.register(pagesPlugin, { options: options.pages, formTargets: config.oidcProviders.map((provider) => provider.issuer.origin), production: config.production });
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
