@@ -229,3 +229,16 @@ describe.each(engines)('the resend-confirmation page on $engine', (engine) => {
     expect(refused.headers['content-type']).toMatch(PROBLEM);
   });
 });
+
+describe.runIf(sqlite)('the resend-confirmation route under small rate limits', () => {
+  const ctx = useTestApp(sqlite!, { env: { RATE_LIMIT_ACCOUNT_PER_MINUTE: '3', RATE_LIMIT_IP_PER_MINUTE: '10' } });
+
+  it('counts requests per address and IP like the other routes that name an address: the fourth is 429', async () => {
+    const resend = (email: string) =>
+      ctx.app.inject({ method: 'POST', url: '/account/resend-confirmation', payload: { email }, remoteAddress: '10.40.0.1' });
+    const codes: number[] = [];
+    for (let i = 0; i < 4; i++) codes.push((await resend('counted@example.com')).statusCode);
+    expect(codes).toEqual([202, 202, 202, 429]);
+    expect((await resend('another@example.com')).statusCode).toBe(202);
+  });
+});
