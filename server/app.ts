@@ -22,7 +22,7 @@ export interface ServiceOptions {
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Options of the plugin the service does not set itself (tests replace the result handler or hear of lockouts; `main.ts` serves the OpenAPI document in development). */
-  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout' | 'prefix' | 'openapi'>;
+  readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout' | 'prefix' | 'openapi' | 'pages'>;
 }
 
 /** The service's Fastify app, ready to listen. */

@@ -41,7 +41,8 @@ import { MembershipPaths } from './membership-paths.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { membershipHandlers, membershipPolicies } from './membership-policies.ts';
-import { pageHeaders } from './pages/html.ts';
+import { pagesPlugin } from './pages-plugin.ts';
+import type { PageOptions } from './pages/rendering.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import type { PolicyName } from './policy-names.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
@@ -115,6 +116,8 @@ export interface GatehouseOptions {
   readonly prefix?: string;
   /** Replaces how 401s and 403s are answered. */
   readonly resultHandler?: AuthorizationResultHandler;
+  /** The pages' product name, title, stylesheet and renderers (`docs/pages.md`). */
+  readonly pages?: PageOptions;
   /** Serves an OpenAPI 3.1 document of the routes (at `/openapi.json` unless `path` says otherwise). @default off */
   readonly openapi?: boolean | OpenApiOptions;
   /** The clock of lifetimes, lockouts and time-based policies. @default the system clock */
@@ -172,7 +175,12 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   app.decorate('gatehouse', { config, store, users: services.users, authorization, policies, clock: services.clock, services });
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
-  app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
+  await app.register(pagesPlugin, {
+    options: options.pages,
+    formTargets: config.oidcProviders.map((provider) => provider.issuer.origin),
+    production: config.production,
+    paths,
+  });
   await app.register(problemErrorsPlugin, { resultHandler });
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);

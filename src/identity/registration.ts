@@ -67,6 +67,17 @@ export class Registration {
     await this.sendConfirmation(existing, 'registered-again', links);
   }
 
+  /**
+   * A fresh confirmation link (older ones void) to an account whose address is not confirmed yet;
+   * nothing for an unknown or confirmed address. The caller answers the same either way and does
+   * not wait for this: the time taken would tell.
+   */
+  async resendConfirmation(email: string, links: AccountLinks): Promise<void> {
+    const user = await this.options.users.findByEmail(email);
+    if (user === null || user.emailConfirmed) return;
+    await this.sendConfirmation(user, 'new', links);
+  }
+
   /** True when the code confirms (or already confirmed) this user's e-mail. */
   async confirmEmail(userId: number, code: unknown): Promise<boolean> {
     if (!Number.isSafeInteger(userId) || userId <= 0 || !isAccountCodeShape(code)) return false;

@@ -33,6 +33,8 @@ const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/account\/confirm-email$/],
   ['POST', /^\/account\/forgot-password$/],
   ['GET|HEAD|POST', /^\/account\/reset-password$/],
+  // A new confirmation mail (docs/pages.md): answered alike for every address.
+  ['GET|HEAD|POST', /^\/account\/resend-confirmation$/],
   ['POST', /^\/auth\/(token|refresh|revoke)$/],
   ['GET|HEAD', /^\/account\/external-login\/[^/]+$/],
   ['GET|HEAD', /^\/signin-[^/]+$/],

@@ -9,7 +9,7 @@ export interface FieldOptions {
   /** The input's id, when a page has several forms with a field of the same name; the name otherwise. */
   readonly id?: string;
   readonly label: string;
-  readonly type?: 'text' | 'email' | 'password';
+  readonly type?: 'text' | 'email' | 'tel' | 'password';
   readonly value?: string;
   /** The browser's autofill hint (`username`, `current-password`, `new-password`, `email`). */
   readonly autocomplete: string;
@@ -57,4 +57,9 @@ ${antiforgeryField(antiforgeryToken)}
 ${content}
 <button type="submit">${submit}</button>
 </form>`;
+}
+
+/** A status line after an action ("We sent you a code."), announced politely; nothing without text. */
+export function notice(text: string | undefined): Html {
+  return text ? html`<p class="notice" role="status">${text}</p>` : html``;
 }

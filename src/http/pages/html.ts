@@ -48,13 +48,15 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
  * `no-referrer`: browsers then send `Origin: null` with form posts, which the cross-site check
  * must refuse. `formTargets` are the origins a form post may be redirected to besides this one:
  * `form-action` governs the redirects of a form post too, and the profile's "Link <provider>"
- * forms end at the OpenID provider.
+ * forms end at the OpenID provider. `styleSources` are where an application's stylesheet may
+ * come from (`'self'` or its origin); inline styles stay allowed for the built-in ones.
  */
-export function pageHeaders(formTargets: readonly string[] = []): Readonly<Record<string, string>> {
+export function pageHeaders(formTargets: readonly string[] = [], styleSources: readonly string[] = []): Readonly<Record<string, string>> {
   const formAction = ["'self'", ...formTargets].join(' ');
+  const styleSrc = ["'unsafe-inline'", ...styleSources].join(' ');
   return Object.freeze({
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'content-security-policy': `default-src 'none'; style-src ${styleSrc}; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
@@ -62,13 +64,14 @@ export function pageHeaders(formTargets: readonly string[] = []): Readonly<Recor
   });
 }
 
-/** The headers of a service without external providers. */
+/** The headers of a service without external providers or a stylesheet of its own. */
 export const PAGE_HEADERS = pageHeaders();
 
-const STYLE = Html.trusted(`<style>
+/** The built-in look: small, readable, no web fonts, no images. */
+export const BUILT_IN_STYLES = Html.trusted(`<style>
 body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
 label{display:block;margin-top:1rem;font-weight:600}
-input[type=text],input[type=email],input[type=password]{display:block;width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+input[type=text],input[type=email],input[type=tel],input[type=password]{display:block;width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 .check label{display:inline;font-weight:400}
 button{margin-top:1.25rem;padding:.5rem 1.25rem;font-size:1rem}
 .error{color:#b00020}
@@ -77,20 +80,35 @@ button{margin-top:1.25rem;padding:.5rem 1.25rem;font-size:1rem}
 nav a{margin-right:1rem}
 </style>`);
 
-/** A whole page around `main`. */
-export function layout(title: string, main: Html): Html {
+/** What the layout gets: the page's heading and content, and the look the options chose. */
+export interface LayoutModel {
+  /** The page's own title, its `<h1>`. */
+  readonly title: string;
+  /** The `<title>`: the title template applied to the page's title and the product name. */
+  readonly documentTitle: string;
+  readonly productName: string;
+  /** The built-in `<style>`, or nothing when the options turned it off. */
+  readonly builtInStyles: Html;
+  /** The application's stylesheet URL, if any. */
+  readonly stylesheet: string | null;
+  readonly main: Html;
+}
+
+/** The built-in layout: one column, the page's title as its heading. */
+export function defaultLayout(page: LayoutModel): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Gatehouse</title>
-${STYLE}
+<title>${page.documentTitle}</title>
+${page.builtInStyles}
+${page.stylesheet === null ? '' : html`<link rel="stylesheet" href="${page.stylesheet}">`}
 </head>
 <body>
 <main>
-<h1>${title}</h1>
-${main}
+<h1>${page.title}</h1>
+${page.main}
 </main>
 </body>
 </html>`;

@@ -1,10 +1,9 @@
-import { checkbox, errorSummary, field, type FormErrors, postForm } from './forms.ts';
-import { type Html, html, layout } from './html.ts';
-import type { MembershipPaths } from '../membership-paths.ts';
+import { checkbox, errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
+import { html } from './html.ts';
+import type { PageContent } from './page-kit.ts';
+import { type AccountPaths, withQuery } from './paths.ts';
 
-export interface LoginPageModel {
-  /** Where the membership routes are mounted: the form actions and links below. */
-  readonly paths: MembershipPaths;
+export interface LoginPageData {
   readonly antiforgeryToken: string;
   /** Where a successful sign-in goes; kept only when it is a local path. */
   readonly returnUrl?: string;
@@ -12,37 +11,65 @@ export interface LoginPageModel {
   readonly login?: string;
   readonly rememberMe?: boolean;
   readonly errors?: FormErrors;
-  /** External providers, by route name (`/account/external-login/<name>`). */
+  /** External providers, by route name. */
   readonly providers?: readonly string[];
   readonly notice?: string;
+  /** The sign-in was refused because the e-mail is not confirmed yet: the page offers a new mail. */
+  readonly unconfirmedEmail?: boolean;
 }
 
-/** `/account/login`: the cookie scheme's login page. */
-export function loginPage(model: LoginPageModel): Html {
+export interface LoginPageLinks {
+  readonly action: string;
+  readonly register: string;
+  readonly forgotPassword: string;
+  readonly resendConfirmation: string;
+  /** Each provider's sign-in, carrying the return URL. */
+  readonly externalLogins: readonly { readonly provider: string; readonly href: string }[];
+}
+
+export interface LoginPageModel extends LoginPageData {
+  readonly links: LoginPageLinks;
+}
+
+export function loginLinks(data: LoginPageData, paths: AccountPaths): LoginPageLinks {
+  // The address typed goes along to the resend page only when it is one.
+  const email = data.login?.includes('@') ? data.login : undefined;
+  return {
+    action: withQuery(paths.login, 'ReturnUrl', data.returnUrl),
+    register: paths.register,
+    forgotPassword: paths.resetPassword,
+    resendConfirmation: withQuery(paths.resendConfirmation, 'email', email),
+    externalLogins: (data.providers ?? []).map((provider) => ({ provider, href: withQuery(paths.externalLogin(provider), 'returnUrl', data.returnUrl) })),
+  };
+}
+
+/** The cookie scheme's login page. */
+export function loginPage(model: LoginPageModel): PageContent {
   const errors = model.errors ?? {};
-  const { paths } = model;
-  const action = paths.withReturnUrl(paths.login, model.returnUrl);
   const form = postForm(
-    action,
+    model.links.action,
     model.antiforgeryToken,
     html`${field({ name: 'email', label: 'E-mail or user name', value: model.login, autocomplete: 'username' }, errors)}
 ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' }, errors)}
 ${checkbox('rememberMe', 'Keep me signed in on this device', model.rememberMe)}`,
     'Sign in',
   );
-  return layout(
-    'Sign in',
-    html`${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
+  const resend = model.unconfirmedEmail
+    ? html`<p id="resend-confirmation">No mail, or the link expired? <a href="${model.links.resendConfirmation}">Send the confirmation mail again</a></p>`
+    : '';
+  const providers = model.links.externalLogins;
+  const external =
+    providers.length === 0
+      ? ''
+      : html`<section aria-labelledby="external-heading"><h2 id="external-heading">Or sign in with</h2>
+<ul>${providers.map(({ provider, href }) => html`<li><a href="${href}">${provider}</a></li>`)}</ul></section>`;
+  return {
+    title: 'Sign in',
+    main: html`${notice(model.notice)}
 ${errorSummary(errors)}
+${resend}
 ${form}
-${externalLogins(paths, model.providers ?? [], model.returnUrl)}
-<nav><a href="${paths.register}">Create an account</a> <a href="${paths.resetPassword}">Forgot your password?</a></nav>`,
-  );
-}
-
-function externalLogins(paths: MembershipPaths, providers: readonly string[], returnUrl: string | undefined): Html {
-  if (providers.length === 0) return html``;
-  const query = returnUrl ? `?returnUrl=${encodeURIComponent(returnUrl)}` : '';
-  return html`<section aria-labelledby="external-heading"><h2 id="external-heading">Or sign in with</h2>
-<ul>${providers.map((provider) => html`<li><a href="${paths.externalLogin(provider)}${query}">${provider}</a></li>`)}</ul></section>`;
+${external}
+<nav><a href="${model.links.register}">Create an account</a> <a href="${model.links.forgotPassword}">Forgot your password?</a></nav>`,
+  };
 }

@@ -1,23 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { MembershipPaths } from '../membership-paths.ts';
-import { escapeHtml, html, Html } from './html.ts';
-import { loginPage } from './login.ts';
-import { profilePage } from './profile.ts';
-import { registerPage } from './register.ts';
-import { forgotPasswordPage, resetPasswordPage } from './reset-password.ts';
-import { authenticatorPage, twoFactorLoginPage } from './two-factor.ts';
+import { escapeHtml, html, type Html } from './html.ts';
+import { PageRendering } from './rendering.ts';
 
 const TOKEN = 'af-token-value';
-const paths = MembershipPaths.ROOT;
+const pagesOf = new PageRendering();
+const loginPage = (data: Parameters<typeof pagesOf.render<'login'>>[1]) => pagesOf.render('login', data);
+const registerPage = (data: Parameters<typeof pagesOf.render<'register'>>[1]) => pagesOf.render('register', data);
+const phone = { antiforgeryToken: TOKEN, available: true, phoneNumber: '+14155550123', phoneConfirmed: false } as const;
+/** Pages with forms. */
 const pages: [string, Html][] = [
-  ['login', loginPage({ paths, antiforgeryToken: TOKEN, providers: ['demo'] })],
-  ['register', registerPage({ paths, antiforgeryToken: TOKEN, passwordMinLength: 8 })],
-  ['forgot', forgotPasswordPage({ paths, antiforgeryToken: TOKEN })],
-  ['reset', resetPasswordPage({ paths, antiforgeryToken: TOKEN, email: 'a@example.com', code: 'c0de', passwordMinLength: 8 })],
-  ['profile', profilePage({ paths, antiforgeryToken: TOKEN, email: 'a@example.com', userName: 'ann', emailConfirmed: true, twoFactorEnabled: false, roles: [], logins: [] })],
-  ['second step', twoFactorLoginPage({ paths, antiforgeryToken: TOKEN, phoneAvailable: true, errors: { code: ['Wrong code.'] } })],
-  ['authenticator set-up', authenticatorPage({ paths, antiforgeryToken: TOKEN, twoFactorEnabled: false, setUp: { sharedKey: 'KEY', qrSvg: '<svg></svg>' } })],
-  ['two-factor on', authenticatorPage({ paths, antiforgeryToken: TOKEN, twoFactorEnabled: true, remainingRecoveryCodes: 10, errors: { code: ['Wrong code.'] } })],
+  ['login', loginPage({ antiforgeryToken: TOKEN, providers: ['demo'] })],
+  ['login of an unconfirmed account', loginPage({ antiforgeryToken: TOKEN, login: 'a@example.com', unconfirmedEmail: true, errors: { '': ['Confirm first.'] } })],
+  ['register', registerPage({ antiforgeryToken: TOKEN, passwordMinLength: 8 })],
+  ['forgot', pagesOf.render('forgotPassword', { antiforgeryToken: TOKEN })],
+  ['reset', pagesOf.render('resetPassword', { antiforgeryToken: TOKEN, email: 'a@example.com', code: 'c0de', passwordMinLength: 8 })],
+  ['resend confirmation', pagesOf.render('resendConfirmation', { antiforgeryToken: TOKEN, sent: true, errors: { email: ['Enter an e-mail.'] } })],
+  ['profile', pagesOf.render('profile', { antiforgeryToken: TOKEN, email: 'a@example.com', userName: 'ann', emailConfirmed: true, twoFactorEnabled: false, roles: [], logins: [], linkable: ['demo'] })],
+  ['second step', pagesOf.render('twoFactorLogin', { antiforgeryToken: TOKEN, phoneAvailable: true, errors: { code: ['Wrong code.'] } })],
+  ['authenticator set-up', pagesOf.render('authenticator', { antiforgeryToken: TOKEN, twoFactorEnabled: false, setUp: { sharedKey: 'KEY', qrSvg: '<svg></svg>' } })],
+  ['two-factor on', pagesOf.render('authenticator', { antiforgeryToken: TOKEN, twoFactorEnabled: true, remainingRecoveryCodes: 10, errors: { code: ['Wrong code.'] } })],
+  ['phone waiting for its code', pagesOf.render('phone', { ...phone, errors: { code: ['Wrong code.'], phoneNumber: ['Not E.164.'] } })],
+  ['no phone yet', pagesOf.render('phone', { ...phone, phoneNumber: null })],
+];
+/** Pages without forms. */
+const statusPages: [string, Html][] = [
+  ['registration sent', pagesOf.render('registrationSent', {})],
+  ['e-mail confirmed', pagesOf.render('emailConfirmed', { confirmed: true })],
+  ['confirmation link not valid', pagesOf.render('emailConfirmed', { confirmed: false })],
+  ['password reset done', pagesOf.render('passwordResetDone', {})],
+  ['403', pagesOf.render('error', { status: 403 })],
+  ['404', pagesOf.render('error', { status: 404 })],
+  ['external sign-in refused', pagesOf.render('externalLoginRefused', { message: 'No <account>.' })],
+  ['phone without text messages', pagesOf.render('phone', { ...phone, available: false })],
 ];
 
 /** Ids used more than once on a page: a label or an error would point at the wrong input. */
@@ -70,9 +84,16 @@ describe('account pages', () => {
     expect(repeatedIds(markup)).toEqual([]);
   });
 
+  it.each(statusPages)('%s: a whole page, no script, links within the membership, no repeated ids', (_name, page) => {
+    const markup = page.toString();
+    expect(markup).toMatch(/^<!doctype html>/);
+    expect(markup).not.toMatch(/<script|javascript:|\son[a-z]+=/i);
+    for (const [, href] of markup.matchAll(/href="([^"]*)"/g)) expect(href).toMatch(/^\/account\//);
+    expect(repeatedIds(markup)).toEqual([]);
+  });
+
   it('shows errors next to their field and in an alert summary, and never writes a password back', () => {
     const markup = loginPage({
-      paths,
       antiforgeryToken: TOKEN,
       login: 'ann<b>',
       errors: { '': ['Invalid sign-in attempt.'], password: ['Enter the password.'] },
@@ -82,13 +103,88 @@ describe('account pages', () => {
     expect(markup).toMatch(/<input id="password" [^>]*aria-describedby="password-error"[^>]*aria-invalid="true">/);
     expect(markup).toContain('<p id="password-error" class="error">Enter the password.</p>');
     expect(markup).toContain('value="ann&lt;b&gt;"');
-    const register = registerPage({ paths, antiforgeryToken: TOKEN, passwordMinLength: 8, email: 'a@example.com', errors: { password: ['Too common.'] } });
+    const register = registerPage({ antiforgeryToken: TOKEN, passwordMinLength: 8, email: 'a@example.com', errors: { password: ['Too common.'] } });
     expect(register.toString()).not.toMatch(/<input id="password"[^>]*value=/);
   });
 
   it('keeps the ReturnUrl in the login form, encoded, and links external providers', () => {
-    const markup = loginPage({ paths, antiforgeryToken: TOKEN, returnUrl: '/documents?x=1&y=2', providers: ['demo'] }).toString();
+    const markup = loginPage({ antiforgeryToken: TOKEN, returnUrl: '/documents?x=1&y=2', providers: ['demo'] }).toString();
     expect(markup).toContain('action="/account/login?ReturnUrl=%2Fdocuments%3Fx%3D1%26y%3D2"');
     expect(markup).toContain('href="/account/external-login/demo?returnUrl=%2Fdocuments%3Fx%3D1%26y%3D2"');
+  });
+});
+
+describe('page options', () => {
+  const login = { antiforgeryToken: TOKEN } as const;
+
+  it('names the product in every title, through the title template', () => {
+    expect(pagesOf.render('login', login).toString()).toContain('<title>Sign in · Gatehouse</title>');
+    const branded = new PageRendering({ productName: 'Acme <ID>', titleTemplate: '{product} — {page}' });
+    const markup = branded.render('login', login).toString();
+    expect(markup).toContain('<title>Acme &lt;ID&gt; — Sign in</title>');
+    expect(markup).toContain('<h1>Sign in</h1>');
+  });
+
+  it('links the stylesheet after the built-in styles, or alone, and lets the CSP load it', () => {
+    const own = new PageRendering({ stylesheet: '/assets/site.css' });
+    const markup = own.render('login', login).toString();
+    expect(markup.indexOf('<style>')).toBeGreaterThan(0);
+    expect(markup.indexOf('<link rel="stylesheet" href="/assets/site.css">')).toBeGreaterThan(markup.indexOf('</style>'));
+    expect(own.headers['content-security-policy']).toContain("style-src 'unsafe-inline' 'self';");
+
+    const cdn = new PageRendering({ stylesheet: 'https://cdn.example.com/brand.css?v=2', builtInStyles: false }, { production: true });
+    const alone = cdn.render('login', login).toString();
+    expect(alone).not.toContain('<style>');
+    expect(alone).toContain('<link rel="stylesheet" href="https://cdn.example.com/brand.css?v=2">');
+    expect(cdn.headers['content-security-policy']).toContain("style-src 'unsafe-inline' https://cdn.example.com;");
+    expect(pagesOf.headers['content-security-policy']).toContain("style-src 'unsafe-inline';");
+  });
+
+  it('refuses a stylesheet that is not a path on this origin or an https URL', () => {
+    for (const stylesheet of ['javascript:alert(1)', 'data:text/css,body{}', '//evil.example/x.css', 'site.css']) {
+      expect(() => new PageRendering({ stylesheet })).toThrow(/pages\.stylesheet/);
+    }
+    expect(() => new PageRendering({ stylesheet: 'http://cdn.example.com/x.css' }, { production: true })).toThrow(/pages\.stylesheet/);
+  });
+
+  it('uses a replaced renderer with the typed model and its links, escaping what it interpolates', () => {
+    const own = new PageRendering({
+      renderers: {
+        login: (model, kit) => ({
+          title: 'Welcome back',
+          main: kit.html`<p class="own">${model.login}</p>${kit.postForm(model.links.action, model.antiforgeryToken, kit.html``, 'Go')}<a href="${model.links.register}">Join</a>`,
+        }),
+      },
+    });
+    const markup = own.render('login', { antiforgeryToken: TOKEN, login: '<b>ann</b>', returnUrl: '/documents' }).toString();
+    expect(markup).toContain('<title>Welcome back · Gatehouse</title>');
+    expect(markup).toContain('<p class="own">&lt;b&gt;ann&lt;/b&gt;</p>');
+    expect(markup).toContain('action="/account/login?ReturnUrl=%2Fdocuments"');
+    expect(markup).toContain(`value="${TOKEN}"`);
+    expect(markup).toContain('<a href="/account/register">Join</a>');
+    // Other pages keep the built-in rendering.
+    expect(own.render('register', { antiforgeryToken: TOKEN, passwordMinLength: 8 }).toString()).toContain('Create the account');
+  });
+
+  it('uses a replaced layout, and a renderer can wrap the built-in one', () => {
+    const own = new PageRendering({
+      layout: (page, kit) => kit.html`<!doctype html><html lang="en"><title>${page.documentTitle}</title><header>${page.productName}</header>${page.main}</html>`,
+      renderers: {
+        error: (model, kit) => {
+          const page = kit.defaults.error(model, kit);
+          return { title: page.title, main: kit.html`${page.main}<p class="help">${kit.raw('Call <strong>help</strong>.')}</p>` };
+        },
+      },
+      productName: 'Acme',
+    });
+    const markup = own.render('error', { status: 403 }).toString();
+    expect(markup).toContain('<header>Acme</header>');
+    expect(markup).toContain('Access denied · Acme');
+    expect(markup).toContain('<p class="help">Call <strong>help</strong>.</p>');
+  });
+
+  it('refuses a renderer that returns a string instead of Html', () => {
+    const own = new PageRendering({ renderers: { login: () => ({ title: 'x', main: '<p>raw</p>' }) as never } });
+    expect(() => own.render('login', login)).toThrow(/kit\.html/);
   });
 });

@@ -1,14 +1,15 @@
-import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
-import { type Html, html, layout } from './html.ts';
-import type { MembershipPaths } from '../membership-paths.ts';
+import { errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
+import { html } from './html.ts';
+import type { PageContent } from './page-kit.ts';
+import type { AccountPaths } from './paths.ts';
 
-export interface ProfilePageModel {
-  /** Where the membership routes are mounted: the form actions and links below. */
-  readonly paths: MembershipPaths;
+export interface ProfilePageData {
   readonly antiforgeryToken: string;
   readonly email: string;
   readonly userName: string | null;
   readonly emailConfirmed: boolean;
+  readonly phoneNumber?: string | null;
+  readonly phoneConfirmed?: boolean;
   readonly twoFactorEnabled: boolean;
   readonly roles: readonly string[];
   readonly logins: readonly string[];
@@ -18,31 +19,56 @@ export interface ProfilePageModel {
   readonly notice?: string;
 }
 
-/** `/account/profile` in a browser: who is signed in, the password form, sign-out. */
-export function profilePage(model: ProfilePageModel): Html {
+export interface ProfilePageLinks {
+  readonly password: string;
+  readonly twoFactor: string;
+  readonly phone: string;
+  readonly logout: string;
+  /** The form action that links each provider of `linkable`. */
+  readonly linkLogins: readonly { readonly provider: string; readonly action: string }[];
+}
+
+export interface ProfilePageModel extends ProfilePageData {
+  readonly links: ProfilePageLinks;
+}
+
+export function profileLinks(data: ProfilePageData, paths: AccountPaths): ProfilePageLinks {
+  return {
+    password: paths.password,
+    twoFactor: paths.twoFactor,
+    phone: paths.phone,
+    logout: paths.logout,
+    linkLogins: (data.linkable ?? []).map((provider) => ({ provider, action: paths.linkLogin(provider) })),
+  };
+}
+
+/** The signed-in user's page: who is signed in, the password form, sign-out. */
+export function profilePage(model: ProfilePageModel): PageContent {
   const errors = model.errors ?? {};
-  const { paths } = model;
+  const { links } = model;
   const passwordForm = postForm(
-    paths.password,
+    links.password,
     model.antiforgeryToken,
     html`${field({ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }, errors)}
 ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password' }, errors)}`,
     'Change the password',
   );
-  return layout(
-    'Your account',
-    html`${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
+  const phone = model.phoneNumber ? html`${model.phoneNumber}${model.phoneConfirmed ? '' : ' (not confirmed)'} ` : html`none `;
+  return {
+    title: 'Your account',
+    main: html`${notice(model.notice)}
 <dl>
 <dt>E-mail</dt><dd id="profile-email">${model.email}${model.emailConfirmed ? '' : ' (not confirmed)'}</dd>
 <dt>User name</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
 <dt>Roles</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
-<dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'} <a href="${paths.twoFactor}">${model.twoFactorEnabled ? 'Manage' : 'Set up'} two-factor sign-in</a></dd>
+<dt>Phone number</dt><dd id="profile-phone">${phone}<a href="${links.phone}">${model.phoneNumber ? 'Change' : 'Add'} a phone number</a></dd>
+<dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'} <a href="${links.twoFactor}">${model.twoFactorEnabled ? 'Manage' : 'Set up'} two-factor sign-in</a></dd>
 <dt>External logins</dt><dd id="profile-logins">${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
 </dl>
-${(model.linkable ?? []).map((provider) => postForm(paths.linkedLogin(provider), model.antiforgeryToken, html``, `Link ${provider}`))}
+${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, `Link ${provider}`))}
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>
-${postForm(paths.logout, model.antiforgeryToken, html``, 'Sign out')}`,
-  );
+${postForm(links.logout, model.antiforgeryToken, html``, 'Sign out')}`,
+  };
 }

@@ -1,10 +1,9 @@
 import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
-import { type Html, html, layout } from './html.ts';
-import type { MembershipPaths } from '../membership-paths.ts';
+import { html } from './html.ts';
+import type { PageContent } from './page-kit.ts';
+import type { AccountPaths } from './paths.ts';
 
-export interface RegisterPageModel {
-  /** Where the membership routes are mounted: the form actions and links below. */
-  readonly paths: MembershipPaths;
+export interface RegisterPageData {
   readonly antiforgeryToken: string;
   readonly email?: string;
   readonly userName?: string;
@@ -12,35 +11,59 @@ export interface RegisterPageModel {
   readonly passwordMinLength: number;
 }
 
-/** `/account/register`. */
-export function registerPage(model: RegisterPageModel): Html {
+export interface RegisterPageLinks {
+  readonly action: string;
+  readonly login: string;
+}
+
+export interface RegisterPageModel extends RegisterPageData {
+  readonly links: RegisterPageLinks;
+}
+
+export function registerLinks(_data: RegisterPageData, paths: AccountPaths): RegisterPageLinks {
+  return { action: paths.register, login: paths.login };
+}
+
+/** The registration form. */
+export function registerPage(model: RegisterPageModel): PageContent {
   const errors = model.errors ?? {};
-  const { paths } = model;
   const form = postForm(
-    paths.register,
+    model.links.action,
     model.antiforgeryToken,
     html`${field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors)}
 ${field({ name: 'userName', label: 'User name (optional)', value: model.userName, autocomplete: 'username', required: false, hint: '3 to 64 letters, digits, dots, dashes or underscores.' }, errors)}
 ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}`,
     'Create the account',
   );
-  return layout('Create an account', html`${errorSummary(errors)}
+  return {
+    title: 'Create an account',
+    main: html`${errorSummary(errors)}
 ${form}
-<nav><a href="${paths.login}">Sign in instead</a></nav>`);
+<nav><a href="${model.links.login}">Sign in instead</a></nav>`,
+  };
+}
+
+export type RegistrationSentPageData = Record<string, never>;
+
+export interface RegistrationSentPageLinks {
+  readonly login: string;
+  readonly resendConfirmation: string;
+}
+
+export interface RegistrationSentPageModel {
+  readonly links: RegistrationSentPageLinks;
+}
+
+export function registrationSentLinks(_data: RegistrationSentPageData, paths: AccountPaths): RegistrationSentPageLinks {
+  return { login: paths.login, resendConfirmation: paths.resendConfirmation };
 }
 
 /** After a registration: the same words whether or not the address was known (no enumeration). */
-export function registrationSentPage(paths: MembershipPaths): Html {
-  return layout(
-    'Check your mail',
-    html`<p class="notice" role="status">If the address can be used, a message is on its way to it. Follow its link to confirm the account, then sign in.</p>
-<nav><a href="${paths.login}">Sign in</a></nav>`,
-  );
-}
-
-/** `/account/confirm-email` in a browser. */
-export function emailConfirmedPage(paths: MembershipPaths, confirmed: boolean): Html {
-  return confirmed
-    ? layout('E-mail confirmed', html`<p class="notice" role="status">Your e-mail is confirmed. You can sign in now.</p><nav><a href="${paths.login}">Sign in</a></nav>`)
-    : layout('Link not valid', html`<p role="alert">This confirmation link is wrong, expired or replaced by a newer one. Register again to get a new one.</p><nav><a href="${paths.register}">Register</a></nav>`);
+export function registrationSentPage(model: RegistrationSentPageModel): PageContent {
+  return {
+    title: 'Check your mail',
+    main: html`<p class="notice" role="status">If the address can be used, a message is on its way to it. Follow its link to confirm the account, then sign in.</p>
+<p>Nothing arrived after a few minutes? <a href="${model.links.resendConfirmation}">Send the confirmation mail again</a></p>
+<nav><a href="${model.links.login}">Sign in</a></nav>`,
+  };
 }

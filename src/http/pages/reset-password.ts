@@ -1,10 +1,9 @@
 import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
-import { type Html, html, layout } from './html.ts';
-import type { MembershipPaths } from '../membership-paths.ts';
+import { html } from './html.ts';
+import type { PageContent } from './page-kit.ts';
+import type { AccountPaths } from './paths.ts';
 
-export interface ForgotPasswordPageModel {
-  /** Where the membership routes are mounted: the form actions and links below. */
-  readonly paths: MembershipPaths;
+export interface ForgotPasswordPageData {
   readonly antiforgeryToken: string;
   readonly email?: string;
   readonly errors?: FormErrors;
@@ -12,27 +11,40 @@ export interface ForgotPasswordPageModel {
   readonly sent?: boolean;
 }
 
-/** `/account/reset-password` without a code: ask for the address to send a reset link to. */
-export function forgotPasswordPage(model: ForgotPasswordPageModel): Html {
+export interface ForgotPasswordPageLinks {
+  readonly action: string;
+  readonly login: string;
+}
+
+export interface ForgotPasswordPageModel extends ForgotPasswordPageData {
+  readonly links: ForgotPasswordPageLinks;
+}
+
+export function forgotPasswordLinks(_data: ForgotPasswordPageData, paths: AccountPaths): ForgotPasswordPageLinks {
+  return { action: paths.forgotPassword, login: paths.login };
+}
+
+/** The reset page without a code: ask for the address to send a reset link to. */
+export function forgotPasswordPage(model: ForgotPasswordPageModel): PageContent {
   const errors = model.errors ?? {};
   const sent = model.sent
     ? html`<p class="notice" role="status">If an account uses this address, a reset link is on its way to it. It works once, for one hour.</p>`
     : '';
-  const { paths } = model;
   const form = postForm(
-    paths.forgotPassword,
+    model.links.action,
     model.antiforgeryToken,
     field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors),
     'Send a reset link',
   );
-  return layout('Reset your password', html`${sent}${errorSummary(errors)}
+  return {
+    title: 'Reset your password',
+    main: html`${sent}${errorSummary(errors)}
 ${form}
-<nav><a href="${paths.login}">Sign in</a></nav>`);
+<nav><a href="${model.links.login}">Sign in</a></nav>`,
+  };
 }
 
-export interface ResetPasswordPageModel {
-  /** Where the membership routes are mounted: the form actions and links below. */
-  readonly paths: MembershipPaths;
+export interface ResetPasswordPageData {
   readonly antiforgeryToken: string;
   readonly email: string;
   readonly code: string;
@@ -40,22 +52,51 @@ export interface ResetPasswordPageModel {
   readonly errors?: FormErrors;
 }
 
-/** `/account/reset-password?email=&code=` from the mail: choose the new password. */
-export function resetPasswordPage(model: ResetPasswordPageModel): Html {
+export interface ResetPasswordPageLinks {
+  readonly action: string;
+}
+
+export interface ResetPasswordPageModel extends ResetPasswordPageData {
+  readonly links: ResetPasswordPageLinks;
+}
+
+export function resetPasswordLinks(_data: ResetPasswordPageData, paths: AccountPaths): ResetPasswordPageLinks {
+  return { action: paths.resetPassword };
+}
+
+/** The reset page with the mail's code: choose the new password. */
+export function resetPasswordPage(model: ResetPasswordPageModel): PageContent {
   const errors = model.errors ?? {};
   const form = postForm(
-    model.paths.resetPassword,
+    model.links.action,
     model.antiforgeryToken,
     html`<input type="hidden" name="email" value="${model.email}">
 <input type="hidden" name="code" value="${model.code}">
 ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}`,
     'Set the new password',
   );
-  return layout('Choose a new password', html`${errorSummary(errors)}
-${form}`);
+  return { title: 'Choose a new password', main: html`${errorSummary(errors)}
+${form}` };
 }
 
-export function passwordResetDonePage(paths: MembershipPaths): Html {
-  return layout('Password changed', html`<p class="notice" role="status">Your password is changed and every session was signed out. Sign in with the new password.</p>
-<nav><a href="${paths.login}">Sign in</a></nav>`);
+export type PasswordResetDonePageData = Record<string, never>;
+
+export interface PasswordResetDonePageLinks {
+  readonly login: string;
+}
+
+export interface PasswordResetDonePageModel {
+  readonly links: PasswordResetDonePageLinks;
+}
+
+export function passwordResetDoneLinks(_data: PasswordResetDonePageData, paths: AccountPaths): PasswordResetDonePageLinks {
+  return { login: paths.login };
+}
+
+export function passwordResetDonePage(model: PasswordResetDonePageModel): PageContent {
+  return {
+    title: 'Password changed',
+    main: html`<p class="notice" role="status">Your password is changed and every session was signed out. Sign in with the new password.</p>
+<nav><a href="${model.links.login}">Sign in</a></nav>`,
+  };
 }

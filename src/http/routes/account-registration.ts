@@ -3,8 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
-import { emailConfirmedPage, registerPage, registrationSentPage } from '../pages/register.ts';
-import { forgotPasswordPage, passwordResetDonePage, resetPasswordPage } from '../pages/reset-password.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { rateLimited } from '../rate-limit.ts';
 import type { RouteContext } from './route-context.ts';
@@ -37,6 +35,7 @@ const ResetQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 10 })),
 });
 const StatusQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 10 })) });
+const ResendQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 10 })), email: Type.Optional(Type.String({ maxLength: EMAIL_FIELD_MAX })) });
 
 const anonymous = { authorization: { allowAnonymous: true } } as const;
 const INVALID_CONFIRMATION = 'This confirmation link is wrong, expired or replaced by a newer one.';
@@ -47,18 +46,20 @@ const INVALID_RESET = 'The reset link is wrong, expired or already used.';
  * and form posts for browsers, with the same rules. Forms are read only here and on the other
  * account pages (formBodiesPlugin).
  */
-export async function accountRegistrationRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
+export async function accountRegistrationRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
+  const { services, paths } = context;
   const { registration, passwordReset, config } = services;
   // The mails' links lead back to these routes, wherever they are mounted.
   const links = paths.accountLinks(config.publicUrl);
   await app.register(formBodiesPlugin);
   // Counted per IP, and per the e-mail they name and IP (SPEC section 1).
   const limited = rateLimited(services, { account: (request) => emailOf(request.body) });
+  resendConfirmationRoutes(app, context, limited);
 
   app.get<{ Querystring: Static<typeof StatusQuery> }>('/account/register', { schema: { querystring: StatusQuery }, config: anonymous }, async (request, reply) => {
     if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength, userNamePattern: '[A-Za-z0-9._-]{3,64}' };
-    if (request.query.status === 'sent') return sendPage(reply, registrationSentPage(paths));
-    return sendPage(reply, registerPage({ paths, antiforgeryToken: app.antiforgeryToken(request, reply), passwordMinLength: config.passwordMinLength }));
+    if (request.query.status === 'sent') return sendPage(reply, app.pages.render('registrationSent', {}));
+    return sendPage(reply, app.pages.render('register', { antiforgeryToken: app.antiforgeryToken(request, reply), passwordMinLength: config.passwordMinLength }));
   });
 
   app.post<{ Body: Static<typeof RegisterRequest> }>(
@@ -75,8 +76,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
           return reply.code(202).send({ status: 'confirmation-sent' });
         },
         (errors) =>
-          registerPage({
-            paths,
+          app.pages.render('register', {
             antiforgeryToken: app.antiforgeryToken(request, reply),
             passwordMinLength: config.passwordMinLength,
             email: request.body?.email,
@@ -92,7 +92,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
     async (request, reply) => {
       const userId = /^[1-9][0-9]{0,15}$/.test(request.query.userId ?? '') ? Number(request.query.userId) : 0;
       const confirmed = await registration.confirmEmail(userId, request.query.code);
-      if (wantsPage(request)) return sendPage(reply, emailConfirmedPage(paths, confirmed), confirmed ? 200 : 400);
+      if (wantsPage(request)) return sendPage(reply, app.pages.render('emailConfirmed', { confirmed }), confirmed ? 200 : 400);
       if (!confirmed) throw GatehouseError.validation({ code: [INVALID_CONFIRMATION] }, INVALID_CONFIRMATION);
       return { confirmed: true };
     },
@@ -113,7 +113,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
           if (isFormPost(request)) return seeOther(reply, `${paths.resetPassword}?status=sent`);
           return reply.code(202).send();
         },
-        (errors) => forgotPasswordPage({ paths, antiforgeryToken: app.antiforgeryToken(request, reply), email: request.body?.email, errors }),
+        (errors) => app.pages.render('forgotPassword', { antiforgeryToken: app.antiforgeryToken(request, reply), email: request.body?.email, errors }),
       ),
   );
 
@@ -121,11 +121,11 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
     if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength };
     const { email, code, status } = request.query;
     const antiforgeryToken = app.antiforgeryToken(request, reply);
-    if (status === 'done') return sendPage(reply, passwordResetDonePage(paths));
+    if (status === 'done') return sendPage(reply, app.pages.render('passwordResetDone', {}));
     if (email !== undefined && code !== undefined) {
-      return sendPage(reply, resetPasswordPage({ paths, antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
+      return sendPage(reply, app.pages.render('resetPassword', { antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
     }
-    return sendPage(reply, forgotPasswordPage({ paths, antiforgeryToken, sent: status === 'sent' }));
+    return sendPage(reply, app.pages.render('forgotPassword', { antiforgeryToken, sent: status === 'sent' }));
   });
 
   app.post<{ Body: Static<typeof ResetRequest> }>(
@@ -144,14 +144,46 @@ export async function accountRegistrationRoutes(app: FastifyInstance, { services
           return reply.code(204).send();
         },
         (errors) =>
-          resetPasswordPage({
-            paths,
+          app.pages.render('resetPassword', {
             antiforgeryToken: app.antiforgeryToken(request, reply),
             email: request.body?.email ?? '',
             code: request.body?.code ?? '',
             passwordMinLength: config.passwordMinLength,
             errors,
           }),
+      ),
+  );
+}
+
+/**
+ * A new confirmation mail for an account not confirmed yet (`GET|POST /account/resend-confirmation`):
+ * 202 (or the page saying "if…") whatever the address, answered before the look-up so that
+ * neither the answer nor its time tells whether the address has an account; counted by the rate
+ * limit like the other requests that name an address.
+ */
+function resendConfirmationRoutes(app: FastifyInstance, { services, paths }: RouteContext, limited: ReturnType<typeof rateLimited>): void {
+  const links = paths.accountLinks(services.config.publicUrl);
+  app.get<{ Querystring: Static<typeof ResendQuery> }>('/account/resend-confirmation', { schema: { querystring: ResendQuery }, config: anonymous }, async (request, reply) => {
+    if (!wantsPage(request)) return {};
+    const { email, status } = request.query;
+    return sendPage(reply, app.pages.render('resendConfirmation', { antiforgeryToken: app.antiforgeryToken(request, reply), email, sent: status === 'sent' }));
+  });
+
+  app.post<{ Body: Static<typeof ForgotRequest> }>(
+    '/account/resend-confirmation',
+    { schema: { body: ForgotRequest }, attachValidation: true, config: anonymous, ...limited },
+    async (request, reply) =>
+      jsonOrForm(
+        request,
+        reply,
+        async () => {
+          void services.registration.resendConfirmation(request.body.email, links).catch((error: unknown) => {
+            request.log.error({ err: error }, 'could not send a confirmation mail');
+          });
+          if (isFormPost(request)) return seeOther(reply, `${app.pages.paths.resendConfirmation}?status=sent`);
+          return reply.code(202).send({ status: 'confirmation-sent' });
+        },
+        (errors) => app.pages.render('resendConfirmation', { antiforgeryToken: app.antiforgeryToken(request, reply), email: request.body?.email, errors }),
       ),
   );
 }

@@ -10,7 +10,7 @@ import { accountLockedError } from '../account-locked.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
-import { authenticatorPage, twoFactorLoginPage } from '../pages/two-factor.ts';
+import type { Html } from '../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
@@ -35,9 +35,18 @@ const SendCode = Type.Object({ provider: Type.Union([Type.Literal('Email'), Type
 const RecoveryLogin = Type.Object({ recoveryCode: Code, rememberMe: Type.Optional(Flag) }, { additionalProperties: false });
 const OptionalCode = Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
 const RequiredCode = Type.Object({ code: Code }, { additionalProperties: false });
+/** An endpoint that reads nothing: any body, none at all included (`fetch(url, { method: 'POST' })`). */
+const NO_BODY = {};
 const PhoneNumber = Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false });
 const ReturnQuery = Type.Object({ ReturnUrl: Type.Optional(Type.String({ maxLength: 2048 })), returnUrl: Type.Optional(Type.String({ maxLength: 2048 })) });
 type ReturnQuery = Static<typeof ReturnQuery>;
+
+/** What an action adds to its page. */
+interface PageExtra {
+  readonly recoveryCodes?: readonly string[];
+  readonly notice?: string;
+  readonly errors?: FieldErrors;
+}
 
 const AUTHENTICATED = { authorization: { authorize: [{ policy: membershipPolicies.user }] } };
 const ANONYMOUS = { authorization: { allowAnonymous: true } };
@@ -75,8 +84,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     return user !== null && twoFactor.canTextSignInCode(user);
   };
   const renderLogin = async (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
-    twoFactorLoginPage({
-      paths,
+    app.pages.render('twoFactorLogin', {
       antiforgeryToken: app.antiforgeryToken(request, reply),
       phoneAvailable: await phoneOffered(request),
       ...(returnUrlOf(request.query) ? { returnUrl: returnUrlOf(request.query) as string } : {}),
@@ -173,6 +181,22 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     twoFactorEnabled: user.twoFactorEnabled,
     ...(user.twoFactorEnabled ? { remainingRecoveryCodes: await twoFactor.countRecoveryCodes(user) } : { setUp: await twoFactor.pendingSetUp(user) }),
   });
+  const phoneModel = async (request: FastifyRequest, reply: FastifyReply, user: User) => ({
+    antiforgeryToken: app.antiforgeryToken(request, reply),
+    available: twoFactor.textMessagesAvailable,
+    phoneNumber: user.phoneNumber,
+    phoneConfirmed: user.phoneConfirmed,
+  });
+  /** A page of the set-up area for the user as now stored, waiting for what the action adds (a notice, errors, codes). */
+  type AreaPage = (request: FastifyRequest, reply: FastifyReply, user: User) => Promise<(extra: PageExtra) => Html>;
+  const authenticatorArea: AreaPage = async (request, reply, user) => {
+    const model = await authenticatorModel(request, reply, user);
+    return (extra) => app.pages.render('authenticator', { ...model, ...extra });
+  };
+  const phoneArea: AreaPage = async (request, reply, user) => {
+    const model = await phoneModel(request, reply, user);
+    return (extra) => app.pages.render('phone', { ...model, notice: extra.notice, errors: extra.errors });
+  };
 
   app.get('/account/2fa', { config: AUTHENTICATED }, async (request, reply) => {
     const user = await currentUser(request);
@@ -180,7 +204,15 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
       const recoveryCodesLeft = user.twoFactorEnabled ? await twoFactor.countRecoveryCodes(user) : 0;
       return noStore(reply).send({ twoFactorEnabled: user.twoFactorEnabled, recoveryCodesLeft });
     }
-    return sendPage(noStore(reply), authenticatorPage(await authenticatorModel(request, reply, user)));
+    return sendPage(noStore(reply), app.pages.render('authenticator', await authenticatorModel(request, reply, user)));
+  });
+
+  app.get('/account/phone', { config: AUTHENTICATED }, async (request, reply) => {
+    const user = await currentUser(request);
+    if (!wantsPage(request)) {
+      return noStore(reply).send({ available: twoFactor.textMessagesAvailable, phoneNumber: user.phoneNumber, phoneConfirmed: user.phoneConfirmed });
+    }
+    return sendPage(noStore(reply), app.pages.render('phone', await phoneModel(request, reply, user)));
   });
 
   /**
@@ -191,13 +223,18 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
   interface Outcome {
     readonly status: number;
     readonly body?: unknown;
-    readonly page?: { readonly recoveryCodes?: readonly string[]; readonly notice?: string };
+    readonly page?: PageExtra;
   }
-  const change = <Body>(path: string, schema: object, run: (user: User, body: Body, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>) =>
+  const change = <Body>(
+    path: string,
+    schema: object,
+    run: (user: User, body: Body, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>,
+    area: AreaPage = authenticatorArea,
+  ) =>
     app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: AUTHENTICATED, ...signedInLimited }, async (request, reply) => {
       const user = await currentUser(request);
       // A form post's page is prepared up front: rendering its errors cannot wait for the store.
-      const model = isFormPost(request) ? await authenticatorModel(request, reply, user) : undefined;
+      const withErrors = isFormPost(request) ? await area(request, reply, user) : undefined;
       return jsonOrForm(
         request,
         reply,
@@ -211,10 +248,10 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
             throw error;
           }
           if (!isFormPost(request)) return noStore(reply).code(outcome.status).send(outcome.body);
-          const page = authenticatorPage({ ...(await authenticatorModel(request, reply, await currentUser(request))), ...outcome.page });
-          return sendPage(noStore(reply), page);
+          const page = await area(request, reply, await currentUser(request));
+          return sendPage(noStore(reply), page(outcome.page ?? {}));
         },
-        (errors) => authenticatorPage({ ...(model as Awaited<ReturnType<typeof authenticatorModel>>), errors }),
+        (errors) => (withErrors as (extra: PageExtra) => Html)({ errors }),
       );
     });
 
@@ -242,15 +279,35 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Your old recovery codes no longer work.' } };
   });
 
-  change<Static<typeof PhoneNumber>>('/account/phone', PhoneNumber, async (user, body) => {
-    await twoFactor.setPhoneNumber(user, body.phoneNumber);
-    return { status: 202, page: { notice: 'We texted you a code to confirm the number.' } };
-  });
+  change<Static<typeof PhoneNumber>>(
+    '/account/phone',
+    PhoneNumber,
+    async (user, body) => {
+      await twoFactor.setPhoneNumber(user, body.phoneNumber);
+      return { status: 202, page: { notice: 'We texted you a code to confirm the number.' } };
+    },
+    phoneArea,
+  );
 
-  change<Static<typeof RequiredCode>>('/account/phone/confirm', RequiredCode, async (user, body, request) => {
-    await twoFactor.confirmPhoneNumber(user, body.code, { ip: request.ip });
-    return { status: 204, page: { notice: 'Your phone number is confirmed.' } };
-  });
+  change<Static<typeof RequiredCode>>(
+    '/account/phone/confirm',
+    RequiredCode,
+    async (user, body, request) => {
+      await twoFactor.confirmPhoneNumber(user, body.code, { ip: request.ip });
+      return { status: 204, page: { notice: 'Your phone number is confirmed.' } };
+    },
+    phoneArea,
+  );
+
+  change<unknown>(
+    '/account/phone/remove',
+    NO_BODY,
+    async (user) => {
+      await twoFactor.removePhoneNumber(user);
+      return { status: 204, page: { notice: 'Your phone number is removed.' } };
+    },
+    phoneArea,
+  );
 
   /**
    * Turning two-factor on or off is a security change: every session ends, and the one that asked

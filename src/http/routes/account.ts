@@ -9,8 +9,6 @@ import { authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-coo
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
-import { loginPage } from '../pages/login.ts';
-import { profilePage } from '../pages/profile.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { rateLimited, userAccount } from '../rate-limit.ts';
@@ -68,13 +66,16 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
   const providers = config.oidcProviders.map((provider) => provider.name);
 
   /** The login page, with what the user typed and why it failed when it did. */
-  const renderLogin = (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, failed?: { login?: string; errors: Record<string, readonly string[]> }) =>
-    loginPage({
-      paths,
+  const renderLogin = (
+    request: FastifyRequest<{ Querystring: ReturnQuery }>,
+    reply: FastifyReply,
+    failed?: { login?: string; errors: Record<string, readonly string[]>; unconfirmedEmail?: boolean },
+  ) =>
+    app.pages.render('login', {
       antiforgeryToken: app.antiforgeryToken(request, reply),
       returnUrl: returnUrlOf(request.query) ?? undefined,
       providers,
-      ...(failed ? { login: failed.login, errors: failed.errors } : {}),
+      ...(failed ? { login: failed.login, errors: failed.errors, unconfirmedEmail: failed.unconfirmedEmail ?? false } : {}),
     });
 
   app.get<{ Querystring: ReturnQuery }>(
@@ -115,7 +116,8 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
           if (!result.succeeded) {
             if (!isFormPost(request)) return sendSignInFailure(reply, result);
             const message = result.isNotAllowed ? NOT_ALLOWED : INVALID_SIGN_IN;
-            return sendPage(reply, renderLogin(request, reply, { login, errors: { '': [message] } }), 401);
+            const failed = { login, errors: { '': [message] }, unconfirmedEmail: result.isNotAllowed === true };
+            return sendPage(reply, renderLogin(request, reply, failed), 401);
           }
           await cookies.signIn(request, reply, result.user, persistent);
           if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
@@ -143,12 +145,13 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
     user: User,
     extra: { errors?: Record<string, readonly string[]>; notice?: string; logins?: readonly string[]; linkable?: readonly string[] } = {},
   ) =>
-    profilePage({
-      paths,
+    app.pages.render('profile', {
       antiforgeryToken: app.antiforgeryToken(request, reply),
       email: user.email,
       userName: user.userName,
       emailConfirmed: user.emailConfirmed,
+      phoneNumber: user.phoneNumber,
+      phoneConfirmed: user.phoneConfirmed,
       twoFactorEnabled: user.twoFactorEnabled,
       roles: user.roles,
       logins: [],

@@ -9,7 +9,6 @@ import { readCookie } from '../antiforgery.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
-import { type Html, html, layout } from '../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
@@ -80,7 +79,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
   const refuse = async (request: FastifyRequest, reply: FastifyReply, provider: string, reason: string, status: 400 | 403 | 502, message: string) => {
     await audit.record('external.refused', { ip: request.ip, detail: { provider, reason } });
     clearCorrelation(reply);
-    if (wantsPage(request)) return sendPage(reply, refusalPage(paths, message), status);
+    if (wantsPage(request)) return sendPage(reply, reply.server.pages.render('externalLoginRefused', { message }), status);
     const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';
     return sendProblem(reply, problem(code, message, { reason }));
   };
@@ -241,8 +240,4 @@ function parseCorrelation(plain: string | null): Correlation | null {
   } catch {
     return null;
   }
-}
-
-function refusalPage(paths: MembershipPaths, message: string): Html {
-  return layout('Sign-in refused', html`<p role="alert">${message}</p><nav><a href="${paths.login}">Back to the login page</a></nav>`);
 }

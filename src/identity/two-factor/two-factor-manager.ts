@@ -57,6 +57,11 @@ const SENT_CODE_PURPOSE: Record<'Email' | 'Phone', OneTimeCodePurpose> = { Email
 export class TwoFactorManager {
   constructor(private readonly options: TwoFactorManagerOptions) {}
 
+  /** Whether text messages can be sent at all (phone features are off in production without SMS_WEBHOOK_URL). */
+  get textMessagesAvailable(): boolean {
+    return this.options.sms !== null;
+  }
+
   /** Whether a sign-in code can be texted to `user`: a gateway is configured and the number confirmed. */
   canTextSignInCode(user: User): boolean {
     return this.options.sms !== null && user.phoneConfirmed && user.phoneNumber !== null;
@@ -165,6 +170,11 @@ export class TwoFactorManager {
     await this.options.store.setPhoneNumber(user.id, phoneNumber);
     const code = await this.issue(user, 'confirm-phone', phoneNumber);
     await this.sendSms(phoneNumber, `Your Gatehouse code to confirm this phone number is ${code}.`);
+  }
+
+  /** Removes the number: no code is texted to it any more. */
+  async removePhoneNumber(user: User): Promise<void> {
+    await this.options.store.setPhoneNumber(user.id, null);
   }
 
   async confirmPhoneNumber(user: User, code: string, context: FailureContext = {}): Promise<void> {

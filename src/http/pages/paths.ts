@@ -1,0 +1,62 @@
+/**
+ * Where the membership pages live, in one place: every link, form action and redirect a page
+ * writes is built from these (by the page's own `links` function), so moving the pages under
+ * another path changes this object and nothing in the pages.
+ */
+export interface AccountPaths {
+  readonly login: string;
+  readonly loginTwoFactor: string;
+  readonly loginTwoFactorSend: string;
+  readonly loginRecovery: string;
+  readonly logout: string;
+  readonly register: string;
+  readonly resendConfirmation: string;
+  readonly forgotPassword: string;
+  readonly resetPassword: string;
+  readonly profile: string;
+  readonly password: string;
+  readonly twoFactor: string;
+  readonly twoFactorEnable: string;
+  readonly twoFactorDisable: string;
+  readonly recoveryCodes: string;
+  readonly phone: string;
+  readonly phoneConfirm: string;
+  readonly phoneRemove: string;
+  /** `GET`: starts a sign-in with an external provider. */
+  externalLogin(provider: string): string;
+  /** `POST`: links an external provider to the signed-in account. */
+  linkLogin(provider: string): string;
+}
+
+/** The paths under `base` (`/account` by default). */
+export function accountPaths(base = '/account'): AccountPaths {
+  return Object.freeze({
+    login: `${base}/login`,
+    loginTwoFactor: `${base}/login/2fa`,
+    loginTwoFactorSend: `${base}/login/2fa/send`,
+    loginRecovery: `${base}/login/recovery`,
+    logout: `${base}/logout`,
+    register: `${base}/register`,
+    resendConfirmation: `${base}/resend-confirmation`,
+    forgotPassword: `${base}/forgot-password`,
+    resetPassword: `${base}/reset-password`,
+    profile: `${base}/profile`,
+    password: `${base}/password`,
+    twoFactor: `${base}/2fa`,
+    twoFactorEnable: `${base}/2fa/enable`,
+    twoFactorDisable: `${base}/2fa/disable`,
+    recoveryCodes: `${base}/2fa/recovery-codes`,
+    phone: `${base}/phone`,
+    phoneConfirm: `${base}/phone/confirm`,
+    phoneRemove: `${base}/phone/remove`,
+    externalLogin: (provider: string) => `${base}/external-login/${encodeURIComponent(provider)}`,
+    linkLogin: (provider: string) => `${base}/logins/${encodeURIComponent(provider)}`,
+  });
+}
+
+export const ACCOUNT_PATHS = accountPaths();
+
+/** `path?name=value` with the value encoded, or `path` when there is no value. */
+export function withQuery(path: string, name: string, value: string | null | undefined): string {
+  return value ? `${path}?${name}=${encodeURIComponent(value)}` : path;
+}
