@@ -59,7 +59,7 @@ export function authenticationSchemes(
 function defaultSchemeSelector(handlers: readonly AuthenticationHandler[], defaultScheme: string | undefined) {
   const registered = new Set(handlers.map((handler) => handler.scheme));
   if (defaultScheme !== undefined) {
-    if (!registered.has(defaultScheme)) throw new Error(`The default scheme "${defaultScheme}" is not registered.`);
+    if (!registered.has(defaultScheme)) throw new Error(`No authentication scheme is registered as "${defaultScheme}".`);
     return () => defaultScheme;
   }
   const fallback = registered.has(COOKIES_SCHEME) ? COOKIES_SCHEME : (handlers[0]?.scheme ?? COOKIES_SCHEME);
