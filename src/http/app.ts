@@ -2,6 +2,7 @@ import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { createAuthorizationService, createPolicyProvider } from '../policies/policies.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
+import type { PolicyProvider } from '../security/authorization/index.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
 import type { Services } from '../services.ts';
 import type { AuthorizationResultHandler } from './authorization-result-handler.ts';
@@ -22,7 +23,7 @@ import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
 import { graphiqlRoutes } from './routes/graphiql.ts';
-import { graphqlRoutes } from './routes/graphql.ts';
+import { postsGraphQL } from '../../server/posts/posts-graphql.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
@@ -35,6 +36,18 @@ import { meRoutes } from './routes/me.ts';
 import { organizationRoutes } from './routes/orgs.ts';
 import type { RouteContext } from './routes/route-context.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
+
+/** What Gatehouse's plugins that extend an application (GraphQL) read from the instance. */
+export interface GatehouseDecoration extends RouteContext {
+  readonly policies: PolicyProvider<string>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Gatehouse's services, authorization engine and policies, for gatehouse-auth/graphql. */
+    readonly gatehouse: GatehouseDecoration;
+  }
+}
 
 export interface AppOptions {
   /** Replaces how 401s and 403s are answered. */
@@ -75,6 +88,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const authorization = createAuthorizationService(services.clock, config.timeZone);
   const schemes = authenticationSchemes(services);
   const context: RouteContext = { services, authorization };
+  app.decorate('gatehouse', { ...context, policies });
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   app.decorate('pageHeaders', pageHeaders(config.oidcProviders.map((provider) => provider.issuer.origin)));
@@ -117,7 +131,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), context);
   await app.register(organizationRoutes, context);
   await app.register(integrationRoutes);
-  await app.register(graphqlRoutes, context);
+  await app.register(postsGraphQL, { store: services.store, clock: services.clock, redisUrl: config.redisUrl, logger });
   // GraphiQL in development only: production has no such route (404, SPEC section 6).
   if (!config.production) await app.register(graphiqlRoutes);
   await app.register(externalLoginRoutes, context);
@@ -131,8 +145,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onClose', () => services.revocationFeed.stop());
   app.addHook('onClose', () => closeMailer(services.mailer));
   app.addHook('onClose', () => services.rateLimiter.close());
-  await services.postEvents.start();
-  app.addHook('onClose', () => services.postEvents.close());
   keepHouse(app, services);
   return app;
 }
