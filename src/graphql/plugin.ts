@@ -66,7 +66,7 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
     try {
       authorizer.policyOfRule(rule);
     } catch (error) {
-      throw new Error(`gatehouseGraphQL: ${(error as Error).message} (${where})`);
+      throw new Error(`gatehouseGraphQL: ${where}: ${(error as Error).message}`);
     }
   }
   const graphql = new GraphQLService({
