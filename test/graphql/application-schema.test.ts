@@ -4,9 +4,11 @@
  * `@authorize` rules on a field (a resource policy), a type and a mutation, a resource check in a
  * resolver, its context, its limits and result cache, its subscriptions fed by its own events
  * (in memory, and through Redis across two instances), and the live-connection rules of SPEC
- * section 6 on its path. The store plays no part in any of it: SQLite only.
+ * section 6 on its path; and the same rules as extensions of a graphql-js schema. The store plays
+ * no part in any of it: SQLite only.
  */
 import Fastify from 'fastify';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import type { LightMyRequestResponse } from 'fastify';
 import { createEvents, gatehouseGraphQL } from 'gatehouse-auth/graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,6 +158,46 @@ describe('gatehouseGraphQL at registration', () => {
       'gatehouseGraphQL: Query.a: @authorize names an unknown policy "Nonexistent".',
     );
     await engine.dropAll();
+  });
+});
+
+describe.each(sqlite)('a graphql-js schema with rules as extensions on $engine', (engine) => {
+  let instance: TeamApp;
+
+  beforeAll(async () => {
+    const vault = new GraphQLObjectType({
+      name: 'Vault',
+      extensions: { authorize: { policy: 'User' } },
+      fields: { content: { type: GraphQLString, resolve: () => 'gold' } },
+    });
+    const query = new GraphQLObjectType({
+      name: 'Query',
+      fields: {
+        open: { type: GraphQLString, resolve: () => 'open' },
+        secret: { type: GraphQLString, extensions: { authorize: { roles: ['Admin'] } }, resolve: () => 'for admins' },
+        vault: { type: vault, resolve: () => ({}) },
+      },
+    });
+    instance = await startTeamApp(await engine.createDatabaseUrl(), new TeamData(), { graphql: { schema: new GraphQLSchema({ query }), typeDefs: undefined, resolvers: undefined } });
+  });
+  afterAll(async () => {
+    await instance?.close();
+    await engine.dropAll();
+  });
+
+  const run = async (query: string, headers: Record<string, string> = {}) =>
+    json<Received>(await instance.app.inject({ method: 'POST', url: TEAM_PATH, headers, payload: { query } }));
+
+  it('checks the rule of a field and of a type, by the same policies', async () => {
+    const user = await instance.member('js-user');
+    const admin = await instance.member('js-admin', ['Admin']);
+    const anonymous = await run('{ open secret vault { content } }');
+    expect(anonymous.data).toEqual({ open: 'open', secret: null, vault: { content: null } });
+    expect(codes(anonymous)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED']);
+    const asUser = await run('{ secret vault { content } }', bearer(user.token));
+    expect(asUser.data).toEqual({ secret: null, vault: { content: 'gold' } });
+    expect(codes(asUser)).toEqual(['FORBIDDEN']);
+    expect(await run('{ secret vault { content } }', bearer(admin.token))).toEqual({ data: { secret: 'for admins', vault: { content: 'gold' } } });
   });
 });
 
