@@ -54,10 +54,10 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   app: FastifyInstance,
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<void> {
+  checkOptions(options);
   const { services, authorization, policies } = gatehouseOf(app);
   const { config } = services;
   const path = options.path ?? '/graphql';
-  if (!path.startsWith('/')) throw new Error(`gatehouseGraphQL: path must start with "/" (got "${path}").`);
   const schema = schemaOf(options);
   // The application names its policies (Policy); the provider checks each name it is asked for.
   const authorizer = new Authorizer(authorization, policies as PolicyProvider<Policy>);
@@ -94,6 +94,24 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
     services,
     maxSubscriptions: options.maxSubscriptionsPerSocket ?? config.graphqlMaxSubscriptionsPerSocket,
   });
+}
+
+const OPTION_NAMES = new Set([
+  'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'introspection', 'suggestions', 'dataVersion', 'events',
+  // Fastify's own registration options.
+  'prefix', 'logLevel', 'logSerializers',
+]);
+
+/** One sentence for the first thing wrong: a misspelt option would otherwise be ignored. */
+function checkOptions<Context extends object, Policy extends string>(options: GatehouseGraphQLOptions<Context, Policy>): void {
+  const unknown = Object.keys(options).find((name) => !OPTION_NAMES.has(name));
+  if (unknown !== undefined) throw new Error(`gatehouseGraphQL: unknown option "${unknown}".`);
+  if (options.path !== undefined && !/^\/[^\s?#]*$/.test(options.path)) throw new Error(`gatehouseGraphQL: path must start with "/" (got "${options.path}").`);
+  const counts = { ...options.limits, maxSubscriptionsPerSocket: options.maxSubscriptionsPerSocket };
+  for (const [name, value] of Object.entries(counts)) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw new Error(`gatehouseGraphQL: ${name} must be a positive integer.`);
+  }
+  if (options.context !== undefined && typeof options.context !== 'function') throw new Error('gatehouseGraphQL: context must be a function that returns an object.');
 }
 
 /** What Gatehouse's plugin left on the instance; a clear error when it is not registered. */

@@ -151,6 +151,17 @@ describe('gatehouseGraphQL at registration', () => {
     await expect(app.register(gatehouseGraphQL, { typeDefs: 'type Query { a: Int }' }).ready()).rejects.toThrow(/register the gatehouse plugin first/);
   });
 
+  it('refuses a misspelt option and a limit that is no positive integer, in one sentence', async () => {
+    const app = Fastify();
+    app.decorate('gatehouse', {} as never);
+    await expect(app.register(gatehouseGraphQL, { typedefs: 'type Query { a: Int }' } as never).ready()).rejects.toThrow('gatehouseGraphQL: unknown option "typedefs".');
+    const other = Fastify();
+    other.decorate('gatehouse', {} as never);
+    await expect(other.register(gatehouseGraphQL, { typeDefs: 'type Query { a: Int }', limits: { maxDepth: 0 } }).ready()).rejects.toThrow(
+      'gatehouseGraphQL: maxDepth must be a positive integer.',
+    );
+  });
+
   it.each(sqlite)('refuses an @authorize that names an unknown policy, naming the field ($engine)', async (engine) => {
     const team = new TeamData();
     const typeDefs = 'directive @authorize(policy: String, roles: [String!]) on FIELD_DEFINITION | OBJECT\ntype Query { a: Int @authorize(policy: "Nonexistent") }';

@@ -166,7 +166,7 @@ export async function startTeamApp(databaseUrl: string, team: TeamData, options:
   const services = await createServices(config, store, { logger: createLogger({ level: 'silent' }) });
   const app = await buildApp(services);
   const events = options.events ?? createEvents<TeamTopics>();
-  await app.register(gatehouseGraphQL<TeamContext>, {
+  app.register(gatehouseGraphQL<TeamContext>, {
     path: TEAM_PATH,
     typeDefs,
     resolvers: resolvers(team, events),
@@ -181,7 +181,14 @@ export async function startTeamApp(databaseUrl: string, team: TeamData, options:
     events,
     ...options.graphql,
   });
-  await app.ready();
+  try {
+    await app.ready();
+  } catch (error) {
+    // A refused registration (what some tests look for) leaves nothing running behind it.
+    await app.close();
+    await store.close();
+    throw error;
+  }
   return {
     app,
     services,
