@@ -1,12 +1,13 @@
 /**
  * The reference service: Gatehouse's plugin with this service's policies and handlers, and the
  * example endpoints of the contract (documents, organizations, content, integrations, `/me`,
- * `/health`), built only on the library's public entry points, as any application would be.
+ * `/health`) and the posts schema on `/graphql`, built only on the library's public entry points, as any application would be.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from 'gatehouse-auth';
 import { type Config, type GatehouseOptions, gatehouse, routeGroup, serverOptions } from 'gatehouse-auth/fastify';
 import type { Store } from 'gatehouse-auth/store';
+import { graphiql } from 'gatehouse-auth/graphql';
 import type { Logger } from 'pino';
 import { serviceHandlers, servicePolicies } from './policies/policies.ts';
 import { contentRoutes } from './routes/content.ts';
@@ -15,6 +16,7 @@ import { healthRoutes } from './routes/health.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { meRoutes } from './routes/me.ts';
 import { organizationRoutes } from './routes/orgs.ts';
+import { postsGraphQL } from './posts/posts-graphql.ts';
 
 export interface ServiceOptions {
   readonly config: Config;
@@ -36,7 +38,6 @@ export async function buildService({ config, store, logger, clock, gatehouse: ex
     ...(clock ? { clock } : {}),
     policies: servicePolicies(config.businessHours),
     handlers: serviceHandlers(clock ?? systemClock, config.timeZone),
-    features: { postsGraphQL: true },
     ...extra,
   });
   await app.register(healthRoutes);
@@ -45,5 +46,8 @@ export async function buildService({ config, store, logger, clock, gatehouse: ex
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes));
   await app.register(organizationRoutes);
   await app.register(integrationRoutes);
+  await app.register(postsGraphQL, { store, clock: app.gatehouse.clock, redisUrl: config.redisUrl, logger });
+  // GraphiQL in development only: production has no such route (404).
+  if (!config.production) await app.register(graphiql);
   return app;
 }

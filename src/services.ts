@@ -12,8 +12,6 @@ import { SessionManager } from './identity/sessions.ts';
 import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
-import { InMemoryPostEvents, type PostEvents } from './posts/post-events.ts';
-import { RedisPostEvents } from './posts/redis-post-events.ts';
 import { SignInManager } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -68,8 +66,6 @@ export interface Services {
   readonly passwordReset: PasswordReset;
   /** The authenticator, recovery codes, sign-in codes by mail or SMS, phone numbers. */
   readonly twoFactor: TwoFactorManager;
-  /** New posts, for `postCreated` subscribers. */
-  readonly postEvents: PostEvents;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -194,7 +190,5 @@ export async function createServices(config: Config, store: Store, dependencies:
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     twoFactor,
-    // Across instances through Redis when it is there; within this one otherwise.
-    postEvents: config.redisUrl ? new RedisPostEvents(config.redisUrl, logger) : new InMemoryPostEvents(),
   };
 }

@@ -1,73 +1,138 @@
-import DataLoader from 'dataloader';
-import type { Posts } from '../posts/posts.ts';
+import {
+  AuthorizationPolicy,
+  type AuthorizationRequirement,
+  type AuthorizationService,
+  type PolicyProvider,
+  resolveEndpointPolicy,
+} from '../security/authorization/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
-import type { Post, User, UserStore } from '../store/ports.ts';
+import type { AuthorizeRule, RuleChecker } from './authorize-directive.ts';
+import { forbidden, unauthenticated } from './errors.ts';
 
-/** What every resolver of one operation sees: the caller, and loaders that batch by tick. */
-export interface GraphQLContext {
+/** A policy by name, a policy, or requirements: what `authorize` checks. */
+export type PolicyReference<Policy extends string = string> =
+  | Policy
+  | AuthorizationPolicy
+  | AuthorizationRequirement
+  | readonly AuthorizationRequirement[];
+
+/**
+ * What every resolver of one operation sees, besides what the application's context builder
+ * adds: the caller, and the resource checks of the same authorization service as HTTP.
+ */
+export interface GraphQLContext<Policy extends string = string> {
+  /**
+   * The caller. Reading it makes the result this caller's own: it is then neither kept in the
+   * result cache nor shared between subscribers.
+   */
   readonly user: ClaimsPrincipal;
-  /** Whether anything read `user` (a policy, `me`, a mutation): then the result is this caller's own. */
+  /** Throws `UNAUTHENTICATED` (anonymous caller) or `FORBIDDEN` unless the caller meets the policy about `resource`. */
+  authorize(resource: unknown, policy: PolicyReference<Policy>): Promise<void>;
+  /** Whether the caller meets the policy about `resource`. */
+  isAuthorized(resource: unknown, policy: PolicyReference<Policy>): Promise<boolean>;
+}
+
+/** What the service reads back from a context after running an operation with it. */
+export interface OperationContext {
   readonly viewerRead: boolean;
-  /** Users by id: every `Post.author` of a response in one look-up. */
-  readonly users: DataLoader<number, User | null>;
-  /** Each author's newest posts, by `first`: every `User.posts` of a response in one query. */
-  postsByAuthor(first: number): DataLoader<number, Post[]>;
-  /** Forgets what the loaders read: a subscription's context outlives many events, each read afresh. */
-  clear(): void;
+}
+
+/** One Gatehouse instance's policies and authorization service, as contexts check them. */
+export class Authorizer<Policy extends string = string> {
+  /** Each rule's policy, built once: a directive's roles make a policy of their own. */
+  private readonly rulePolicies = new WeakMap<AuthorizeRule, AuthorizationPolicy>();
+
+  constructor(
+    readonly authorization: AuthorizationService,
+    private readonly policies: PolicyProvider<Policy>,
+  ) {}
+
+  /** The policy a rule stands for (ASP.NET's `[Authorize(Policy, Roles)]`); throws for an unknown policy name. */
+  policyOfRule(rule: AuthorizeRule): AuthorizationPolicy {
+    let policy = this.rulePolicies.get(rule);
+    if (policy === undefined) {
+      if (rule.policy !== undefined && !this.policies.has(rule.policy)) throw new Error(`@authorize names an unknown policy "${rule.policy}".`);
+      const data = { ...(rule.policy !== undefined ? { policy: rule.policy as Policy } : {}), ...(rule.roles ? { roles: rule.roles } : {}) };
+      policy = resolveEndpointPolicy(this.policies, { authorize: [data] }) ?? this.policies.defaultPolicy;
+      this.rulePolicies.set(rule, policy);
+    }
+    return policy;
+  }
+
+  policyOf(reference: PolicyReference<Policy>): AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[] {
+    return typeof reference === 'string' ? this.policies.get(reference as Policy) : reference;
+  }
 }
 
 /**
- * A context per operation; its loaders are made when a resolver first needs them. `user` is the
- * caller, or how to read the caller's current principal: a socket's caller may change under a
- * long-lived subscription (a cookie socket takes its user's new claims), and each of its events
- * is resolved for the caller as they are then.
+ * A context per operation (per event, for a subscription). `caller` is the caller, or how to
+ * read the caller's current principal: a socket's caller may change under a long-lived
+ * subscription (a cookie socket takes its user's new claims), and each event is resolved for the
+ * caller as they are then. The state is in private fields, so that what the application's
+ * builder adds cannot collide with it.
  */
-export function createContext(user: ClaimsPrincipal | (() => ClaimsPrincipal), users: UserStore, posts: Posts): GraphQLContext {
-  return new OperationContext(user, users, posts);
-}
+export class CallerContext<Policy extends string = string> implements GraphQLContext<Policy>, OperationContext, RuleChecker {
+  #read = false;
+  readonly #caller: ClaimsPrincipal | (() => ClaimsPrincipal);
+  readonly #authorizer: Authorizer<Policy>;
 
-class OperationContext implements GraphQLContext {
-  private read = false;
-  private usersById: DataLoader<number, User | null> | null = null;
-  private readonly byFirst = new Map<number, DataLoader<number, Post[]>>();
-
-  constructor(
-    private readonly caller: ClaimsPrincipal | (() => ClaimsPrincipal),
-    private readonly userStore: UserStore,
-    private readonly posts: Posts,
-  ) {}
+  constructor(caller: ClaimsPrincipal | (() => ClaimsPrincipal), authorizer: Authorizer<Policy>) {
+    this.#caller = caller;
+    this.#authorizer = authorizer;
+  }
 
   get user(): ClaimsPrincipal {
-    this.read = true;
-    return typeof this.caller === 'function' ? this.caller() : this.caller;
+    this.#read = true;
+    return typeof this.#caller === 'function' ? this.#caller() : this.#caller;
   }
 
   get viewerRead(): boolean {
-    return this.read;
+    return this.#read;
   }
 
-  get users(): DataLoader<number, User | null> {
-    this.usersById ??= new DataLoader(async (ids) => {
-      const found = new Map((await this.userStore.findByIds(ids)).map((user) => [user.id, user]));
-      return ids.map((id) => found.get(id) ?? null);
-    });
-    return this.usersById;
+  async authorize(resource: unknown, policy: PolicyReference<Policy>): Promise<void> {
+    await this.#check(resource, this.#authorizer.policyOf(policy));
   }
 
-  postsByAuthor(first: number): DataLoader<number, Post[]> {
-    let loader = this.byFirst.get(first);
-    if (loader === undefined) {
-      loader = new DataLoader(async (authorIds) => {
-        const byAuthor = await this.posts.byAuthors(authorIds, first);
-        return authorIds.map((id) => byAuthor.get(id) ?? []);
-      });
-      this.byFirst.set(first, loader);
-    }
-    return loader;
+  async isAuthorized(resource: unknown, policy: PolicyReference<Policy>): Promise<boolean> {
+    return (await this.#authorizer.authorization.authorize(this.user, resource, this.#authorizer.policyOf(policy))).succeeded;
   }
 
-  clear(): void {
-    this.usersById?.clearAll();
-    this.byFirst.clear();
+  checkRule(resource: unknown, rule: AuthorizeRule): Promise<void> {
+    return this.#check(resource, this.#authorizer.policyOfRule(rule));
+  }
+
+  async #check(resource: unknown, policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[]): Promise<void> {
+    // Read once: a socket's principal may change while the check waits.
+    const user = this.user;
+    const result = await this.#authorizer.authorization.authorize(user, resource, policy);
+    if (!result.succeeded) throw user.isAuthenticated ? forbidden() : unauthenticated();
+  }
+}
+
+/** Adds to the operation's context what the application's builder makes for it. */
+export type ContextBuilder<Policy extends string, Extra extends object> = (context: GraphQLContext<Policy>) => Extra;
+
+/**
+ * Makes an operation's context: Gatehouse's, with the own properties of what `build` returns
+ * added as they are (a getter stays a getter: a loader can be made when first read). The builder
+ * may not replace `user`, `authorize` or `isAuthorized`.
+ */
+export function contextFactory<Policy extends string, Extra extends object>(
+  authorizer: Authorizer<Policy>,
+  build?: ContextBuilder<Policy, Extra>,
+): (caller: ClaimsPrincipal | (() => ClaimsPrincipal)) => CallerContext<Policy> & Extra {
+  return (caller) => {
+    const context = new CallerContext(caller, authorizer);
+    if (build !== undefined) addOwnProperties(context, build(context));
+    return context as CallerContext<Policy> & Extra;
+  };
+}
+
+function addOwnProperties(context: object, extra: unknown): void {
+  if (typeof extra !== 'object' || extra === null) throw new TypeError('The GraphQL context builder must return an object.');
+  for (const key of Reflect.ownKeys(extra)) {
+    if (key in context) throw new Error(`The GraphQL context builder may not replace "${String(key)}".`);
+    Object.defineProperty(context, key, Object.getOwnPropertyDescriptor(extra, key)!);
   }
 }

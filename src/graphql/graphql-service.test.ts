@@ -4,8 +4,8 @@ import { createLogger } from '../platform/logger.ts';
 import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
 import { createStore } from '../store/create-store.ts';
 import type { Store } from '../store/ports.ts';
-import type { Posts } from '../posts/posts.ts';
-import { createContext, type GraphQLContext } from './context.ts';
+import { AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
+import { Authorizer, contextFactory, type GraphQLContext } from './context.ts';
 import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
 
 /**
@@ -31,8 +31,8 @@ describe('GraphQLService result cache', () => {
     return built;
   };
   const principal = (subject: string) => new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', subject)], 'Bearer')]);
-  // The real context; these resolvers need no loader of posts.
-  const context = (user: ClaimsPrincipal) => createContext(user, store.users, null as unknown as Posts);
+  // The real context; these resolvers need nothing of the application's.
+  const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: {} })));
   const run = async (query: string, user = ClaimsPrincipal.anonymous()) => {
     const request: GraphQLRequest = { query };
     const prepared = service.prepare(request, ['query', 'mutation']);
@@ -90,7 +90,7 @@ describe('GraphQLService caches bounded in bytes', () => {
   const run = async (request: GraphQLRequest) => {
     const prepared = service.prepare(request, ['query']);
     if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
-    const context = createContext(ClaimsPrincipal.anonymous(), store.users, null as unknown as Posts);
+    const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: {} })))(ClaimsPrincipal.anonymous());
     return JSON.parse((await service.execute(prepared, request, () => context)).body) as { data: Record<string, unknown> };
   };
 

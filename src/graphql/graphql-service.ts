@@ -10,13 +10,12 @@ import {
   parse,
   createSourceEventStream,
   specifiedRules,
-  subscribe,
   TokenKind,
   validate,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Logger } from 'pino';
-import type { GraphQLContext } from './context.ts';
+import type { OperationContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
 import { deliverEvents, mapEvents } from './event-stream.ts';
@@ -29,13 +28,27 @@ import { isViewerIndependent } from './viewer.ts';
 /** What executing one operation of a prepared document needs. */
 export interface OperationArgs {
   readonly document: DocumentNode;
-  readonly contextValue: GraphQLContext;
+  readonly contextValue: OperationContext;
   readonly variableValues?: Record<string, unknown> | null;
   readonly operationName?: string | null;
 }
 
 /** Takes a subscription's results, each as the JSON text of a formatted result. */
 export type ResultSink = (payload: string) => void;
+
+/** How a subscription's events are executed: each with a context of its own, and where results go. */
+export interface EventDelivery {
+  /** A fresh context per event: its loaders read afresh, and its caller as they are then. */
+  readonly contextFor: () => OperationContext;
+  /** When given, results shared by every subscriber (see `subscribeArgs`) are written here as JSON text. */
+  readonly sink?: ResultSink;
+}
+
+/** One event's result as JSON text, and whether computing it read the caller (then it is no one else's). */
+interface SerializedResult {
+  readonly body: string;
+  readonly personal: boolean;
+}
 
 /** A GraphQL request as HTTP (or a socket) carries it. */
 export interface GraphQLRequest {
@@ -117,6 +130,10 @@ export class GraphQLService {
     this.results = new ResultCache(options.dataVersion ?? null);
   }
 
+  get schema(): GraphQLSchema {
+    return this.options.schema;
+  }
+
   /** Bytes held by the kept documents and answers, keys included. */
   cacheBytes(): { documents: number; results: number } {
     return { documents: this.documents.bytes, results: this.results.bytes };
@@ -147,7 +164,7 @@ export class GraphQLService {
    * it has errors or a resolver read the caller after all. The context is made only when the
    * document runs.
    */
-  async execute(prepared: PreparedRequest, request: GraphQLRequest, contextFor: () => GraphQLContext): Promise<ExecutedRequest> {
+  async execute(prepared: PreparedRequest, request: GraphQLRequest, contextFor: () => OperationContext): Promise<ExecutedRequest> {
     const { document } = prepared;
     const version = prepared.operation === 'query' && this.viewerIndependent(document) ? this.results.currentVersion() : null;
     const key = version === null ? null : resultKey(request, document);
@@ -172,39 +189,59 @@ export class GraphQLService {
   }
 
   /**
-   * A subscription's stream of results. The subscription field's own `subscribe` runs with this
+   * A subscription's stream of results. The subscription field's own `subscribe` runs with the
    * subscriber's context (its check of the caller included), so each subscriber has a source of
-   * its own; each event is then executed by the compiled query.
+   * its own; each event is then executed (by the compiled query when there is one) with a fresh
+   * context from `delivery.contextFor`.
    *
    * When the result cannot depend on who asks (viewer.ts) and the caller gives a `sink`, an event
    * is executed and serialized once for every subscriber of the same document and variables, and
    * each subscriber's sink gets that JSON text: with a thousand subscribers, one execution and
-   * one serialization instead of a thousand. The returned iterator then yields nothing; it ends
-   * when the source ends, and returning it unsubscribes.
+   * one serialization instead of a thousand. Should that one execution read the caller after all
+   * (a resolver of the application's reads `context.user`), its result is no one else's: every
+   * subscriber executes the event for itself, and the document is no longer shared. The returned
+   * iterator then yields nothing; it ends when the source ends, and returning it unsubscribes.
    */
-  async subscribeArgs(args: OperationArgs, sink?: ResultSink): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
-    const compiled = this.compiledFor(args.document, args.operationName);
-    if (compiled === null) {
-      return (await subscribe({ schema: this.options.schema, ...args })) as AsyncIterableIterator<ExecutionResult> | ExecutionResult;
-    }
+  async subscribeArgs(args: OperationArgs, delivery: EventDelivery): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const { schema } = this.options;
     const source = await createSourceEventStream(schema, args.document, undefined, args.contextValue, args.variableValues ?? undefined, args.operationName ?? undefined);
     if (!isAsyncIterable(source)) return source as ExecutionResult;
-    const variables = args.variableValues ?? {};
-    const run = (event: unknown) => {
-      args.contextValue.clear();
-      return compiled.query(event, args.contextValue, variables) as Promise<ExecutionResult> | ExecutionResult;
+    const run = this.eventRunner(args, delivery.contextFor);
+    const { sink } = delivery;
+    if (sink === undefined || !this.viewerIndependent(args.document)) return mapEvents(source, (event) => run(event).result);
+    const key = `${args.operationName ?? ''}\0${JSON.stringify(args.variableValues ?? {})}`;
+    const own = (event: unknown) => {
+      const serialized = this.serialized(run(event));
+      return serialized instanceof Promise ? serialized.then((result) => sink(result.body)) : sink(serialized.body);
     };
-    if (sink === undefined || !this.viewerIndependent(args.document)) return mapEvents(source, run);
-    const key = `${args.operationName ?? ''}\0${JSON.stringify(variables)}`;
     return deliverEvents(source, (event) => {
-      const payload = this.sharedPayload(event, args.document, key, run);
-      return typeof payload === 'string' ? sink(payload) : payload.then(sink);
+      if (this.independent.get(args.document) === false) return own(event);
+      const shared = this.sharedPayload(event, args.document, key, run);
+      const send = (result: SerializedResult) => {
+        if (!result.personal) return sink(result.body);
+        this.independent.set(args.document, false);
+        return own(event);
+      };
+      return shared instanceof Promise ? shared.then(send) : send(shared);
     });
   }
 
+  /** Executes one event with a context of its own: graphql-jit's compiled query, or graphql-js. */
+  private eventRunner(args: OperationArgs, contextFor: () => OperationContext): (event: unknown) => EventRun {
+    const compiled = this.compiledFor(args.document, args.operationName);
+    const variables = args.variableValues ?? {};
+    return (event) => {
+      const context = contextFor();
+      const result =
+        compiled === null
+          ? (execute({ schema: this.options.schema, document: args.document, rootValue: event, contextValue: context, variableValues: variables, operationName: args.operationName ?? null }) as Promise<ExecutionResult> | ExecutionResult)
+          : (compiled.query(event, context, variables) as Promise<ExecutionResult> | ExecutionResult);
+      return { result, context };
+    };
+  }
+
   private readonly independent = new WeakMap<DocumentNode, boolean>();
-  private readonly eventPayloads = new WeakMap<object, Map<DocumentNode, Map<string, Promise<string> | string>>>();
+  private readonly eventPayloads = new WeakMap<object, Map<DocumentNode, Map<string, Promise<SerializedResult> | SerializedResult>>>();
 
   private viewerIndependent(document: DocumentNode): boolean {
     let independent = this.independent.get(document);
@@ -213,12 +250,7 @@ export class GraphQLService {
   }
 
   /** One execution and serialization per event, document and variables, shared by every subscriber that asks for it. */
-  private sharedPayload(
-    event: unknown,
-    document: DocumentNode,
-    key: string,
-    run: (event: unknown) => Promise<ExecutionResult> | ExecutionResult,
-  ): Promise<string> | string {
+  private sharedPayload(event: unknown, document: DocumentNode, key: string, run: (event: unknown) => EventRun): Promise<SerializedResult> | SerializedResult {
     if (typeof event !== 'object' || event === null) return this.serialized(run(event));
     let byDocument = this.eventPayloads.get(event);
     if (byDocument === undefined) this.eventPayloads.set(event, (byDocument = new Map()));
@@ -229,8 +261,9 @@ export class GraphQLService {
     return payload;
   }
 
-  private serialized(result: Promise<ExecutionResult> | ExecutionResult): Promise<string> | string {
-    return result instanceof Promise ? result.then((settled) => JSON.stringify(this.format(settled))) : JSON.stringify(this.format(result));
+  private serialized({ result, context }: EventRun): Promise<SerializedResult> | SerializedResult {
+    const done = (settled: ExecutionResult): SerializedResult => ({ body: JSON.stringify(this.format(settled)), personal: context.viewerRead });
+    return result instanceof Promise ? result.then(done) : done(result);
   }
 
   private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
@@ -345,6 +378,12 @@ function refused(status: 400 | 405, code: GraphQLErrorCode, message: string): Re
 function tooComplex(limit: 'depth' | 'aliases' | 'cost' | 'merges'): RefusedRequest {
   if (limit === 'merges') return refused(400, 'QUERY_TOO_COMPLEX', 'The document selects the same fields in the same place too many times.');
   return refused(400, 'QUERY_TOO_COMPLEX', `The document exceeds the ${limit} limit.`);
+}
+
+/** An event's execution under way, and the context it runs with. */
+interface EventRun {
+  readonly result: Promise<ExecutionResult> | ExecutionResult;
+  readonly context: OperationContext;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> & AsyncIterator<unknown> {

@@ -1,24 +1,12 @@
-import {
-  type DocumentNode,
-  type GraphQLSchema,
-  getNamedType,
-  isObjectType,
-  type ConstDirectiveNode,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-} from 'graphql';
-
-/** Fields whose value depends on who asks, besides those under `@authorize`. */
-const VIEWER_FIELDS = new Set(['Query.me']);
-
-const hasAuthorize = (directives: readonly ConstDirectiveNode[] | undefined) => directives?.some((d) => d.name.value === 'authorize') ?? false;
+import { type DocumentNode, type GraphQLSchema, getNamedType, isObjectType, TypeInfo, visit, visitWithTypeInfo, BREAK } from 'graphql';
+import { authorizeRuleOf, isGuarded } from './authorize-directive.ts';
 
 /**
- * Whether a document's result is the same for every caller allowed to run it: it selects no field
- * under a policy (`@authorize` on the field or its type) and none that reads the caller. The
- * result of such a subscription for one event can then be computed once and sent to every
- * subscriber (each one's `subscribe` is still authorized on its own).
+ * Whether a document's result is the same for every caller allowed to run it, as far as the
+ * schema tells: it selects no field under a rule (`@authorize` on the field, its type, or the type
+ * it returns). The result of such a subscription for one event can then be computed once and sent
+ * to every subscriber (each one's `subscribe` is still authorized on its own). A resolver that
+ * reads the caller without a rule is found when it runs (`GraphQLContext.user` records the read).
  */
 export function isViewerIndependent(schema: GraphQLSchema, document: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
@@ -31,12 +19,9 @@ export function isViewerIndependent(schema: GraphQLSchema, document: DocumentNod
         const field = typeInfo.getFieldDef();
         if (!parent || !field) return;
         const type = getNamedType(field.type);
-        if (
-          VIEWER_FIELDS.has(`${parent.name}.${field.name}`) ||
-          hasAuthorize(field.astNode?.directives) ||
-          (isObjectType(type) && hasAuthorize(type.astNode?.directives))
-        ) {
+        if (isGuarded(parent, field) || (isObjectType(type) && authorizeRuleOf(type) !== null)) {
           independent = false;
+          return BREAK;
         }
       },
     }),

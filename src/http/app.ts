@@ -59,8 +59,6 @@ import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
-import { graphiqlRoutes } from './routes/graphiql.ts';
-import { graphqlRoutes } from './routes/graphql.ts';
 import type { RouteContext } from './routes/route-context.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
@@ -78,8 +76,6 @@ export interface GatehouseFeatures {
   readonly admin?: boolean;
   /** Two-factor sign-in and its account routes. @default true */
   readonly twoFactor?: boolean;
-  /** The GraphQL endpoint of the posts example. @default false */
-  readonly postsGraphQL?: boolean;
 }
 
 /** The options of `register(gatehouse, …)`. */
@@ -137,6 +133,8 @@ export interface Gatehouse {
   readonly clock: Clock;
   /** Every membership service, for Gatehouse's own GraphQL and socket plugins and for tests. */
   readonly services: Services;
+  /** The schemes that are on: GraphQL's sockets authenticate with the same as requests. */
+  readonly schemes: SchemeOptions;
 }
 
 declare module 'fastify' {
@@ -151,7 +149,7 @@ const KEY_RING_REFRESH_MS = 2_000;
 
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
-  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, postsGraphQL: false, ...options.features };
+  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
   const store = options.store ?? (await createStore(config.databaseUrl));
   if (options.migrate !== false) await store.migrate();
   const services = await createServices(config, store, {
@@ -172,7 +170,7 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   const paths = new MembershipPaths(options.prefix ?? '');
   const context: RouteContext = { services, authorization, policies, schemeOptions, paths };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
-  app.decorate('gatehouse', { config, store, users: services.users, authorization, policies, clock: services.clock, services });
+  app.decorate('gatehouse', { config, store, users: services.users, authorization, policies, clock: services.clock, services, schemes: schemeOptions });
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   await app.register(pagesPlugin, {
@@ -233,11 +231,6 @@ async function membershipRoutes(
     },
     { prefix: context.paths.prefix },
   );
-  if (features.postsGraphQL) {
-    await app.register(graphqlRoutes, context);
-    // GraphiQL in development only: production has no such route (404).
-    if (!context.services.config.production) await app.register(graphiqlRoutes);
-  }
 }
 
 function policyProvider(options: GatehouseOptions): PolicyProvider<string> {
@@ -277,8 +270,6 @@ async function startBackgroundWork(app: FastifyInstance, services: Services): Pr
   app.addHook('onClose', () => services.revocationFeed.stop());
   app.addHook('onClose', () => closeMailer(services.mailer));
   app.addHook('onClose', () => services.rateLimiter.close());
-  await services.postEvents.start();
-  app.addHook('onClose', () => services.postEvents.close());
   keepHouse(app, services);
 }
 

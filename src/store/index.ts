@@ -3,5 +3,5 @@
  * an application that runs them itself or shares the database with its own tables.
  */
 export { createStore, type CreateStoreOptions } from './create-store.ts';
-export type { Document, Organization, Post, Store, StoreEngine, User } from './ports.ts';
+export type { DataVersion, Document, Organization, Post, PostStore, Store, StoreEngine, User, UserStore } from './ports.ts';
 export { StoreConflictError, StoreUnavailableError } from './ports.ts';

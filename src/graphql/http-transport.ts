@@ -1,37 +1,39 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { createContext } from '../../graphql/context.ts';
-import { type GraphQLRequest, GraphQLService } from '../../graphql/graphql-service.ts';
-import { createSchema } from '../../graphql/schema.ts';
-import { Posts } from '../../posts/posts.ts';
-import { COOKIES_SCHEME } from '../../security/authentication/index.ts';
-import { authenticationSchemes } from '../authentication-schemes.ts';
-import { graphqlSocketHandler } from '../graphql-socket.ts';
-import { problem, sendProblem } from '../problem.ts';
-import type { RouteContext } from './route-context.ts';
+import { COOKIES_SCHEME } from '../security/authentication/index.ts';
+import type { ClaimsPrincipal } from '../security/claims/index.ts';
+import type { Services } from '../services.ts';
+import { authenticationSchemes, type SchemeOptions } from '../http/authentication-schemes.ts';
+import { problem, sendProblem } from '../http/problem.ts';
+import type { OperationContext } from './context.ts';
+import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
+import { graphqlSocketHandler } from './graphql-socket.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 /** The anonymous-but-reading-credentials endpoint of SPEC section 6 (see pipeline.ts). */
 const ENDPOINT_CONFIG = { authorization: { allowAnonymous: true }, readCredentials: true };
 
+export interface TransportOptions {
+  readonly path: string;
+  readonly graphql: GraphQLService;
+  /** A context for one operation (or one event) of this caller. */
+  readonly contextFor: (caller: ClaimsPrincipal | (() => ClaimsPrincipal)) => OperationContext;
+  readonly services: Services;
+  /** The schemes that are on: a socket authenticates with the same as a request. */
+  readonly schemeOptions: SchemeOptions;
+  /** Subscriptions a socket may hold at once. */
+  readonly maxSubscriptions: number;
+}
+
 /**
- * `/graphql` over HTTP (SPEC section 6): POST for every operation but subscriptions, GET for
- * queries. Invalid credentials were refused with 401 by the pipeline; anonymous callers get field
- * errors. 400 and 405 answer in the GraphQL error shape, in the media type the client accepts.
+ * GraphQL at `path` over HTTP (SPEC section 6): POST for every operation but subscriptions, GET
+ * for queries, and graphql-ws on the same path. Invalid credentials were refused with 401 by the
+ * pipeline; anonymous callers get field errors. 400 and 405 answer in the GraphQL error shape, in
+ * the media type the client accepts.
  */
-export async function graphqlRoutes(app: FastifyInstance, { services, authorization, policies, schemeOptions }: RouteContext): Promise<void> {
-  const { config, store, clock, logger } = services;
-  const posts = new Posts({ store: store.posts, events: services.postEvents, authorization, clock });
-  const schema = createSchema({ posts, events: services.postEvents, authorization, policies });
-  const graphql = new GraphQLService({
-    schema,
-    limits: { maxDepth: config.graphqlMaxDepth, maxAliases: config.graphqlMaxAliases, maxCost: config.graphqlMaxCost },
-    introspection: !config.production,
-    suggestions: !config.production,
-    logger,
-    dataVersion: store.dataVersion,
-  });
+export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions }: TransportOptions): Promise<void> {
+  const { config, clock, logger } = services;
 
   const run = async (request: FastifyRequest, reply: FastifyReply, body: GraphQLRequest, allowed: readonly ('query' | 'mutation')[]) => {
     const prepared = graphql.prepare(body, allowed);
@@ -39,7 +41,7 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const executed = await graphql.execute(prepared, body, () => createContext(request.user, store.users, posts));
+    const executed = await graphql.execute(prepared, body, () => contextFor(request.user));
     // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
     // 400 in the new media type; application/json keeps its 200 for older clients.
     const status = responseType(request) === GRAPHQL_RESPONSE && !executed.hasData ? 400 : 200;
@@ -49,41 +51,39 @@ export async function graphqlRoutes(app: FastifyInstance, { services, authorizat
   // Other methods are 405 (SPEC section 3), answered before any body is read.
   app.route({
     method: ['PUT', 'DELETE', 'PATCH'],
-    url: '/graphql',
+    url: path,
     config: { authorization: { allowAnonymous: true } },
     onRequest: async (request, reply) =>
       send(request, reply.header('allow', 'GET, POST'), 405, { errors: [{ message: 'Send queries with GET or POST, mutations with POST.', extensions: { code: 'METHOD_NOT_ALLOWED' } }] }),
     handler: async () => undefined,
   });
 
-  app.post('/graphql', { config: ENDPOINT_CONFIG }, async (request, reply) => {
+  app.post(path, { config: ENDPOINT_CONFIG }, async (request, reply) => {
     const body = requestOf(request.body);
     if (typeof body === 'string') return send(request, reply, 400, badRequest(body));
     return run(request, reply, body, ['query', 'mutation']);
   });
 
-  // The socket plugin's hooks (on every request of its scope) stay off POST /graphql: GET
-  // /graphql, the route that upgrades, has a scope of its own.
+  // The socket plugin's hooks (on every request of its scope) stay off POST: GET, the route that
+  // upgrades, has a scope of its own.
   await app.register(async (scope) => {
     await scope.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
     const socketHandler = graphqlSocketHandler({
-      schema,
       graphql,
+      contextFor,
       // The schemes of every request; a socket re-reads its cookie session without sliding it.
       schemes: authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions),
       revocations: services.revocations,
       keyRing: services.keyRing,
-      users: store.users,
-      posts,
       clock,
       logger,
-      maxSubscriptions: config.graphqlMaxSubscriptionsPerSocket,
+      maxSubscriptions,
     });
     const trustedOrigins = new Set([config.publicUrl.origin, ...config.corsOrigins]);
 
     scope.route<{ Querystring: Record<string, string | undefined> }>({
       method: 'GET',
-      url: '/graphql',
+      url: path,
       config: ENDPOINT_CONFIG,
       // A browser's socket carries the auth cookie to any site that opens it: only trusted origins may.
       preValidation: async (request, reply) => {

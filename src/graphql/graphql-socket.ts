@@ -1,18 +1,18 @@
 import type { WebSocket as Socket } from '@fastify/websocket';
 import type { FastifyRequest } from 'fastify';
 import { CloseCode, type Context, type FormattedExecutionResult, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
-import { type GraphQLError, GraphQLError as GraphQLErrorClass, type GraphQLSchema } from 'graphql';
+import { type GraphQLError, GraphQLError as GraphQLErrorClass } from 'graphql';
 import type { Logger } from 'pino';
-import { createContext } from '../graphql/context.ts';
-import { graphqlError } from '../graphql/errors.ts';
-import type { GraphQLService, ResultSink } from '../graphql/graphql-service.ts';
-import type { Posts } from '../posts/posts.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
 import { type AuthenticationRequest, type AuthenticationSchemeProvider, BEARER_SCHEME } from '../security/authentication/index.ts';
+import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { RevocationEvent, UserStore } from '../store/ports.ts';
+import type { RevocationEvent } from '../store/ports.ts';
 import type { KeyRing } from '../tokens/key-ring.ts';
-import { SocketCredential } from './socket-credential.ts';
+import { SocketCredential } from '../http/socket-credential.ts';
+import type { OperationContext } from './context.ts';
+import { graphqlError } from './errors.ts';
+import type { EventDelivery, GraphQLService, OperationArgs } from './graphql-service.ts';
 
 /** The close code of SPEC section 6 for a connection whose credentials no longer hold. */
 const FORBIDDEN = CloseCode.Forbidden; // 4403
@@ -22,15 +22,14 @@ const LONGEST_WAIT_MS = 60_000;
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
 
 export interface GraphQLSocketOptions {
-  readonly schema: GraphQLSchema;
   readonly graphql: GraphQLService;
+  /** A context for one operation (or one event) of the socket's caller, read at each use. */
+  readonly contextFor: (caller: () => ClaimsPrincipal) => OperationContext;
   /** The schemes HTTP uses, with cookie sessions read without sliding (a socket is no use of its session). */
   readonly schemes: AuthenticationSchemeProvider;
   readonly revocations: RevocationList;
   /** Re-read before tokens are checked again at a signing-key revocation (the event names the key, the ring drops it). */
   readonly keyRing: Pick<KeyRing, 'refresh'>;
-  readonly users: UserStore;
-  readonly posts: Posts;
   readonly clock: Clock;
   readonly logger: Logger;
   /** `GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET`. */
@@ -51,7 +50,7 @@ interface Connection {
 }
 
 /**
- * `graphql-transport-ws` at `/graphql` (SPEC section 6). The socket's caller is the upgrade
+ * `graphql-transport-ws` at the GraphQL path (SPEC section 6). The socket's caller is the upgrade
  * request's (bearer header, API key, or auth cookie with the Origin checked by the route; else
  * anonymous) unless `connection_init` brings `{"authorization":"Bearer <jwt>"}`; invalid
  * credentials there close the socket with 4403. Whichever it is, the socket follows that one
@@ -61,11 +60,11 @@ interface Connection {
  * `maxSubscriptions` subscriptions are active at once.
  */
 export function graphqlSocketHandler(options: GraphQLSocketOptions) {
-  /** Each subscription's `next` writer, by the execution arguments graphql-ws hands back to `subscribe`. */
-  const sinks = new WeakMap<object, ResultSink>();
+  /** How each subscription's events are executed and written, by the execution arguments graphql-ws hands back to `subscribe`. */
+  const deliveries = new WeakMap<object, EventDelivery>();
   const bearer = options.schemes.get(BEARER_SCHEME);
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
-    schema: options.schema,
+    schema: options.graphql.schema,
     onConnect: async (ctx) => {
       const credential = await connectionCredential(ctx.connectionParams?.authorization, ctx.extra.upgrade);
       // A socket closed meanwhile has nothing left to follow (its close handler has run).
@@ -88,19 +87,20 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       // A re-check under way (a revocation event just arrived) decides the principal this operation runs with.
       const { credential } = ctx.extra;
       await credential.settled();
+      // Read at each use: a subscription's later events are resolved for the caller as they are then.
+      const caller = () => credential.principal;
       const args = {
-        schema: options.schema,
+        schema: options.graphql.schema,
         document: prepared.document,
-        // Read at each use: a subscription's later events are resolved for the caller as they are then.
-        contextValue: createContext(() => credential.principal, options.users, options.posts),
+        contextValue: options.contextFor(caller),
         variableValues: payload.variables ?? null,
         operationName: payload.operationName ?? null,
       };
-      sinks.set(args, nextMessages(ctx.extra.socket, id));
+      deliveries.set(args, { contextFor: () => options.contextFor(caller), sink: nextMessages(ctx.extra.socket, id) });
       return args;
     },
-    execute: (args) => options.graphql.executeArgs(args as never),
-    subscribe: (args) => options.graphql.subscribeArgs(args as never, sinks.get(args)),
+    execute: (args) => options.graphql.executeArgs(args as OperationArgs),
+    subscribe: (args) => options.graphql.subscribeArgs(args as OperationArgs, deliveries.get(args) ?? { contextFor: () => args.contextValue as OperationContext }),
     // Results without errors go out as they are; errors get their codes and masking.
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? (options.graphql.format(result) as FormattedExecutionResult) : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
@@ -233,7 +233,7 @@ function admitted(ctx: Context<Record<string, unknown> | undefined, Connection>,
  * of each result, which every subscriber of a shared result gets alike: the message is put
  * together, not serialized again per subscriber. ws keeps the order of everything sent.
  */
-function nextMessages(socket: Socket, id: string): ResultSink {
+function nextMessages(socket: Socket, id: string): (payload: string) => void {
   const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
   return (payload) => socket.send(`${head}${payload}}`);
 }

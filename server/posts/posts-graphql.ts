@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from 'gatehouse-auth';
+import { createEvents, gatehouseGraphQL } from 'gatehouse-auth/graphql';
+import type { Store } from 'gatehouse-auth/store';
+import type { Logger } from 'pino';
+import { postLoaders } from './post-loaders.ts';
+import { Posts, type PostTopics } from './posts.ts';
+import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
+
+export interface PostsGraphQLOptions {
+  readonly store: Store;
+  readonly clock: Clock;
+  /** New posts reach the subscribers of every instance through Redis when given. */
+  readonly redisUrl?: string | null | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * The posts schema of SPEC section 6 on `/graphql`: an application of gatehouse-auth/graphql
+ * like any other, with its posts in Gatehouse's store (so answers every caller gets alike are
+ * kept while the store is unchanged) and its events in memory or through Redis.
+ */
+export async function postsGraphQL(app: FastifyInstance, { store, clock, redisUrl, logger }: PostsGraphQLOptions): Promise<void> {
+  const events = createEvents<PostTopics>({ redisUrl, logger });
+  const posts = new Posts({ store: store.posts, events, clock });
+  await app.register(gatehouseGraphQL, {
+    typeDefs: postsTypeDefs,
+    resolvers: postsResolvers(posts),
+    context: postLoaders(store.users, posts),
+    dataVersion: store.dataVersion,
+    events,
+  });
+}

@@ -1,0 +1,133 @@
+import type { FastifyInstance } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import type { Gatehouse } from '../http/app.ts';
+import type { PolicyProvider } from '../security/authorization/index.ts';
+import type { DataVersion } from '../store/ports.ts';
+import { applyAuthorization } from './authorize-directive.ts';
+import { Authorizer, type ContextBuilder, contextFactory, type GraphQLContext } from './context.ts';
+import type { Events } from './events.ts';
+import { buildExecutableSchema, type GraphQLResolvers } from './executable-schema.ts';
+import { GraphQLService } from './graphql-service.ts';
+import { graphqlTransport } from './http-transport.ts';
+import type { DocumentLimits } from './limits.ts';
+
+/**
+ * An application's GraphQL API on Gatehouse: its schema — type definitions and resolvers, or a
+ * graphql-js schema — with `@authorize` rules checked by the same policies as HTTP.
+ */
+export interface GatehouseGraphQLOptions<Context extends object = object, Policy extends string = string> {
+  /** Type definitions in SDL; put `authorizeDirective` among them to use `@authorize`. */
+  readonly typeDefs?: string | readonly string[];
+  /** The resolvers of `typeDefs`, with the context of each operation. */
+  readonly resolvers?: GraphQLResolvers<GraphQLContext<Policy> & Context>;
+  /** A graphql-js schema instead of `typeDefs`: rules as the `authorize` extension of fields and object types. */
+  readonly schema?: GraphQLSchema;
+  /** What the application adds to each operation's context (its loaders…); getters stay lazy. */
+  readonly context?: ContextBuilder<Policy, Context>;
+  /** Where HTTP and WebSocket requests are served. @default '/graphql' */
+  readonly path?: string;
+  /** Document limits. @default GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_COST of the settings */
+  readonly limits?: Partial<DocumentLimits>;
+  /** @default GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET of the settings */
+  readonly maxSubscriptionsPerSocket?: number;
+  /** Whether introspection is answered. @default outside production only */
+  readonly introspection?: boolean;
+  /** Whether error messages suggest schema names for misspelt ones. @default outside production only */
+  readonly suggestions?: boolean;
+  /**
+   * Tells whether the data the schema reads may have changed: answers that are the same for every
+   * caller are kept while it holds (the store's `dataVersion` when the data lives in Gatehouse's
+   * store). @default none: nothing is kept
+   */
+  readonly dataVersion?: DataVersion | null;
+  /** The event source of the `Subscription` fields, started with the plugin and closed with the app. */
+  readonly events?: Events<any>;
+}
+
+/**
+ * GraphQL for an application's own schema, registered after Gatehouse's plugin: POST and GET at
+ * `path` with the document limits, result cache and production rules of SPEC section 6, and
+ * graphql-ws subscriptions on the same path with the live-connection rules (authentication at
+ * `connection_init`, re-authentication at the credential's end and at revocations, claims changes).
+ */
+export async function gatehouseGraphQL<Context extends object = object, Policy extends string = string>(
+  app: FastifyInstance,
+  options: GatehouseGraphQLOptions<Context, Policy>,
+): Promise<void> {
+  checkOptions(options);
+  const { services, authorization, policies, schemes: schemeOptions } = gatehouseOf(app);
+  const { config } = services;
+  const path = options.path ?? '/graphql';
+  const schema = schemaOf(options);
+  // The application names its policies (Policy); the provider checks each name it is asked for.
+  const authorizer = new Authorizer(authorization, policies as PolicyProvider<Policy>);
+  // Every rule's policy is found now: a misspelt name fails the start, not a request.
+  for (const { rule, where } of applyAuthorization(schema)) {
+    try {
+      authorizer.policyOfRule(rule);
+    } catch (error) {
+      throw new Error(`gatehouseGraphQL: ${where}: ${(error as Error).message}`);
+    }
+  }
+  const graphql = new GraphQLService({
+    schema,
+    limits: {
+      maxDepth: options.limits?.maxDepth ?? config.graphqlMaxDepth,
+      maxAliases: options.limits?.maxAliases ?? config.graphqlMaxAliases,
+      maxCost: options.limits?.maxCost ?? config.graphqlMaxCost,
+      ...(options.limits?.maxMerges !== undefined ? { maxMerges: options.limits.maxMerges } : {}),
+    },
+    introspection: options.introspection ?? !config.production,
+    suggestions: options.suggestions ?? !config.production,
+    logger: services.logger,
+    dataVersion: options.dataVersion ?? null,
+  });
+  const { events } = options;
+  if (events !== undefined) {
+    await events.start();
+    app.addHook('onClose', () => events.close());
+  }
+  await graphqlTransport(app, {
+    path,
+    graphql,
+    contextFor: contextFactory(authorizer, options.context),
+    services,
+    schemeOptions,
+    maxSubscriptions: options.maxSubscriptionsPerSocket ?? config.graphqlMaxSubscriptionsPerSocket,
+  });
+}
+
+const OPTION_NAMES = new Set([
+  'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'introspection', 'suggestions', 'dataVersion', 'events',
+  // Fastify's own registration options.
+  'prefix', 'logLevel', 'logSerializers',
+]);
+
+/** One sentence for the first thing wrong: a misspelt option would otherwise be ignored. */
+function checkOptions<Context extends object, Policy extends string>(options: GatehouseGraphQLOptions<Context, Policy>): void {
+  const unknown = Object.keys(options).find((name) => !OPTION_NAMES.has(name));
+  if (unknown !== undefined) throw new Error(`gatehouseGraphQL: unknown option "${unknown}".`);
+  if (options.path !== undefined && !/^\/[^\s?#]*$/.test(options.path)) throw new Error(`gatehouseGraphQL: path must start with "/" (got "${options.path}").`);
+  const counts = { ...options.limits, maxSubscriptionsPerSocket: options.maxSubscriptionsPerSocket };
+  for (const [name, value] of Object.entries(counts)) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw new Error(`gatehouseGraphQL: ${name} must be a positive integer.`);
+  }
+  if (options.context !== undefined && typeof options.context !== 'function') throw new Error('gatehouseGraphQL: context must be a function that returns an object.');
+}
+
+/** What Gatehouse's plugin left on the instance; a clear error when it is not registered. */
+function gatehouseOf(app: FastifyInstance): Gatehouse {
+  if (!app.hasDecorator('gatehouse')) {
+    throw new Error('gatehouseGraphQL needs Gatehouse: register the gatehouse plugin first, on this instance or a parent of it.');
+  }
+  return app.gatehouse;
+}
+
+function schemaOf<Context extends object, Policy extends string>(options: GatehouseGraphQLOptions<Context, Policy>): GraphQLSchema {
+  if (options.schema !== undefined) {
+    if (options.typeDefs !== undefined || options.resolvers !== undefined) throw new Error('gatehouseGraphQL takes a schema, or typeDefs with resolvers, not both.');
+    return options.schema;
+  }
+  if (options.typeDefs === undefined) throw new Error('gatehouseGraphQL needs a schema: typeDefs (with resolvers) or a graphql-js schema.');
+  return buildExecutableSchema(options.typeDefs, options.resolvers);
+}
