@@ -6,8 +6,9 @@
  * Each checkout (default: this one) is started with the Node arguments of its own package.json
  * start script, on a fresh SQLite database, in turn, run after run (interleaved, so that a busy
  * moment of the machine falls on every checkout alike). Per run: the time from spawn to the
- * "listening" line, and the resident set size read from /proc after `--idle` seconds without a
- * request. One discarded run per checkout first warms the file cache (and tsx's, where used).
+ * "listening" line, the CPU time the process had used by then (user + system, all its threads:
+ * steadier than the wall clock on a machine that is busy with other work), and the resident set
+ * size read from /proc after `--idle` seconds without a request. One discarded run per checkout first warms the file cache (and tsx's, where used).
  * Prints each run and the medians; Linux only (/proc).
  */
 import { randomBytes } from 'node:crypto';
@@ -22,9 +23,12 @@ import { stopChild } from './lib/processes.ts';
 
 const LISTENING = /Gatehouse listening on http:\/\//;
 const START_TIMEOUT_MS = 30_000;
+/** USER_HZ, the unit of /proc's CPU times: 100 on every Linux build that matters here. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Sample {
   readonly startMs: number;
+  readonly cpuMs: number;
   readonly rssMiB: number;
 }
 
@@ -44,14 +48,14 @@ async function measure(root: string, idleSeconds: number): Promise<Sample> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    const startMs = await new Promise<number>((done, fail) => {
+    const [startMs, cpuMs] = await new Promise<[number, number]>((done, fail) => {
       let output = '';
       const timer = setTimeout(() => fail(new Error(`${root}: no listening line within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
         if (!LISTENING.test(output)) return;
         clearTimeout(timer);
-        done(performance.now() - began);
+        done([performance.now() - began, cpuTimeMs(child.pid!)]);
       };
       child.stdout.on('data', onData);
       child.stderr.on('data', onData);
@@ -61,7 +65,7 @@ async function measure(root: string, idleSeconds: number): Promise<Sample> {
       });
     });
     await sleep(idleSeconds * 1000);
-    return { startMs, rssMiB: residentMiB(child.pid!) };
+    return { startMs, cpuMs, rssMiB: residentMiB(child.pid!) };
   } finally {
     await stopChild(child);
     rmSync(folder, { recursive: true, force: true });
@@ -72,6 +76,13 @@ function residentMiB(pid: number): number {
   const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!line) throw new Error(`no VmRSS for process ${pid}`);
   return Number(line[1]) / 1024;
+}
+
+/** utime + stime from /proc/PID/stat (fields 14 and 15, after the parenthesised command name), in ms. */
+function cpuTimeMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 function median(values: readonly number[]): number {
@@ -97,14 +108,15 @@ async function main(): Promise<void> {
     for (const target of targets) {
       const sample = await measure(target.root, idleSeconds);
       target.samples.push(sample);
-      console.log(`run ${run} ${target.label}: start ${sample.startMs.toFixed(0)} ms, rss ${sample.rssMiB.toFixed(1)} MiB`);
+      console.log(`run ${run} ${target.label}: start ${sample.startMs.toFixed(0)} ms, cpu ${sample.cpuMs.toFixed(0)} ms, rss ${sample.rssMiB.toFixed(1)} MiB`);
     }
   }
   console.log(`\nmedians of ${runs} runs (rss after ${idleSeconds} s idle):`);
   for (const { label, root, samples } of targets) {
     const start = median(samples.map((sample) => sample.startMs));
+    const cpu = median(samples.map((sample) => sample.cpuMs));
     const rss = median(samples.map((sample) => sample.rssMiB));
-    console.log(`${label}: start ${start.toFixed(0)} ms, rss ${rss.toFixed(1)} MiB  (node ${serviceArguments(root).join(' ')})`);
+    console.log(`${label}: start ${start.toFixed(0)} ms, cpu ${cpu.toFixed(0)} ms, rss ${rss.toFixed(1)} MiB  (node ${serviceArguments(root).join(' ')})`);
   }
 }
 
