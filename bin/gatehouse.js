@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// The `gatehouse` command: loads the TypeScript sources through tsx, then runs the CLI.
-import { register } from 'tsx/esm/api';
+// The `gatehouse` command: the compiled CLI (dist/, built by `npm run build` or on install).
+import { runCli } from '../dist/src/cli/main.js';
 
-register();
-const { runCli } = await import('../src/cli/main.ts');
 process.exitCode = await runCli(process.argv.slice(2));

@@ -24,9 +24,11 @@ export function required(value: string | undefined, flag: string): string {
 }
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+/** Spelt out so that declarations can name it (node's own option-config type is not exported). */
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>;
 
 /** Strict flag parsing: an unknown flag or a stray argument is a usage error (exit 2). */
-export function parse<O extends Options>(args: string[], options: O) {
+export function parse<O extends Options>(args: string[], options: O): Parsed<O> {
   try {
     return parseArgs({ args: attachValues(args, options), options, strict: true, allowPositionals: false });
   } catch (error) {

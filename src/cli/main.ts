@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Services } from '../services.ts';
 import { parse } from './args.ts';
 import { CliError, ExitCode } from './cli-error.ts';
@@ -85,7 +85,8 @@ async function failure(error: unknown, out: CliOutput): Promise<number> {
   return ExitCode.refused;
 }
 
+/** The package's own manifest by its exported name, found alike from src/ and from dist/src/. */
 function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = createRequire(import.meta.url)('gatehouse-auth/package.json') as { version: string };
   return manifest.version;
 }

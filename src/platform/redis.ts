@@ -1,13 +1,11 @@
-import { createRequire } from 'node:module';
 import type { Redis, RedisOptions } from 'ioredis';
-
-const require = createRequire(import.meta.url);
+import { requirePeer } from './optional-peers.ts';
 
 /**
- * A Redis client. ioredis is loaded with the first client, not with the module that may make
- * one: a service without REDIS_URL never loads it (several megabytes of memory).
+ * A Redis client. ioredis (an optional peer) is loaded with the first client, not with the module
+ * that may make one: a service without REDIS_URL never loads it (several megabytes of memory).
  */
 export function createRedis(url: string, options: RedisOptions): Redis {
-  const { Redis: Client } = require('ioredis') as typeof import('ioredis');
+  const { Redis: Client } = requirePeer<typeof import('ioredis')>('ioredis', 'A Redis URL (REDIS_URL)');
   return new Client(url, options);
 }

@@ -1,9 +1,10 @@
 import type { LogEvent } from 'kysely';
 import { resolve } from 'node:path';
 import { systemClock, type Clock } from '../platform/clock.ts';
+import { importPeer } from '../platform/optional-peers.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
 import { SqliteDataVersion } from './kysely/sqlite-data-version.ts';
-import { sqliteDialect } from './kysely/sqlite-dialect.ts';
+import { loadSqliteDriver, sqliteDialect } from './kysely/sqlite-dialect.ts';
 import type { Store } from './ports.ts';
 
 export interface CreateStoreOptions {
@@ -33,6 +34,8 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" names no file; expected sqlite:<path>, e.g. sqlite:./data/gatehouse.db.');
+    // The driver is an optional peer: a missing one fails here, not at the first query.
+    await loadSqliteDriver();
     const dataVersion = new SqliteDataVersion();
     const dialect = sqliteDialect(path === ':memory:' ? path : resolve(path), {
       dataVersion,
@@ -42,7 +45,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     // Loaded only for PostgreSQL: the pg driver is megabytes of memory an SQLite service never uses.
-    const { postgresDialect } = await import('./kysely/postgres-dialect.ts');
+    const { postgresDialect } = await importPeer('pg', 'A postgres:// database URL', () => import('./kysely/postgres-dialect.ts'));
     return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), storeOptions);
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);

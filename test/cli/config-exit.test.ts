@@ -1,12 +1,13 @@
 /**
- * The service process as `npm start` runs it (`node --conditions=gatehouse-source --import tsx server/main.ts`), SPEC section 1:
+ * The service process as `npm start` runs it (package.json's start script: `node … dist/server/main.js`), SPEC section 1:
  * a bad configuration value stops it with exit code 2 and one line naming the variable (never a
  * stack trace, never a secret); a good one logs its URL once and serves `/health` over a real
  * socket until it is stopped. On each store engine.
  */
 import { afterAll, describe, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
-import { isAlive, runNode, spawnService, serviceListening, useProcessCleanup } from '../helpers/processes.ts';
+import { serviceArguments } from '../../bench/lib/gatehouse.ts';
+import { isAlive, projectRoot, runNode, spawnService, serviceListening, useProcessCleanup } from '../helpers/processes.ts';
 
 const engines = await testEngines();
 
@@ -45,7 +46,7 @@ describe.concurrent.each(engines)('the service process on $engine', (engine) => 
 
   it.for(BAD_CASES)('exits 2 with one line naming the variable, no stack trace and no secret, for %s', async ([, bad], { expect }) => {
     const databaseUrl = await engine.createDatabaseUrl();
-    const result = await runNode(['--conditions=gatehouse-source', '--import', 'tsx', 'server/main.ts'], { PORT: '0', DATABASE_URL: databaseUrl, ...bad.env });
+    const result = await runNode(serviceArguments(projectRoot), { PORT: '0', DATABASE_URL: databaseUrl, ...bad.env });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^[^\\n]*\\b${bad.variable}\\b[^\\n]*\\n$`));
     expect(result.stderr).not.toMatch(STACK_FRAME);

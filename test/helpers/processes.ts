@@ -9,7 +9,8 @@
  *   await fetch(`${service.url}/health`);
  *   await service.stop();                                  // SIGTERM, then SIGKILL; resolves once it is gone
  *
- * Each spawn costs about a second (tsx compiles the sources on the way in): spawn what a test needs.
+ * Both run the compiled build in dist/ (`npm test` builds it first). Each spawn costs a few hundred
+ * milliseconds: spawn what a test needs.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';

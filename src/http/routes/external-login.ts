@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../../config/config.ts';
 import { ExternalSignIn, type ExternalIdentity } from '../../identity/external-sign-in.ts';
+import { assertPeerInstalled } from '../../platform/optional-peers.ts';
 import { CookieProtector } from '../../security/authentication/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { readCookie } from '../antiforgery.ts';
@@ -47,6 +48,8 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
   // The profile page's "Link <provider>" buttons post a form (with its antiforgery token) here.
   await app.register(formBodiesPlugin);
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
+  // openid-client (an optional peer) loads with the first discovery; a missing one fails the start.
+  if (providers.size > 0) assertPeerInstalled('openid-client', 'External sign-in (an OpenID Connect provider is configured)');
   const discovered = new Map<string, Promise<OpenId.Configuration>>();
   const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
   const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';

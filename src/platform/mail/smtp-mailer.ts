@@ -1,4 +1,5 @@
 import type { Transporter } from 'nodemailer';
+import { assertPeerInstalled } from '../optional-peers.ts';
 import { fromAddress } from './from-address.ts';
 import { MailDeliveryError } from './mail-delivery-error.ts';
 import type { Mailer, MailMessage } from './mailer.ts';
@@ -28,6 +29,8 @@ export class SmtpMailer implements Mailer {
   private readonly secrets: string[];
 
   constructor(options: SmtpMailerOptions) {
+    // nodemailer (an optional peer) loads with the first mail; a missing one fails the start.
+    assertPeerInstalled('nodemailer', 'Mail over SMTP (SMTP_URL)');
     const { smtpUrl } = options;
     const secure = smtpUrl.protocol === 'smtps:';
     const user = decodeURIComponent(smtpUrl.username);

@@ -1,8 +1,9 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { mkdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
+import { importPeer } from '../../platform/optional-peers.ts';
 import { StoreUnavailableError } from '../ports.ts';
 import type { SqliteDataVersion } from './sqlite-data-version.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
@@ -31,10 +32,18 @@ export interface SqliteDialectOptions {
   readonly backgroundCheckpoints?: { readonly onError: (message: string) => void };
 }
 
+let driver: Promise<typeof BetterSqlite3> | undefined;
+
+/** better-sqlite3, an optional peer: loaded with the first SQLite store, never by a PostgreSQL one. */
+export function loadSqliteDriver(): Promise<typeof BetterSqlite3> {
+  return (driver ??= importPeer('better-sqlite3', 'A sqlite: database URL', async () => (await import('better-sqlite3')).default));
+}
+
 export function sqliteDialect(filename: string, options: SqliteDialectOptions = {}): SqliteDialect {
   const { dataVersion, backgroundCheckpoints } = options;
   return new SqliteDialect({
     database: async () => {
+      const BetterSqlite3 = await loadSqliteDriver();
       try {
         if (filename !== ':memory:') await mkdir(dirname(filename), { recursive: true });
         // `timeout` is SQLite's busy_timeout, set before the first statement (the WAL switch

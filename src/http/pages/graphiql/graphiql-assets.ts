@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertPeerInstalled } from '../../../platform/optional-peers.ts';
 
 /** One file GraphiQL's page loads, served by this service under `/graphiql/assets/`. */
 export interface GraphiqlAsset {
@@ -33,6 +34,7 @@ const here = dirname(fileURLToPath(import.meta.url));
  * so files are found beside the package's `package.json`, which every package exports.
  */
 function packageAsset(name: string, file: string, contentType: string): GraphiqlAsset {
+  assertPeerInstalled(name, 'The GraphiQL page (served outside production)');
   const manifestPath = require.resolve(`${name}/package.json`);
   const { version } = require(manifestPath) as { version: string };
   return asset(`${name}@${version}/${file.split('/').pop()}`, join(dirname(manifestPath), file), contentType);
