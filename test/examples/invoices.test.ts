@@ -158,8 +158,10 @@ describe.each(engines)('the invoices example on $engine', (engine) => {
     expect((await app.inject({ url: '/integrations/invoices', headers: { 'x-api-key': `${key}x` } })).statusCode).toBe(401);
     // The route asks the ApiKey scheme only: a person's token is no credential there.
     expect((await app.inject({ url: '/integrations/invoices', headers: bearer(owner.token) })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/integrations/invoices' })).statusCode).toBe(401);
     // An API key stands for no person: the Customers policy refuses it.
     expect((await read(invoice.id, { 'x-api-key': key })).statusCode).toBe(403);
+    expect((await update(invoice.id, { 'x-api-key': key })).statusCode).toBe(403);
   });
 
   it('keeps the invoices beside Gatehouse’s tables across a restart that runs both migrations again', async () => {
