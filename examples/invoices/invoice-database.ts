@@ -109,7 +109,8 @@ export class InvoiceRepository {
     return (await query.execute()).map(toInvoice);
   }
 
-  async update(id: number, changes: InvoiceChanges): Promise<Invoice> {
+  /** The changed invoice; undefined when it is paid (checked in the same statement as the change). */
+  async updateUnpaid(id: number, changes: InvoiceChanges): Promise<Invoice | undefined> {
     const row = await this.db
       .updateTable('invoices')
       .set({
@@ -118,9 +119,10 @@ export class InvoiceRepository {
         ...(changes.status !== undefined ? { status: changes.status } : {}),
       })
       .where('id', '=', id)
+      .where('status', '!=', 'paid')
       .returningAll()
-      .executeTakeFirstOrThrow();
-    return toInvoice(row);
+      .executeTakeFirst();
+    return row && toInvoice(row);
   }
 }
 

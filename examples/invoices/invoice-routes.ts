@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from 'gatehouse-auth';
 import type { InvoiceStatus } from './invoice.ts';
+import { answerInvoiceConflicts, InvoiceConflict } from './invoice-conflict.ts';
 import type { InvoiceChanges, InvoiceRepository } from './invoice-database.ts';
 
 export interface InvoiceRouteOptions {
@@ -40,6 +41,7 @@ const InvoiceChangesBody = {
 export async function invoiceRoutes(app: FastifyInstance, { invoices }: InvoiceRouteOptions): Promise<void> {
   /** The caller's Gatehouse user id: the `Customers` policy guarantees a user (`sub`). */
   const callerId = (subject: string | null) => Number(subject);
+  app.setErrorHandler(answerInvoiceConflicts);
 
   // Open to anyone: the endpoint's own metadata beats its group's policy.
   app.get('/invoices/health', { config: { authorization: { allowAnonymous: true } } }, async () => ({ status: 'ok' }));
@@ -64,8 +66,11 @@ export async function invoiceRoutes(app: FastifyInstance, { invoices }: InvoiceR
     async (request) => {
       const invoice = await invoices.find(Number(request.params.id));
       if (invoice === undefined) throw GatehouseError.notFound('There is no such invoice.');
+      // Authorized first: only the owner learns that the invoice is paid.
       await request.authorize(invoice, 'UpdateInvoice');
-      return invoices.update(invoice.id, request.body);
+      const updated = await invoices.updateUnpaid(invoice.id, request.body);
+      if (updated === undefined) throw new InvoiceConflict('A paid invoice cannot change.');
+      return updated;
     },
   );
 }
