@@ -49,7 +49,7 @@ export async function invoiceRoutes(app: FastifyInstance, { invoices }: InvoiceR
   app.get('/invoices', async (request) => ({ invoices: await invoices.listOwnedBy(callerId(request.user.subject)) }));
 
   app.post<{ Body: { customer: string; amountCents: number } }>('/invoices', { schema: { body: NewInvoiceBody } }, async (request, reply) => {
-    const invoice = await invoices.create({ ownerId: callerId(request.user.subject), ...request.body }, new Date());
+    const invoice = await invoices.create({ ownerId: callerId(request.user.subject), ...request.body }, new Date(app.gatehouse.clock.now()));
     return reply.code(201).header('location', `/invoices/${invoice.id}`).send(invoice);
   });
 

@@ -6,6 +6,7 @@ import {
   type AuthorizationHandler,
   type AuthorizationPolicy,
   AuthorizationPolicyBuilder,
+  ClaimTypes,
   UserSubjectRequirement,
 } from 'gatehouse-auth';
 import type { PolicyName } from 'gatehouse-auth/fastify';
@@ -35,7 +36,7 @@ export function invoicePolicies(): Record<PolicyName, AuthorizationPolicy> {
     UpdateInvoice: policy().addRequirement(new InvoiceOwnerOrAccountant('update')).build(),
     // An API-key caller's principal carries its client name as the `client` claim; the route
     // names the scheme (`schemes: ['ApiKey']`), so a bearer token is not even read there.
-    Bookkeeping: policy().requireClaim('client', BOOKKEEPING_CLIENT).build(),
+    Bookkeeping: policy().requireClaim(ClaimTypes.client, BOOKKEEPING_CLIENT).build(),
   };
 }
 
