@@ -1,9 +1,9 @@
 /**
- * The reference service is one application of the library: it imports Gatehouse only through
- * the package's entry points (`gatehouse-auth`, `gatehouse-auth/fastify`, …), exactly as an
- * application outside this repository would, never a file of the library itself.
+ * The reference service and each example are applications of the library: they import Gatehouse
+ * only through the package's entry points (`gatehouse-auth`, `gatehouse-auth/fastify`, …), exactly
+ * as an application outside this repository would, never a file of the library itself.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../helpers/processes.ts';
@@ -27,12 +27,21 @@ function specifiers(source: string): string[] {
   return found;
 }
 
-describe('the reference service', () => {
-  const folder = join(projectRoot, 'server');
+/** The reference service, and each folder of `examples/`: an application each. */
+function applications(): string[] {
+  const examples = join(projectRoot, 'examples');
+  const exampleFolders = existsSync(examples)
+    ? readdirSync(examples, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join('examples', entry.name))
+    : [];
+  return ['server', ...exampleFolders];
+}
+
+describe.each(applications())('the application in %s', (application) => {
+  const folder = join(projectRoot, application);
   const files = sourceFiles(folder).filter((file) => !file.endsWith('.test.ts'));
 
   it('has source files to check', () => {
-    expect(files.length).toBeGreaterThan(5);
+    expect(files.length).toBeGreaterThan(3);
   });
 
   it.each(files.map((file) => relative(projectRoot, file)))('%s reaches the library only through its entry points', (file) => {
