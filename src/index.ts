@@ -58,6 +58,6 @@ export {
   type PolicyAuthentication,
   type PolicyAuthorizationResult,
 } from './security/authentication/index.ts';
-export { GatehouseError, ERROR_CODES, type GatehouseErrorCode } from './security/errors.ts';
+export { GatehouseError, ERROR_CODES, ProblemError, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';
 export { UserSubjectRequirement } from './policies/user-subject-requirement.ts';

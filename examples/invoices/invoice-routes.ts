@@ -4,9 +4,8 @@
  * its owner with `request.authorize(invoice, …)`.
  */
 import type { FastifyInstance } from 'fastify';
-import { GatehouseError } from 'gatehouse-auth';
+import { GatehouseError, ProblemError } from 'gatehouse-auth';
 import type { InvoiceStatus } from './invoice.ts';
-import { answerInvoiceConflicts, InvoiceConflict } from './invoice-conflict.ts';
 import type { InvoiceChanges, InvoiceRepository } from './invoice-database.ts';
 
 export interface InvoiceRouteOptions {
@@ -41,7 +40,6 @@ const InvoiceChangesBody = {
 export async function invoiceRoutes(app: FastifyInstance, { invoices }: InvoiceRouteOptions): Promise<void> {
   /** The caller's Gatehouse user id: the `Customers` policy guarantees a user (`sub`). */
   const callerId = (subject: string | null) => Number(subject);
-  app.setErrorHandler(answerInvoiceConflicts);
 
   // Open to anyone: the endpoint's own metadata beats its group's policy.
   app.get('/invoices/health', { config: { authorization: { allowAnonymous: true } } }, async () => ({ status: 'ok' }));
@@ -69,7 +67,7 @@ export async function invoiceRoutes(app: FastifyInstance, { invoices }: InvoiceR
       // Authorized first: only the owner learns that the invoice is paid.
       await request.authorize(invoice, 'UpdateInvoice');
       const updated = await invoices.updateUnpaid(invoice.id, request.body);
-      if (updated === undefined) throw new InvoiceConflict('A paid invoice cannot change.');
+      if (updated === undefined) throw new ProblemError(409, 'INVOICE_PAID', 'A paid invoice cannot change.', { invoiceId: invoice.id });
       return updated;
     },
   );

@@ -53,3 +53,28 @@ export class GatehouseError extends Error {
     return new GatehouseError('GH_NOT_FOUND', detail);
   }
 }
+
+/**
+ * An application's own refusal, answered as application/problem+json (RFC 9457) with its
+ * status and code, the way Gatehouse answers its own: `throw new ProblemError(409, 'INVOICE_PAID',
+ * 'A paid invoice cannot change.')`. Members of `extensions` join the body.
+ */
+export class ProblemError extends Error {
+  constructor(
+    /** An HTTP status from 400 to 599. */
+    readonly status: number,
+    /** A stable code of the application's, for clients to branch on. */
+    readonly code: string,
+    readonly detail?: string,
+    readonly extensions: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(detail ?? code);
+    if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`A problem's status is from 400 to 599 (got ${status}).`);
+    this.name = 'ProblemError';
+  }
+
+  /** Fastify's error handler reads it: the status holds even under an application's own handler. */
+  get statusCode(): number {
+    return this.status;
+  }
+}

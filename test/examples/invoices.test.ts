@@ -107,7 +107,7 @@ describe.each(engines)('the invoices example on $engine', (engine) => {
     const conflict = await update(invoice.id, bearer(owner.token), { amountCents: 1 });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(json(conflict)).toMatchObject({ status: 409, code: 'INVOICE_CONFLICT', detail: 'A paid invoice cannot change.' });
+    expect(json(conflict)).toMatchObject({ status: 409, code: 'INVOICE_PAID', detail: 'A paid invoice cannot change.', title: 'Conflict' });
     expect(json<Invoice>(await read(invoice.id, bearer(owner.token))).amountCents).toBe(12500);
     // Gatehouse's own answers still come from its handler inside the routes' plugin.
     expect((await update(invoice.id, bearer(stranger.token), { amountCents: 1 })).statusCode).toBe(403);

@@ -14,6 +14,7 @@ import {
   Claim,
   ClaimsIdentity,
   ClaimsPrincipal,
+  ProblemError,
   ResourceRequirementHandler,
 } from 'gatehouse-auth';
 import {
@@ -86,6 +87,9 @@ async function application(options: Omit<GatehouseOptions, 'store'> = {}, settin
     app.get('/reports', { config: { authorization: { authorize: [{ policy: 'PremiumOnly' }] } } }, async () => ({ reports: [] }));
   }
   app.get('/open', async (request) => ({ name: request.user.name ?? null }));
+  app.post('/invoices/:id/pay', { config: { authorization: { allowAnonymous: true } } }, async () => {
+    throw new ProblemError(409, 'INVOICE_PAID', 'A paid invoice cannot change.', { invoiceId: 7 });
+  });
   app.get('/partners', { config: { authorization: { authorize: [{ schemes: ['Partner'] }] } } }, async (request) => ({
     partner: request.user.findFirst('partner')?.value ?? null,
   }));
@@ -205,6 +209,27 @@ describe('register(gatehouse, …) in an application of its own', () => {
     expect((await app.inject({ url: '/account/2fa' })).statusCode).toBe(404);
     // Without the Bearer scheme a token is not a credential: the route asks for another.
     expect((await app.inject({ url: '/open', headers: bearer(token) })).statusCode).toBe(401);
+  });
+});
+
+describe('errors of the application', () => {
+  it('answers a ProblemError as problem+json with its own status and code', async () => {
+    const app = await application();
+    const response = await app.inject({ method: 'POST', url: '/invoices/7/pay' });
+    expect(response.statusCode).toBe(409);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(json(response)).toEqual({
+      type: 'about:blank',
+      title: 'Conflict',
+      status: 409,
+      detail: 'A paid invoice cannot change.',
+      code: 'INVOICE_PAID',
+      invoiceId: 7,
+    });
+  });
+
+  it('refuses a status that is not an error status', () => {
+    expect(() => new ProblemError(302, 'MOVED')).toThrow(RangeError);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
+import { STATUS_CODES } from 'node:http';
+import { type FieldErrors, GatehouseError, ProblemError } from '../../security/errors.ts';
 import { SmsDeliveryError } from '../../platform/sms/sms-sender.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
@@ -59,6 +60,7 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
       return sendProblem(reply, problem('GH_UNAUTHENTICATED'));
     }
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
+    if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
     if (error instanceof StoreUnavailableError) {
       request.log.error({ err: error.cause ?? error }, 'the store is unavailable');
       return sendProblem(reply, problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'));
@@ -78,6 +80,18 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
   });
 
   app.setNotFoundHandler((_request, reply) => sendProblem(reply, problem('GH_NOT_FOUND', 'There is no such resource.')));
+}
+
+/** An application's own problem: its status and code, the status's title, and its members. */
+function applicationProblem(error: ProblemError): ProblemBody {
+  return {
+    ...error.extensions,
+    type: 'about:blank',
+    title: STATUS_CODES[error.status] ?? 'Error',
+    status: error.status,
+    ...(error.detail === undefined ? {} : { detail: error.detail }),
+    code: error.code,
+  };
 }
 
 /** Ajv's errors, keyed by the field they concern (`body` for the document as a whole). */
