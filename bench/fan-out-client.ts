@@ -1,4 +1,4 @@
-// The subscription fan-out of SPEC section 11, run by bench/run.ts pinned to the load generator's
+// The subscription fan-out of bench/README.md, run by bench/run.ts pinned to the load generator's
 // core: SUBSCRIBERS graphql-ws clients subscribe to `postCreated`, then EVENTS `createPost`
 // mutations go out one every INTERVAL_MS over HTTP. An event's latency is the time from sending its
 // mutation until the last subscriber has it. WARMUP_EVENTS events go first, the same way, and are

@@ -1,4 +1,4 @@
-// `npm run bench`: the HTTP benchmarks of SPEC section 11. Starts Gatehouse (fresh SQLite database)
+// `npm run bench`: the HTTP benchmarks of bench/README.md. Starts Gatehouse (fresh SQLite database)
 // and a bare Fastify server side by side, pinned to one core, loads each scenario of
 // bench/scenarios/ in turn with autocannon pinned to the other core, and reports every scenario as a
 // ratio to bare Fastify's `GET /hello` measured in the same run. See bench/README.md.
@@ -28,7 +28,7 @@ const OTHER_CPU_WARNING = 10;
 const SIGN_IN = 'sign-in';
 /** The name that selects the subscription fan-out in `BENCH_SCENARIOS`. */
 const FAN_OUT = 'fan-out';
-/** The GraphQL scenario reads from a store holding this many posts (SPEC section 11). */
+/** The GraphQL scenario reads from a store holding this many posts (bench/README.md). */
 const SEEDED_POSTS = 100;
 
 function readIntegerEnv(name: string, fallback: number, min: number, max: number): number {

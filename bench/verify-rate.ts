@@ -1,4 +1,4 @@
-// The Argon2id verify rate of one core, the yardstick of the sign-in scenario (SPEC section 11).
+// The Argon2id verify rate of one core, the yardstick of the sign-in scenario (bench/README.md).
 // Run by bench/run.ts pinned to the servers' core: the service's own PasswordHasher (same
 // parameters, same library, same thread pool) verifies one password with `CONCURRENCY` checks in
 // flight, as the sign-in load keeps that many requests in flight, for `VERIFY_SECONDS`; prints

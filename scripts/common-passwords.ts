@@ -1,6 +1,6 @@
 /**
  * Regenerates `src/identity/common-passwords.txt`, the list of common passwords that the
- * password policy refuses (SPEC section 1: "the 10,000 most common passwords").
+ * password policy refuses (docs/reference/configuration.md: "the 10,000 most common passwords").
  *
  *   npx tsx scripts/common-passwords.ts
  *

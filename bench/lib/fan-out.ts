@@ -36,7 +36,7 @@ const EVENTS = 100;
 const INTERVAL_MS = 20;
 
 /**
- * Subscription fan-out as SPEC section 11 defines it: 1,000 subscribers, 100 `createPost` events
+ * Subscription fan-out as bench/README.md defines it: 1,000 subscribers, 100 `createPost` events
  * one every 20 ms, latency from a mutation's sending until its last subscriber has it. The peak
  * RSS of the service is read from /proc after resetting it (Linux), so earlier scenarios do not
  * count. The warm-up sends events the same way for `warmupSeconds` first; they are not counted.

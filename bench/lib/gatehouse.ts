@@ -55,7 +55,7 @@ export async function obtainAccessToken(baseUrl: string, email: string, password
   return body.accessToken;
 }
 
-/** Posts the GraphQL scenario reads (SPEC section 11: a store holding 100 posts), made through the API. */
+/** Posts the GraphQL scenario reads (bench/README.md: a store holding 100 posts), made through the API. */
 export async function seedPosts(baseUrl: string, accessToken: string, count: number): Promise<void> {
   for (let i = 1; i <= count; i++) {
     const response = await fetch(new URL('/graphql', baseUrl), {

@@ -11,7 +11,7 @@ export interface Pinning {
 }
 
 /**
- * Decides the pinning of SPEC section 11: servers on `serverCpu`, load generator on
+ * Decides the pinning of bench/README.md: servers on `serverCpu`, load generator on
  * `loadGeneratorCpu`, through `taskset`. Falls back to no pinning, with a note, when `taskset` is
  * missing, when the two cores are the same, or when either core cannot be used.
  */

@@ -54,12 +54,12 @@ const HEALTH_RATE = 100;
  * Seconds of the same load, not counted, before each measured window: a server has stood idle
  * while the others were measured, and V8 uses idle time to shrink its heap, whose collections and
  * regrowth then land in the first seconds of load (decision 0027). The window measures a server
- * under sign-in load, as SPEC section 11 says, not its return from idleness.
+ * under sign-in load, as bench/README.md says, not its return from idleness.
  */
 const SETTLE_SECONDS = 5;
 
 /**
- * Sign-in throughput against the Argon2id verify rate (SPEC section 11). A round measures the
+ * Sign-in throughput against the Argon2id verify rate (bench/README.md). A round measures the
  * verify rate of the servers' core, with the service's own hasher, alone; then password sign-ins
  * on the service for as long, with `/health` requested at a steady rate meanwhile, whose latency
  * shows whether hashing starves the event loop; then the same sign-in load on the floor server,

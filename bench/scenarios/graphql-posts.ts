@@ -1,6 +1,6 @@
 import type { Scenario } from '../lib/scenario.ts';
 
-/** SPEC section 11: `{ posts(first: 20) { id title } }` with a bearer token, over a store of 100 posts. */
+/** bench/README.md: `{ posts(first: 20) { id title } }` with a bearer token, over a store of 100 posts. */
 export default {
   name: 'graphql-posts',
   description: 'Gatehouse `POST /graphql` `{ posts(first: 20) { id title } }`, bearer token, 100 posts stored',

@@ -31,7 +31,7 @@ declare module 'gatehouse-auth/fastify' {
 
 export type PolicyName = 'AdminOnly' | 'MinimumAge' | 'PremiumOnly' | 'BusinessHours' | 'User' | 'ApiClient' | 'SelfOrAdmin';
 
-/** Every named policy starts with `requireAuthenticatedUser` (SPEC section 2). */
+/** Every named policy starts with `requireAuthenticatedUser` (docs/reference/http.md). */
 export function servicePolicies(businessHours: BusinessHours): Record<PolicyName, AuthorizationPolicy> {
   const policy = () => new AuthorizationPolicyBuilder().requireAuthenticatedUser();
   return {

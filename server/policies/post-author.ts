@@ -6,7 +6,7 @@ export interface AuthoredResource {
   readonly authorId: number;
 }
 
-/** Met by the resource's author (`sub` equals `authorId`) and by role `Admin` (SPEC section 6). */
+/** Met by the resource's author (`sub` equals `authorId`) and by role `Admin` (docs/reference/graphql.md). */
 export class PostAuthorRequirement implements AuthorizationRequirement {
   readonly description = 'the author or an admin';
 }

@@ -1,6 +1,6 @@
 /**
  * Store records are plain objects, so a resource handler recognises its resource by the members it
- * reads: `member` must be an id, a positive integer or its decimal string (SPEC section 2).
+ * reads: `member` must be an id, a positive integer or its decimal string (docs/reference/http.md).
  */
 export function hasId(resource: unknown, member: string): boolean {
   if (typeof resource !== 'object' || resource === null) return false;

@@ -16,7 +16,7 @@ export interface PostsGraphQLOptions {
 }
 
 /**
- * The posts schema of SPEC section 6 on `/graphql`: an application of gatehouse-auth/graphql
+ * The posts schema of docs/reference/graphql.md on `/graphql`: an application of gatehouse-auth/graphql
  * like any other, with its posts in Gatehouse's store (so answers every caller gets alike are
  * kept while the store is unchanged) and its events in memory or through Redis.
  */

@@ -5,7 +5,7 @@ import type { Post, User } from 'gatehouse-auth/store';
 import type { PostLoaders } from './post-loaders.ts';
 import { PostError, type Posts } from './posts.ts';
 
-/** The type definitions of SPEC section 6, with the `@authorize` directive they use. */
+/** The type definitions of docs/reference/graphql.md, with the `@authorize` directive they use. */
 export const postsTypeDefs = [authorizeDirective, readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8')];
 
 /** What the posts' resolvers see: the caller and its checks, and the loaders of the operation. */

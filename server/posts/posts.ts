@@ -16,7 +16,7 @@ export interface PostEditor {
   isAuthorized(resource: unknown, requirements: readonly AuthorizationRequirement[]): Promise<boolean>;
 }
 
-/** Titles 1–200 characters, bodies 1–10,000 (SPEC section 6), counted in code points. */
+/** Titles 1–200 characters, bodies 1–10,000 (docs/reference/graphql.md), counted in code points. */
 export const TITLE_MAX = 200;
 export const BODY_MAX = 10_000;
 /** `first` of the post lists. */

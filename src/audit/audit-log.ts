@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
 import type { AuditStore } from '../store/ports.ts';
 
-/** The security events of SPEC section 10. */
+/** The security events of docs/reference/security-events.md. */
 export type AuditEventType =
   | 'signin.succeeded'
   | 'signin.failed'

@@ -1,4 +1,4 @@
-/** Exit codes of the CLI (SPEC section 9). */
+/** Exit codes of the CLI (docs/reference/cli.md). */
 export const ExitCode = { ok: 0, refused: 1, usage: 2 } as const;
 
 /** A command that cannot go on: `message` is printed alone on standard error. */

@@ -22,7 +22,7 @@ function configError(env: Env): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
-describe('loadConfig defaults (SPEC section 1)', () => {
+describe('loadConfig defaults (docs/reference/configuration.md)', () => {
   const config = loadConfig({});
 
   it('listens on 127.0.0.1:3000', () => {

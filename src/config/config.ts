@@ -46,7 +46,7 @@ export interface Config {
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxAliases: number;
   readonly graphqlMaxCost: number;
-  /** Active subscriptions one WebSocket may hold; one more gets an `error` message (SPEC section 6). */
+  /** Active subscriptions one WebSocket may hold; one more gets an `error` message (docs/reference/graphql.md). */
   readonly graphqlMaxSubscriptionsPerSocket: number;
   readonly businessHours: BusinessHours;
   /** IANA time zone of `BusinessHours`: `TZ`, else the system's. */
@@ -55,7 +55,7 @@ export interface Config {
   readonly jwtAudience: string;
 }
 
-/** The longest password the service hashes, in code points (SPEC section 1). */
+/** The longest password the service hashes, in code points (docs/reference/configuration.md). */
 export const PASSWORD_MAX_LENGTH = 128;
 
 /** Reads and validates the configuration; throws `ConfigError` naming the first bad variable. */

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 
-/** The `extensions.code` values of SPEC section 6. */
+/** The `extensions.code` values of docs/reference/graphql.md. */
 export type GraphQLErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'

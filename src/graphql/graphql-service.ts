@@ -114,7 +114,7 @@ export interface GraphQLServiceOptions {
 }
 
 /**
- * Runs GraphQL requests with the order SPEC section 6 asks for: parse, measure the document
+ * Runs GraphQL requests with the order docs/reference/graphql.md asks for: parse, measure the document
  * against the limits, validate, execute. Errors carry `extensions.code`; anything unexpected is
  * masked and logged.
  */

@@ -14,7 +14,7 @@ import type { OperationContext } from './context.ts';
 import { graphqlError } from './errors.ts';
 import type { EventDelivery, GraphQLService, OperationArgs } from './graphql-service.ts';
 
-/** The close code of SPEC section 6 for a connection whose credentials no longer hold. */
+/** The close code of docs/reference/graphql.md for a connection whose credentials no longer hold. */
 const FORBIDDEN = CloseCode.Forbidden; // 4403
 /** The longest a socket's expiry timer waits before looking at the clock again. */
 const LONGEST_WAIT_MS = 60_000;
@@ -50,7 +50,7 @@ interface Connection {
 }
 
 /**
- * `graphql-transport-ws` at the GraphQL path (SPEC section 6). The socket's caller is the upgrade
+ * `graphql-transport-ws` at the GraphQL path (docs/reference/graphql.md). The socket's caller is the upgrade
  * request's (bearer header, API key, or auth cookie with the Origin checked by the route; else
  * anonymous) unless `connection_init` brings `{"authorization":"Bearer <jwt>"}`; invalid
  * credentials there close the socket with 4403. Whichever it is, the socket follows that one

@@ -11,7 +11,7 @@ import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
 import { graphqlSocketHandler } from './graphql-socket.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
-/** The anonymous-but-reading-credentials endpoint of SPEC section 6 (see pipeline.ts). */
+/** The anonymous-but-reading-credentials endpoint of docs/reference/graphql.md (see pipeline.ts). */
 const ENDPOINT_CONFIG = { authorization: { allowAnonymous: true }, readCredentials: true };
 
 export interface TransportOptions {
@@ -27,7 +27,7 @@ export interface TransportOptions {
 }
 
 /**
- * GraphQL at `path` over HTTP (SPEC section 6): POST for every operation but subscriptions, GET
+ * GraphQL at `path` over HTTP (docs/reference/graphql.md): POST for every operation but subscriptions, GET
  * for queries, and graphql-ws on the same path. Invalid credentials were refused with 401 by the
  * pipeline; anonymous callers get field errors. 400 and 405 answer in the GraphQL error shape, in
  * the media type the client accepts.
@@ -48,7 +48,7 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
     return send(request, reply, status, executed.body);
   };
 
-  // Other methods are 405 (SPEC section 3), answered before any body is read.
+  // Other methods are 405 (docs/reference/http.md), answered before any body is read.
   app.route({
     method: ['PUT', 'DELETE', 'PATCH'],
     url: path,
@@ -117,7 +117,7 @@ function signedInByCookie(request: FastifyRequest): boolean {
   return request.user.identities.some((identity) => identity.isAuthenticated && identity.authenticationType === COOKIES_SCHEME);
 }
 
-/** A request body as SPEC section 6 takes it, or why not (a string). Batches are refused. */
+/** A request body as docs/reference/graphql.md takes it, or why not (a string). Batches are refused. */
 function requestOf(body: unknown): GraphQLRequest | string {
   if (Array.isArray(body)) return 'Batched operations are not accepted: send one operation per request.';
   if (typeof body !== 'object' || body === null) return 'The body must be a JSON object with a query.';

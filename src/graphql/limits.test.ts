@@ -2,7 +2,7 @@ import { buildSchema, getIntrospectionQuery, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { exceededLimit, measureDocument } from './limits.ts';
 
-/** The posts schema of SPEC section 6, whose examples the measures follow. */
+/** The posts schema of docs/reference/graphql.md, whose examples the measures follow. */
 const schema = buildSchema(`
   type Post { id: ID!  title: String!  body: String!  authorId: ID!  author: User!  createdAt: String! }
   type User { id: ID!  userName: String  roles: [String!]!  email: String  posts(first: Int = 20): [Post!]! }
@@ -23,13 +23,13 @@ const chain = (n: number, type: string, body: (next: string) => string, leaf: st
 /** An anonymous query of `n` fragments, each spreading the next twice; the last holds one aliased field. */
 const bomb = (n: number) => `{ ...T0 } ${chain(n, 'Query', (next) => `...${next} ...${next}`, 'a: __typename')}`;
 
-describe('measureDocument (SPEC section 6)', () => {
-  it('counts depth as nested selection sets: the SPEC example is 4', () => {
+describe('measureDocument (docs/reference/graphql.md)', () => {
+  it('counts depth as nested selection sets: the reference’s example is 4', () => {
     expect(measure('{ posts { author { posts { id } } } }').depth).toBe(4);
     expect(measure('{ me { id } }').depth).toBe(2);
   });
 
-  it('costs each field 1 times the product of the enclosing lists’ first: the SPEC example is 81', () => {
+  it('costs each field 1 times the product of the enclosing lists’ first: the reference’s example is 81', () => {
     expect(measure('{ posts(first: 10) { id author { posts(first: 5) { id } } } }').cost).toBe(81);
   });
 

@@ -53,7 +53,7 @@ const UNLIMITED: DocumentLimits = { maxDepth: Number.MAX_SAFE_INTEGER, maxAliase
 const NESTING_ALLOWANCE = 200;
 
 /**
- * The three measures of SPEC section 6, on a parsed document before it is validated, so that a
+ * The three measures of docs/reference/graphql.md, on a parsed document before it is validated, so that a
  * bomb costs no more than its parse:
  *
  *   depth   nested selection sets: `{ posts { author { posts { id } } } }` is 4;

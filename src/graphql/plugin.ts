@@ -46,7 +46,7 @@ export interface GatehouseGraphQLOptions<Context extends object = object, Policy
 
 /**
  * GraphQL for an application's own schema, registered after Gatehouse's plugin: POST and GET at
- * `path` with the document limits, result cache and production rules of SPEC section 6, and
+ * `path` with the document limits, result cache and production rules of docs/reference/graphql.md, and
  * graphql-ws subscriptions on the same path with the live-connection rules (authentication at
  * `connection_init`, re-authentication at the credential's end and at revocations, claims changes).
  */

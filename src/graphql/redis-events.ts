@@ -6,7 +6,7 @@ import type { Events, EventStream, EventTopics } from './events.ts';
 import { TopicListeners } from './topic-listeners.ts';
 
 /**
- * Events shared by every instance through Redis pub/sub (SPEC sections 6 and 8): a payload is
+ * Events shared by every instance through Redis pub/sub (docs/reference/graphql.md and docs/reference/persistence.md): a payload is
  * published to its topic's channel, and each instance — this one included — hands what arrives to
  * its own subscribers, so every subscriber gets it exactly once wherever it was published. One
  * pattern subscription covers every topic, made at start: a subscriber added later misses nothing

@@ -6,7 +6,7 @@ import { GatehouseError } from '../security/errors.ts';
 const LOCKED = 'Too many wrong passwords or codes: the account is locked for now. Try again later.';
 
 /**
- * The answer to an account operation while the account is locked (SPEC section 7): 429 with
+ * The answer to an account operation while the account is locked (docs/reference/membership.md): 429 with
  * `Retry-After` until the lockout ends, not the wrong-code answer. The caller is signed in, so
  * the end of the lockout tells them nothing new, and the owner learns to wait instead of
  * retyping a right code that is not being checked. An admin lock has no end; such a caller's

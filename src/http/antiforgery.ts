@@ -1,5 +1,5 @@
 /**
- * Antiforgery for form posts (SPEC section 3): every form-encoded or multipart request with an
+ * Antiforgery for form posts (docs/reference/http.md): every form-encoded or multipart request with an
  * unsafe method must carry `__RequestVerificationToken`, derived from the antiforgery cookie for
  * the caller; missing or wrong is a 400 naming the field, and the endpoint never runs. JSON bodies
  * are exempt: a browser cannot send them cross-site without a CORS preflight.

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
 
 /**
- * The auth cookie of SPEC section 2: `gh.auth`, or `__Host-gh.auth` in production (Secure, Path=/,
+ * The auth cookie of docs/reference/http.md: `gh.auth`, or `__Host-gh.auth` in production (Secure, Path=/,
  * no Domain, so no sibling subdomain or plain-HTTP page can plant it). HttpOnly and SameSite=Lax.
  * Persistent (Expires/Max-Age) only for "remember me"; otherwise it dies with the browser.
  */

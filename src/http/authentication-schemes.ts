@@ -25,7 +25,7 @@ export interface SchemeOptions {
 const ALL_SCHEMES: SchemeOptions = { cookies: true, bearer: true, apiKeys: true, extra: [] };
 
 /**
- * The schemes of SPEC section 2, side by side, over the services' validators, with the
+ * The schemes of docs/reference/http.md, side by side, over the services' validators, with the
  * application's own: the one list both requests and sockets authenticate with. `sessions` is how
  * the Cookies scheme reads a session: a request uses it (sliding its expiry); a socket's re-check
  * passes a reader that does not.

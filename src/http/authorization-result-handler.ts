@@ -41,5 +41,5 @@ export function createProblemResultHandler(paths: MembershipPaths): Authorizatio
   };
 }
 
-/** The problem result handler at SPEC section 4's paths (no prefix). */
+/** The problem result handler at docs/reference/http.md's paths (no prefix). */
 export const problemResultHandler = createProblemResultHandler(MembershipPaths.ROOT);

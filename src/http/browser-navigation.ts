@@ -1,6 +1,6 @@
 /**
  * Whether a request is a browser navigating to a page, which gets the login redirect instead of
- * a 401 (SPEC section 3). API, GraphQL and XHR requests never do: `X-Requested-With:
+ * a 401 (docs/reference/http.md). API, GraphQL and XHR requests never do: `X-Requested-With:
  * XMLHttpRequest`, or a `Sec-Fetch-Mode` other than `navigate` (fetch, cors, no-cors…), marks
  * a script's request even when it accepts HTML.
  */

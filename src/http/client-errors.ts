@@ -2,7 +2,7 @@
  * Node's own refusals of a connection, before Fastify sees a request (its `clientError` event):
  * a request whose headers and body did not arrive within `REQUEST_TIMEOUT_SECONDS` (408),
  * headers over Node's 16 KiB (431), bytes that are not HTTP (400). Node and Fastify would answer
- * them in a JSON of their own; here they are problem+json like every other error (SPEC section 3),
+ * them in a JSON of their own; here they are problem+json like every other error (docs/reference/http.md),
  * with the headers every answer carries, and the connection closes.
  */
 import { STATUS_CODES } from 'node:http';

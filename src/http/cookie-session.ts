@@ -11,7 +11,7 @@ export type AuthorizedCheck = (request: FastifyRequest, reply: FastifyReply, aut
 
 /**
  * What a request authenticated by the auth cookie needs after authorization: the cross-site
- * check of SPEC section 3 (403 for an unsafe request from an origin we do not trust), and the
+ * check of docs/reference/http.md (403 for an unsafe request from an origin we do not trust), and the
  * sliding renewal of a persistent cookie (a browser-session cookie needs no new Set-Cookie: only
  * the server-side expiry moves). Requests authenticated otherwise pass untouched.
  */

@@ -7,7 +7,7 @@ import { CookieProtector } from '../security/authentication/index.ts';
 import { readCookie } from './antiforgery.ts';
 import { authCookieName, authCookieProtector, setAuthCookie } from './auth-cookie.ts';
 
-/** The first step's proof lasts five minutes (SPEC section 4). */
+/** The first step's proof lasts five minutes (docs/reference/http.md). */
 const TWO_FACTOR_MS = 5 * 60 * 1000;
 /** "Remember this browser" skips the second step for 14 days, until the next security change. */
 const REMEMBER_CLIENT_MS = 14 * 24 * 60 * 60 * 1000;

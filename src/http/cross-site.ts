@@ -1,5 +1,5 @@
 /**
- * Cross-site protection for the cookie scheme (SPEC section 3). A browser attaches the auth
+ * Cross-site protection for the cookie scheme (docs/reference/http.md). A browser attaches the auth
  * cookie to requests other sites make it send (SameSite=Lax still lets top-level navigations
  * through, and same-site pages are not cross-site to it), so an unsafe request authenticated by
  * cookie must show it came from an origin we trust:

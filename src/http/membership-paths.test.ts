@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config-error.ts';
 import { MembershipPaths, publicLink } from './membership-paths.ts';
 
 describe('MembershipPaths', () => {
-  it('are SPEC section 4’s paths without a prefix', () => {
+  it('are docs/reference/http.md’s paths without a prefix', () => {
     const paths = MembershipPaths.ROOT;
     expect([paths.login, paths.profile, paths.twoFactorLogin, paths.auth]).toEqual(['/account/login', '/account/profile', '/account/login/2fa', '/auth']);
     expect(paths.externalLogin('acme')).toBe('/account/external-login/acme');

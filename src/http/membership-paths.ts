@@ -6,7 +6,7 @@ import { localReturnUrl } from './return-url.ts';
 const PREFIX = /^(\/(?!\.{1,2}(\/|$))[A-Za-z0-9._~-]+)+$/;
 
 /**
- * Where the membership, token and page routes live: SPEC section 4's paths under one prefix —
+ * Where the membership, token and page routes live: docs/reference/http.md's paths under one prefix —
  * `''` for none (the reference service), or a path such as `/identity`, which puts the login
  * page at `/identity/account/login`, the token endpoint at `/identity/auth/token` and the
  * refresh cookie's Path at `/identity/auth`. Built once from the prefix and handed to every
@@ -14,7 +14,7 @@ const PREFIX = /^(\/(?!\.{1,2}(\/|$))[A-Za-z0-9._~-]+)+$/;
  * that they all move with the routes (registered under the same prefix).
  */
 export class MembershipPaths {
-  /** SPEC section 4's paths as they are. */
+  /** docs/reference/http.md's paths as they are. */
   static readonly ROOT = new MembershipPaths('');
 
   /** `''` or `/segment[/segment…]`: no trailing slash, so `prefix + '/account/…'` is the path. */
@@ -107,7 +107,7 @@ export class MembershipPaths {
 }
 
 /**
- * `PUBLIC_URL` + path (+ query), as SPEC spells it: `PUBLIC_URL` may carry a path of its own
+ * `PUBLIC_URL` + path (+ query), as the reference spells it: `PUBLIC_URL` may carry a path of its own
  * (`https://host/base`, behind a proxy), which `new URL(path, base)` would drop.
  */
 export function publicLink(publicUrl: URL, path: string, query: Record<string, string> = {}): string {

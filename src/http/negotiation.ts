@@ -4,7 +4,7 @@ import { type Html, PAGE_HEADERS } from './pages/html.ts';
 
 /**
  * True when the client ranks HTML first (a browser loading a page): `GET` under `/account/*`
- * answers a page then, JSON otherwise (SPEC section 4). A bare `*\/*` (curl, fetch) gets JSON.
+ * answers a page then, JSON otherwise (docs/reference/http.md). A bare `*\/*` (curl, fetch) gets JSON.
  */
 export function wantsPage(request: FastifyRequest): boolean {
   const accept = request.headers.accept;

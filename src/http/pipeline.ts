@@ -156,7 +156,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   // Each route's policy is resolved when it is registered and its check attached to the route
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
-    // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (SPEC section 1).
+    // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
     const group = groupOf(this);
     const endpoint = route.config?.authorization;
     const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, endpoint, group);

@@ -13,7 +13,7 @@ export interface RateLimitedOptions {
 type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 
 /**
- * Route hooks for the sign-in and account routes of SPEC section 1, spread into a route's
+ * Route hooks for the sign-in and account routes of docs/reference/configuration.md, spread into a route's
  * options: `{ schema, config, ...rateLimited(services, { account: (r) => … }) }`.
  *
  *   onRequest   per IP (RATE_LIMIT_IP_PER_MINUTE), before the body is read;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 
 /**
- * The refresh cookie of SPEC section 4: HttpOnly, SameSite=Strict, only sent to the token
+ * The refresh cookie of docs/reference/http.md: HttpOnly, SameSite=Strict, only sent to the token
  * endpoints: its `path` is theirs (`MembershipPaths.auth`, `/auth` without a prefix).
  */
 export const REFRESH_COOKIE = 'gh.refresh';

@@ -3,7 +3,7 @@ import type { SignInFailure } from '../identity/sign-in-result.ts';
 import { problem, sendProblem } from './problem.ts';
 
 /**
- * A failed sign-in as SPEC section 4 answers it, on every sign-in route: 401 problem+json with
+ * A failed sign-in as docs/reference/http.md answers it, on every sign-in route: 401 problem+json with
  * `succeeded:false` and only the flags SignInManager chose to reveal (never the user it found).
  */
 export function sendSignInFailure(reply: FastifyReply, result: SignInFailure): FastifyReply {

@@ -30,7 +30,7 @@ const NONE: ReadonlySet<RevocationEvent['kind']> = new Set();
 /**
  * The credential one socket was opened with — a bearer token in `connection_init` or in the
  * upgrade's `Authorization`, an API key in its `X-Api-Key`, or the auth cookie — and the one rule
- * that follows it (SPEC section 6): the socket holds while that credential would be accepted
+ * that follows it (docs/reference/graphql.md): the socket holds while that credential would be accepted
  * over HTTP. There is no second judgement here: re-checking runs the same scheme handler on the
  * same presented credential, and its answer decides. The principal and the end are the
  * handler's latest answer, so a cookie socket carries its user's current roles and claims, and

@@ -1,12 +1,12 @@
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
 
-/** Confirmation links work for a day (SPEC section 4). */
+/** Confirmation links work for a day (docs/reference/http.md). */
 export const CONFIRMATION_CODE_MS = 24 * 60 * 60 * 1000;
-/** Reset links work for an hour (SPEC section 4). */
+/** Reset links work for an hour (docs/reference/http.md). */
 export const RESET_CODE_MS = 60 * 60 * 1000;
 
-/** A code for a mailed link: 256 random bits, URL-safe (SPEC section 7 asks for at least 128). */
+/** A code for a mailed link: 256 random bits, URL-safe (docs/reference/membership.md asks for at least 128). */
 export function newAccountCode(random: Random): string {
   return random.bytes(32).toString('base64url');
 }

@@ -2,7 +2,7 @@ import type { MailMessage } from '../platform/mail/mailer.ts';
 import type { User } from '../store/ports.ts';
 
 /**
- * The mails of the membership flows (SPEC section 7), written so that people and programs can
+ * The mails of the membership flows (docs/reference/membership.md), written so that people and programs can
  * read them: a text part always, a simple HTML part beside it. A confirmation or reset mail holds
  * exactly one URL (in the text, and as the one link of the HTML); a sign-in code is the only run
  * of six digits in its text. Subjects carry no code or link: the dev outbox logs them.
@@ -16,7 +16,7 @@ type Recipient = Pick<User, 'id' | 'email'>;
  * which knows where its routes are mounted (http/membership-paths.ts). Codes arrive URL-safe.
  */
 export interface AccountLinks {
-  /** `PUBLIC_URL/account/confirm-email?userId=<id>&code=<code>` (SPEC section 7). */
+  /** `PUBLIC_URL/account/confirm-email?userId=<id>&code=<code>` (docs/reference/membership.md). */
   confirmEmail(userId: number, code: string): string;
   /** `PUBLIC_URL/account/reset-password?email=<e-mail>&code=<code>`. */
   resetPassword(email: string, code: string): string;

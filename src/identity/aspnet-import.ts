@@ -3,7 +3,7 @@ import type { NewUser, UserStore } from '../store/ports.ts';
 import { isAspNetPasswordHash } from './aspnet-password-hash.ts';
 import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
 
-/** A row of ASP.NET Core Identity's `AspNetUsers`, as exported for `users import --aspnet` (SPEC section 9). */
+/** A row of ASP.NET Core Identity's `AspNetUsers`, as exported for `users import --aspnet` (docs/reference/cli.md). */
 interface AspNetUserRow {
   readonly Id: string;
   readonly UserName: string | null;

@@ -9,7 +9,7 @@ const pbkdf2Async = promisify(pbkdf2);
  *   V3: 0x01 ‖ PRF (uint32 BE: 0 SHA-1, 1 SHA-256, 2 SHA-512) ‖ iterations (uint32 BE)
  *       ‖ salt length (uint32 BE) ‖ salt ‖ subkey.
  * Verified here so that users imported from ASP.NET sign in with their old passwords, after which
- * the hash is replaced by Argon2id (SPEC section 7).
+ * the hash is replaced by Argon2id (docs/reference/membership.md).
  */
 
 const V3_PRFS = ['sha1', 'sha256', 'sha512'] as const;

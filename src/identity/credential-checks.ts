@@ -30,7 +30,7 @@ export interface CredentialChecksOptions {
 }
 
 /**
- * A password or code checked at an account operation (SPEC section 7): someone holding a
+ * A password or code checked at an account operation (docs/reference/membership.md): someone holding a
  * session, a stolen one included, must not get unlimited guesses at the current password or at
  * the second factor. So each check is a sign-in check in all but name: a wrong answer counts on
  * the account's one failure counter (and may lock it, with the mail and the `lockout` event) and

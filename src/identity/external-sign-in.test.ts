@@ -7,7 +7,7 @@ import { createStore } from '../store/create-store.ts';
 import type { Store } from '../store/ports.ts';
 import { ExternalSignIn } from './external-sign-in.ts';
 
-describe('ExternalSignIn: the linking rule of SPEC section 4', () => {
+describe('ExternalSignIn: the linking rule of docs/reference/http.md', () => {
   let store: Store;
   let signIn: (trusted: boolean) => ExternalSignIn;
 

@@ -26,7 +26,7 @@ export interface ExternalSignInOptions {
 }
 
 /**
- * Who an external sign-in is (SPEC section 4): the user linked to (provider, subject) first;
+ * Who an external sign-in is (docs/reference/http.md): the user linked to (provider, subject) first;
  * otherwise an existing confirmed account with the same e-mail, only when the provider is trusted
  * for e-mail and asserts it verified; otherwise a new user, only when the provider asserts a
  * verified e-mail that no account has; otherwise refused (the person signs in and links from the

@@ -37,7 +37,7 @@ export function isLockedOutAt(user: Pick<User, 'lockedByAdmin' | 'lockoutEnd'>, 
 }
 
 /**
- * The account's one failure counter (SPEC section 7), ASP.NET's `AccessFailedAsync`: every wrong
+ * The account's one failure counter (docs/reference/membership.md), ASP.NET's `AccessFailedAsync`: every wrong
  * password or code — at sign-in, at its second step, and at an account operation that checks
  * one — counts here, and the failure that reaches the maximum locks the account for the lockout
  * time, with a `lockout` audit event and a notice to the owner.

@@ -20,7 +20,7 @@ export interface PasswordResetOptions {
 }
 
 /**
- * Forgotten passwords (SPEC section 4): a reset link to the stored address, working once for an
+ * Forgotten passwords (docs/reference/http.md): a reset link to the stored address, working once for an
  * hour, a newer link voiding older ones; the reset itself is a security change that ends every
  * session, refresh token and access token of the user.
  */

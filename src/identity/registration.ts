@@ -27,7 +27,7 @@ export interface RegistrationInput {
 }
 
 /**
- * Registration and e-mail confirmation (SPEC section 4). No answer depends on whether the address
+ * Registration and e-mail confirmation (docs/reference/http.md). No answer depends on whether the address
  * has an account: a taken user name is 409 whoever holds it (the same account included), before
  * the address is looked at; otherwise the answer is the same 202, and only the mail differs, going
  * only to the stored address:

@@ -31,7 +31,7 @@ export interface SignedInSession {
 }
 
 /**
- * Cookie sessions in the store (SPEC sections 2 and 5). A session counts while it has not
+ * Cookie sessions in the store (docs/reference/http.md and docs/reference/tokens.md). A session counts while it has not
  * expired and its user still exists, is not locked by an admin, and has the security stamp the
  * session began with; every check reads the store, so sign-out, deletion, an admin lock and a
  * password change end it on every instance at once. Expiry slides as ASP.NET's does: once more

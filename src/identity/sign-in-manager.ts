@@ -60,8 +60,8 @@ type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-n
  * Password sign-in as one explicit sequence: find the user, verify the password (a dummy hash
  * for unknown users), refuse locked accounts with the generic failure, count a wrong password
  * toward lockout, then the e-mail rule, then the second factor when the user has it on; only a
- * completed sign-in (both factors) resets the count. A guesser learns nothing but "no" (SPEC
- * section 4); every wrong code of the second step counts on the same counter (section 7).
+ * completed sign-in (both factors) resets the count. A guesser learns nothing but "no" (docs/reference/http.md); every wrong code of the second step counts on the same counter
+ * (docs/reference/membership.md).
  */
 export class SignInManager {
   constructor(private readonly options: SignInManagerOptions) {}

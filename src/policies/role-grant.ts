@@ -7,7 +7,7 @@ export interface RoleGrant {
 
 /**
  * Roles that only their holders may grant or take away. `SuperAdmin` rules every organization
- * (SPEC section 4): an `Admin` who could grant it could make anyone, himself included, a
+ * (docs/reference/http.md): an `Admin` who could grant it could make anyone, himself included, a
  * `SuperAdmin`. The CLI is the operator and grants it freely.
  */
 export const HOLDER_MANAGED_ROLES: ReadonlySet<string> = new Set(['SuperAdmin']);

@@ -1,5 +1,5 @@
 /**
- * RevocationFeed over a real store (SPEC section 5): the first read looks back a fixed window,
+ * RevocationFeed over a real store (docs/reference/tokens.md): the first read looks back a fixed window,
  * later reads pick up what was written since, overlapping reads apply each event once, a change
  * this process made is applied before `changed()` returns, and with Redis an announcement makes
  * other instances read at once. Its Redis connections end with `stop()`.

@@ -1,5 +1,5 @@
 /**
- * RevocationList: what one instance knows of recent revocations (SPEC section 5). A security
+ * RevocationList: what one instance knows of recent revocations (docs/reference/tokens.md). A security
  * change and a claims change both raise the claims stamp (older access tokens are refused); only a
  * security change raises the security stamp (sessions and sockets end); a deletion refuses all.
  */

@@ -411,7 +411,7 @@ export interface SessionStore {
 
 export type OutboxChannel = 'mail' | 'sms';
 
-/** A mail or SMS kept in the dev outbox (SPEC section 1) instead of being sent. */
+/** A mail or SMS kept in the dev outbox (docs/reference/configuration.md) instead of being sent. */
 export interface OutboxMessage {
   readonly id: number;
   readonly channel: OutboxChannel;

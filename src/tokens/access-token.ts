@@ -6,7 +6,7 @@ import type { User } from '../store/ports.ts';
 import type { KeyRing } from './key-ring.ts';
 import { SIGNING_ALGORITHM } from './signing-key.ts';
 
-/** The JWT claim that carries the user's claims-stamp version (see SPEC section 5). */
+/** The JWT claim that carries the user's claims-stamp version (see docs/reference/tokens.md). */
 export const STAMP_CLAIM = 'gh_ver';
 /** RFC 9068's media type for access tokens; other JWTs (ID tokens, …) are refused as bearer tokens. */
 export const ACCESS_TOKEN_TYPE = 'at+jwt';

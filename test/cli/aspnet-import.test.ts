@@ -1,5 +1,5 @@
 /**
- * `gatehouse users import --aspnet FILE` (SPEC sections 7 and 9), as a user runs it: the CLI on a
+ * `gatehouse users import --aspnet FILE` (docs/reference/membership.md and docs/reference/cli.md), as a user runs it: the CLI on a
  * database, then the service on the same one. Imported users sign in with their old passwords,
  * whose hashes (made here by an independent PBKDF2) are replaced by Argon2id at that sign-in
  * without a security change.

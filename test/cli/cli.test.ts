@@ -1,5 +1,5 @@
 /**
- * The `gatehouse` command as a user runs it (SPEC section 9): `node bin/gatehouse.js …` in its own
+ * The `gatehouse` command as a user runs it (docs/reference/cli.md): `node bin/gatehouse.js …` in its own
  * process against `DATABASE_URL`, on each store engine. What a command creates is alone on
  * stdout, a refusal is exit 1 with one line on stderr, bad usage is exit 2. What the commands
  * changed is read back through `users list --json`, or through an in-process instance on the

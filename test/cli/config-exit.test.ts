@@ -1,5 +1,5 @@
 /**
- * The service process as `npm start` runs it (package.json's start script: `node … dist/server/main.js`), SPEC section 1:
+ * The service process as `npm start` runs it (package.json's start script: `node … dist/server/main.js`), docs/reference/configuration.md:
  * a bad configuration value stops it with exit code 2 and one line naming the variable (never a
  * stack trace, never a secret); a good one logs its URL once and serves `/health` over a real
  * socket until it is stopped. On each store engine.

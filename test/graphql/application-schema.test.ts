@@ -3,8 +3,7 @@
  * test/helpers/team-graphql-app.ts beside the reference service, over HTTP and graphql-ws. Its
  * `@authorize` rules on a field (a resource policy), a type and a mutation, a resource check in a
  * resolver, its context, its limits and result cache, its subscriptions fed by its own events
- * (in memory, and through Redis across two instances), and the live-connection rules of SPEC
- * section 6 on its path; and the same rules as extensions of a graphql-js schema. The store plays
+ * (in memory, and through Redis across two instances), and the live-connection rules of * docs/reference/graphql.md on its path; and the same rules as extensions of a graphql-js schema. The store plays
  * no part in any of it: SQLite only.
  */
 import Fastify from 'fastify';
@@ -20,7 +19,7 @@ import { startTeamApp, TEAM_PATH, TeamData, type TeamApp, type TeamTopics } from
 const sqlite = (await testEngines()).filter((engine) => engine.engine === 'sqlite');
 const withRedis = await redisAvailable();
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** SPEC section 5: a change reaches every instance within 5 seconds. */
+/** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 
 const codes = (received: Received) => (received.errors ?? []).map((error) => error.extensions?.code);

@@ -1,5 +1,5 @@
 /**
- * GraphQL over HTTP (SPEC section 6), black-box on both engines: anonymous reads, authenticated
+ * GraphQL over HTTP (docs/reference/graphql.md), black-box on both engines: anonymous reads, authenticated
  * writes, resource checks for authors and admins, the field policy of `User.email`, the error
  * codes and statuses, media types, batching, GET, and the document limits.
  */

@@ -1,5 +1,5 @@
 /**
- * GraphQL subscriptions over WebSocket (SPEC section 6), with the graphql-ws client against a
+ * GraphQL subscriptions over WebSocket (docs/reference/graphql.md), with the graphql-ws client against a
  * listening instance: `postCreated` delivers each new post with exactly the selected fields to
  * authenticated subscribers, anonymous ones get an error, bad credentials and expired or revoked
  * ones close the socket with 4403, and a signed-in socket opens only from a trusted origin.

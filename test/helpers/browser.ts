@@ -1,5 +1,5 @@
 /**
- * Real Chromium for page tests: Debian's `chromium` (SPEC section 1: `/usr/bin/chromium`, or
+ * Real Chromium for page tests: Debian's `chromium` (docs/reference/configuration.md: `/usr/bin/chromium`, or
  * `CHROMIUM_PATH`), driven by playwright-core. Without it the page suites skip with one loud line,
  * unless REQUIRE_SERVICES=1, when they fail.
  */

@@ -1,5 +1,5 @@
 /**
- * The admin API (SPEC section 4, `/admin/*` under the group policy `AdminOnly`; section 5 for what
+ * The admin API (docs/reference/http.md, `/admin/*` under the group policy `AdminOnly`; section 5 for what
  * each change revokes; section 10 for the audit events), through `app.inject` on each store engine.
  */
 import type { LightMyRequestResponse } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Cookie sessions over JSON (SPEC sections 2–4): POST /account/login sets the auth cookie,
+ * Cookie sessions over JSON (docs/reference/http.md): POST /account/login sets the auth cookie,
  * GET /account/profile reads it, POST /account/logout ends the session in the store; sliding
  * expiry (COOKIE_HOURS) under an injected clock; the login redirect for browser navigation
  * and 401 for API and XHR callers. On each store engine.

@@ -1,5 +1,5 @@
 /**
- * CORS (SPEC section 1): only the origins of CORS_ORIGINS may call the API from a browser, with
+ * CORS (docs/reference/configuration.md): only the origins of CORS_ORIGINS may call the API from a browser, with
  * credentials; preflights are anonymous; without CORS_ORIGINS no response carries CORS headers.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Every endpoint of the first issue over HTTP, as SPEC.md states it: statuses, problem bodies,
+ * Every endpoint over HTTP, as docs/reference/http.md states it: statuses, problem bodies,
  * WWW-Authenticate, on each store engine.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * External sign-in with OpenID Connect (SPEC section 4) against a real provider on loopback
+ * External sign-in with OpenID Connect (docs/reference/http.md) against a real provider on loopback
  * (oidc-provider): the redirect carries PKCE S256, state and nonce; the callback signs in and the
  * profile shows the provider's e-mail; a tampered state, a replayed callback, a provider error
  * and an unreachable provider are refused without a session; linking follows the rule.

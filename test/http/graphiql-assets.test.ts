@@ -1,5 +1,5 @@
 /**
- * GraphiQL's files (SPEC section 6, development only), served by the service from the npm
+ * GraphiQL's files (docs/reference/graphql.md, development only), served by the service from the npm
  * packages `graphiql`, `react` and `react-dom` and from its own start-up script: each page link
  * answers 200 with its content type, its length, a year of caching (the URL names the version)
  * and `nosniff`, byte for byte the package's file. Only the allow-listed paths exist: traversal,

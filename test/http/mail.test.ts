@@ -1,5 +1,5 @@
 /**
- * The mailer as the running service wires it (SPEC section 1): the dev outbox without SMTP_URL,
+ * The mailer as the running service wires it (docs/reference/configuration.md): the dev outbox without SMTP_URL,
  * SMTP through a real server with it, and the SMTP pool closed when the app closes.
  */
 import { afterEach, describe, expect, it } from 'vitest';

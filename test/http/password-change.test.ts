@@ -1,5 +1,5 @@
 /**
- * `POST /account/password` (SPEC section 4): a security change that ends the user's other sessions,
+ * `POST /account/password` (docs/reference/http.md): a security change that ends the user's other sessions,
  * refresh tokens and access tokens, while the session that asked goes on under a new cookie.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Phone numbers and SMS codes (SPEC sections 1, 4 and 7): a number is confirmed by a code sent to
+ * Phone numbers and SMS codes (docs/reference/configuration.md, docs/reference/http.md and docs/reference/membership.md): a number is confirmed by a code sent to
  * `SMS_WEBHOOK_URL` as JSON `{to, text}`, and a confirmed number receives sign-in codes. The
  * gateway is a local HTTP sink: the only stand-in, since no SMS gateway runs here.
  */

@@ -1,5 +1,5 @@
 /**
- * Refresh tokens over HTTP, the way a client uses them (SPEC sections 4 and 5): `/auth/token`
+ * Refresh tokens over HTTP, the way a client uses them (docs/reference/http.md and docs/reference/tokens.md): `/auth/token`
  * answers an access token and the first refresh token of a family; `/auth/refresh` rotates it
  * (SEC-33); `/auth/revoke` ends the family; with `setCookie:true` the refresh token travels as
  * the `gh.refresh` cookie (HttpOnly, SameSite=Strict, Path=/auth, Secure only in production) and

@@ -1,5 +1,5 @@
 /**
- * Registration, confirmation and password reset over HTTP and real SMTP (SPEC sections 4 and 7),
+ * Registration, confirmation and password reset over HTTP and real SMTP (docs/reference/http.md and docs/reference/membership.md),
  * as a new user meets them: register → mail → confirm → sign in → sign out → sign in by user
  * name; the re-registration cases; the reset link that ends every session.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC section 2 through the real Fastify pipeline: endpoint metadata beats group metadata,
+ * docs/reference/http.md through the real Fastify pipeline: endpoint metadata beats group metadata,
  * `allowAnonymous` on an endpoint beats `authorize` on its group, and routes that say nothing
  * get the fallback policy. Credentials are a header `x-user: <name>;<role>,<role>`.
  */

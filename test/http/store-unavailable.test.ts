@@ -1,5 +1,5 @@
 /**
- * SPEC section 3: when the store cannot be reached the service answers 503 problem+json (never
+ * docs/reference/http.md: when the store cannot be reached the service answers 503 problem+json (never
  * a 500, never a grant), and recovers on its own when the store returns. PostgreSQL is reached
  * through a TCP relay the test can cut.
  */

@@ -1,5 +1,5 @@
 /**
- * The two-factor routes without a valid two-factor cookie (SPEC section 4): `/account/login/2fa`,
+ * The two-factor routes without a valid two-factor cookie (docs/reference/http.md): `/account/login/2fa`,
  * `/account/login/2fa/send` and `/account/login/recovery` answer 401 problem+json with
  * `succeeded:false`, like every other sign-in failure, and `Cache-Control: no-store`; a browser
  * (a page load or a form post) is sent back to the login page instead.

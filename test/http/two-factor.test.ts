@@ -1,5 +1,5 @@
 /**
- * Two-factor sign-in (SPEC sections 4 and 7), over HTTP on both engines: the authenticator set-up,
+ * Two-factor sign-in (docs/reference/http.md and docs/reference/membership.md), over HTTP on both engines: the authenticator set-up,
  * the second step with TOTP, e-mail codes and recovery codes, remember-client, `/auth/token` with
  * `twoFactorCode`, and the one failure counter. Codes come from an independent RFC 6238 generator.
  */

@@ -1,5 +1,5 @@
 /**
- * Subscriptions across instances (SPEC sections 6 and 8): two instances on one PostgreSQL and one
+ * Subscriptions across instances (docs/reference/graphql.md and docs/reference/persistence.md): two instances on one PostgreSQL and one
  * Redis; a subscriber on either receives the posts created on the other, each once.
  */
 import { createClient } from 'graphql-ws';

@@ -1,5 +1,5 @@
 /**
- * Revocation across instances (SPEC sections 5, 8 and 9): two instances on one database learn of
+ * Revocation across instances (docs/reference/tokens.md, docs/reference/persistence.md and docs/reference/cli.md): two instances on one database learn of
  * a change made on the other, or by the CLI in another process, within 5 seconds: by polling the
  * store without Redis, by a Redis nudge with `REDIS_URL`. Each test starts its own pair on a fresh
  * database; "within 5 s" counts from the moment the change returned.
@@ -14,7 +14,7 @@ const engines = await testEngines();
 const withRedis = await redisAvailable();
 const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** SPEC section 5: a change reaches every instance within 5 seconds. */
+/** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 const POLL_INTERVAL_MS = 50;
 

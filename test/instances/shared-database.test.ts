@@ -1,5 +1,5 @@
 /**
- * Several instances on one database (SPEC sections 5 and 8): they agree on one key ring created
+ * Several instances on one database (docs/reference/tokens.md and docs/reference/persistence.md): they agree on one key ring created
  * under a unique constraint, accept each other's tokens, and pick up rotations and revocations
  * made by the CLI (another process) within 5 seconds (each instance re-reads the ring every 2 s).
  * With KEYRING_SECRET the ring's secrets are stored encrypted, and an instance with another secret
@@ -23,7 +23,7 @@ import { startTestApp } from '../helpers/test-app.ts';
 
 const engines = await testEngines();
 
-/** SPEC section 5: a change reaches every instance within 5 seconds. */
+/** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 /** Every instance of one deployment has the same public URL (the token issuer). */
 const PUBLIC_URL = 'http://gatehouse.test';

@@ -1,5 +1,5 @@
 /**
- * Cross-site form posts (SPEC section 3): a page on another site can make a browser post a form
+ * Cross-site form posts (docs/reference/http.md): a page on another site can make a browser post a form
  * (url-encoded or multipart, no preflight) with the user's cookies. Every such post must carry
  * `__RequestVerificationToken` derived from the antiforgery cookie; missing or wrong → 400
  * problem+json naming the field, and the endpoint never runs. JSON bodies are exempt, and routes

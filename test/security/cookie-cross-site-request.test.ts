@@ -1,5 +1,5 @@
 /**
- * Cross-site request forgery against the cookie scheme (SPEC section 3; SEC-101's HTTP side):
+ * Cross-site request forgery against the cookie scheme (docs/reference/http.md; SEC-101's HTTP side):
  * an unsafe request the auth cookie authenticates is refused with 403 unless its Origin is the
  * PUBLIC_URL origin or one of CORS_ORIGINS; `Origin: null` is refused; without Origin it passes
  * only when Sec-Fetch-Site is absent, same-origin or none. Nothing changes on a refusal.

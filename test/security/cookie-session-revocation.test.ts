@@ -1,5 +1,5 @@
 /**
- * SEC-06 / SEC-92 across instances (SPEC sections 2, 5 and 8): two instances on one database
+ * SEC-06 / SEC-92 across instances (docs/reference/http.md, docs/reference/tokens.md and docs/reference/persistence.md): two instances on one database
  * accept each other's auth cookies; a sign-out, an admin lock or a deletion on one ends the
  * cookie on the other within 5 seconds (here: at once, since every check reads the session and
  * the user's security stamp from the store). A role change keeps the session, with the new role.
@@ -11,7 +11,7 @@ import { bearer, json, startTestApp, type TestApp } from '../helpers/test-app.ts
 
 const engines = await testEngines();
 
-/** SPEC section 5: a change reaches every instance within 5 seconds. */
+/** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 const PUBLIC_URL = 'http://gatehouse.test';
 

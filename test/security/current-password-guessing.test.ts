@@ -1,6 +1,6 @@
 /**
- * Guessing the current password at `POST /account/password` with a session in hand (SPEC
- * sections 1, 4, 7 and 10; SECURITY-CASES SEC-71, SEC-74): a wrong current password counts on
+ * Guessing the current password at `POST /account/password` with a session in hand (docs/reference/configuration.md, http.md, membership.md and security-events.md): a wrong
+ * current password counts on
  * the account's one failure counter, with sign-in's wrong passwords; at LOCKOUT_MAX_ATTEMPTS the
  * account locks (mail to the owner, `lockout` event); each is a `signin.failed` event naming the
  * operation, without the password; while locked the current password is not checked (429
@@ -95,7 +95,7 @@ describe('guessing the current password at /account/password', () => {
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(json(refused)).toMatchObject({ status: 429, code: 'GH_LOCKED_OUT' });
     expect(refused.headers['retry-after']).toBe(String((LOCKOUT_MS - 60_000) / 1000));
-    // An automatic lockout ends no session (SPEC section 5).
+    // An automatic lockout ends no session (docs/reference/tokens.md).
     expect((await ctx.app.inject({ url: '/account/profile', headers: { cookie } })).statusCode).toBe(200);
 
     clock.advance(LOCKOUT_MS);

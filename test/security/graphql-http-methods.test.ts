@@ -1,5 +1,5 @@
 /**
- * GraphQL over HTTP (SPEC sections 3 and 6; GraphQL-over-HTTP spec; SEC-100): what reaches
+ * GraphQL over HTTP (docs/reference/http.md and docs/reference/graphql.md; GraphQL-over-HTTP spec; SEC-100): what reaches
  * `/graphql` other than a well-formed GET or POST.
  *   - PUT, DELETE and PATCH are 405 with `Allow: GET, POST`, in the GraphQL error shape and the
  *     negotiated media type, decided before any body is read (a text/plain body is not a 415)

@@ -1,5 +1,5 @@
 /**
- * SEC-123 (SPEC section 10: "never a password, code or token" in the log) — secrets never reach
+ * SEC-123 (docs/reference/security-events.md: "never a password, code or token" in the log) — secrets never reach
  * the log. Drives a successful and a failed sign-in through `/auth/token`, bearer and API-key
  * calls (good and bad), a locked-out style burst of failures, requests that carry secrets in the
  * query string, an invalid bearer token, a body error and a server-side error, then pins that

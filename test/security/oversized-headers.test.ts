@@ -1,5 +1,5 @@
 /**
- * SEC-10 and SEC-114 (oversized request headers) and SPEC section 3 (431 as problem+json): headers
+ * SEC-10 and SEC-114 (oversized request headers) and docs/reference/http.md (431 as problem+json): headers
  * over Node's 16 KiB limit — one huge header, a 40 KB Cookie, a 64 KB header on a WebSocket
  * upgrade — are answered 431 problem+json and the connection closed; bytes that are not HTTP get
  * 400 problem+json. Never a 500, never Node's or Fastify's own JSON, and the service goes on

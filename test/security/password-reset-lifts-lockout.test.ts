@@ -1,5 +1,5 @@
 /**
- * Lockout as a denial of service (SPEC section 7; SECURITY-CASES SEC-75): anyone can lock an
+ * Lockout as a denial of service (docs/reference/membership.md): anyone can lock an
  * account by guessing, so the owner's way out is the reset link: a completed password reset lifts
  * an automatic lockout at once, and the owner signs in with the new password while the lockout
  * would still run. It does not lift an admin lock, which is another decision. Real mail: the

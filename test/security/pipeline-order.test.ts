@@ -1,5 +1,5 @@
 /**
- * SPEC section 2 ("authentication and the endpoint's policy run before the body is parsed or
+ * docs/reference/http.md ("authentication and the endpoint's policy run before the body is parsed or
  * validated"), SEC-85 (default deny), SEC-87 (path and method normalisation), SEC-91 (scheme
  * confusion). Pins that:
  *   - without credentials, a malformed, oversized (over BODY_LIMIT_BYTES = 1024 here) or
@@ -24,7 +24,7 @@ const engines = await testEngines();
 
 const BODY_LIMIT = 1024;
 
-/** SPEC section 4's anonymous endpoints (method, path pattern); everything else needs credentials. */
+/** docs/reference/http.md's anonymous endpoints (method, path pattern); everything else needs credentials. */
 const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/health$/],
   ['GET|HEAD', /^\/\.well-known\/jwks\.json$/],
@@ -39,7 +39,7 @@ const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/account\/external-login\/[^/]+$/],
   ['GET|HEAD', /^\/signin-[^/]+$/],
   ['GET|HEAD|POST', /^\/graphql$/],
-  // Other methods on /graphql are 405 for every caller (SPEC section 3), before any body is read.
+  // Other methods on /graphql are 405 for every caller (docs/reference/http.md), before any body is read.
   ['PUT|DELETE|PATCH', /^\/graphql$/],
   ['GET|HEAD', /^\/graphiql$/],
   // GraphiQL's files, served with its page (development only): `/graphiql/assets/*`, which
@@ -47,7 +47,7 @@ const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/graphiql(\/assets\/)?\*$/],
   // Anonymous to the pipeline, but they answer 401 themselves without the two-factor cookie.
   ['POST', /^\/account\/login\/(2fa|2fa\/send|recovery)$/],
-  // The second step's page (SPEC section 4, pages), which does the same.
+  // The second step's page (docs/reference/http.md, pages), which does the same.
   ['GET|HEAD', /^\/account\/login\/2fa$/],
   // The OpenAPI document, where the application turns it on (development, in the reference service).
   ['GET|HEAD', /^\/openapi\.json$/],
@@ -89,7 +89,7 @@ function isAnonymous(method: string, path: string): boolean {
   return ANONYMOUS.some(([methods, pattern]) => methods.split('|').includes(method) && pattern.test(path));
 }
 
-describe.each(engines)('pipeline order on $engine (SPEC 2, SEC-85, SEC-87, SEC-91)', (engine) => {
+describe.each(engines)('pipeline order on $engine (docs/reference/http.md, SEC-85, SEC-87, SEC-91)', (engine) => {
   const ctx = useTestApp(engine, { env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
 
   const oversized = JSON.stringify({ title: 'big', body: 'x'.repeat(BODY_LIMIT * 2) });

@@ -1,5 +1,5 @@
 /**
- * Rate limits of the sign-in routes (SPEC sections 1 and 3; SECURITY-CASES SEC-46, SEC-72):
+ * Rate limits of the sign-in routes (docs/reference/configuration.md and docs/reference/http.md):
  * per account and IP, and per IP; every request counts, success or failure; 429 problem+json
  * with `Retry-After`; 0 turns a limit off; shared across instances through Redis when
  * REDIS_URL is set, per instance otherwise. Driven through `POST /auth/token` on each engine.

@@ -1,5 +1,5 @@
 /**
- * SEC-15 (login CSRF, refresh token in a cookie) and SPEC section 3: `POST /auth/refresh` and
+ * SEC-15 (login CSRF, refresh token in a cookie) and docs/reference/http.md: `POST /auth/refresh` and
  * `POST /auth/revoke` that read the `gh.refresh` cookie follow the cross-site rule of the cookie
  * scheme. A foreign `Origin`, `Origin: null`, or `Sec-Fetch-Site: cross-site`/`same-site` without
  * an Origin is 403 problem+json, and the cookie is neither rotated, revoked nor cleared (a forged

@@ -1,5 +1,5 @@
 /**
- * SEC-38 (bad bodies) and SEC-39 (substitution) on `POST /auth/refresh` (SPEC section 4).
+ * SEC-38 (bad bodies) and SEC-39 (substitution) on `POST /auth/refresh` (docs/reference/http.md).
  * Pins that:
  *   - `{}`, `{"refreshToken":null}`, `123`, `["<R>"]`, `{"$ne":null}`, `{"$gt":""}`, 10 KB
  *     strings, a non-JSON body → 400 or 401 with a generic body, never 500, never a match (the

@@ -1,5 +1,5 @@
 /**
- * SEC-36 (SPEC section 5: a family's lifetime is fixed at its first issue) — with
+ * SEC-36 (docs/reference/tokens.md: a family's lifetime is fixed at its first issue) — with
  * REFRESH_TOKEN_DAYS=1 and a manual clock, pins that:
  *   - a chain rotated every 6 hours stops at exactly one day after the sign-in (not one day
  *     after the last rotation): the last rotation before the end works, the first after fails;

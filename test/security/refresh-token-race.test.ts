@@ -1,5 +1,5 @@
 /**
- * SEC-35 (SPEC section 5: "of many concurrent calls with one token exactly one wins, and the
+ * SEC-35 (docs/reference/tokens.md: "of many concurrent calls with one token exactly one wins, and the
  * losers count as reuse") and the concurrent half of SEC-37. Pins that:
  *   - 50 concurrent refreshes with one token (REFRESH_REUSE_GRACE_SECONDS=0, the default) give
  *     exactly one 200 and 401s otherwise, never a 500; the losers count as reuse, so the

@@ -1,5 +1,5 @@
 /**
- * SEC-33, SEC-34 (SPEC section 5) — rotation and reuse detection, one request at a time.
+ * SEC-33, SEC-34 (docs/reference/tokens.md) — rotation and reuse detection, one request at a time.
  * Pins that:
  *   - a used refresh token is refused (bare 401, empty body) (SEC-33);
  *   - replaying a rotated token ends its whole family: the legitimate client's newer token and

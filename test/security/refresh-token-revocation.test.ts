@@ -1,6 +1,5 @@
 /**
- * SEC-37 (revocation triggers) and SEC-40 (no privilege drift) for refresh tokens (SPEC
- * section 5: a security change ends every refresh family of the user; a claims change does
+ * SEC-37 (revocation triggers) and SEC-40 (no privilege drift) for refresh tokens (docs/reference/tokens.md: a security change ends every refresh family of the user; a claims change does
  * not, but the next access token carries the current claims). Pins that:
  *   - an admin lock makes the family's next refresh 401, and unlocking does not revive it
  *     (only a new sign-in works again);

@@ -1,5 +1,5 @@
 /**
- * SEC-41 (SPEC section 5: refresh tokens are opaque random strings of ≥ 256 bits, stored only as
+ * SEC-41 (docs/reference/tokens.md: refresh tokens are opaque random strings of ≥ 256 bits, stored only as
  * hashes, in families; a grace-window successor is kept only in a form a database reader cannot
  * use). Reads the database directly, as an attacker with a dump would, and pins that:
  *   - the refresh token is 43+ base64url characters (≥ 256 bits) and differs at every issue;
@@ -96,7 +96,7 @@ describe.each(engines)('refresh-token storage on $engine (SEC-41)', (engine) => 
   });
 });
 
-describe.each(engines)('grace-window successor storage on $engine (SEC-41, SPEC section 5)', (engine) => {
+describe.each(engines)('grace-window successor storage on $engine (SEC-41, docs/reference/tokens.md)', (engine) => {
   const ctx = useTestApp(engine, { env: { REFRESH_REUSE_GRACE_SECONDS: '10' } });
 
   it('keeps the successor pair only sealed: grace_sealed reveals neither the new refresh token nor the access token', async () => {

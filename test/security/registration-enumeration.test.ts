@@ -1,6 +1,6 @@
 /**
- * Learning whether an address has an account by registering with it (SPEC section 4;
- * SECURITY-CASES SEC-60): every answer to `POST /account/register` is the same whether the e-mail
+ * Learning whether an address has an account by registering with it (docs/reference/http.md):
+ * every answer to `POST /account/register` is the same whether the e-mail
  * is free, belongs to a confirmed account or to an unconfirmed one — the same status, headers and
  * body, as JSON and as a form post — and a taken `userName` is the same 409 whatever the e-mail
  * (the holder's own included), where it used to be 202 for a registered e-mail and 409 for a free

@@ -1,6 +1,6 @@
 /**
  * Taking over an account by registering again with its address before the owner confirms it
- * (SPEC sections 4 and 7; SECURITY-CASES SEC-60, SEC-70): the owner registered and has not yet
+ * (docs/reference/http.md and docs/reference/membership.md): the owner registered and has not yet
  * clicked the link; a stranger registers with the same address and a password of their own. The
  * stranger's password is never stored — not at once, and not when the owner confirms with the
  * fresh link the second registration mailed — so it never signs in. The owner's mail says that

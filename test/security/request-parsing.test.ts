@@ -1,5 +1,5 @@
 /**
- * SEC-119..SEC-122 (and SPEC section 3) — request parsing under hostile input, for a caller who
+ * SEC-119..SEC-122 (and docs/reference/http.md) — request parsing under hostile input, for a caller who
  * IS allowed in (so the body is actually parsed). Pins that:
  *   - malformed JSON → 400 problem+json with `errors.body`;
  *   - `{"__proto__":{…}}` and `{"constructor":{"prototype":{…}}}` → 400, and neither this nor a

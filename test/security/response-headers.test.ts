@@ -1,5 +1,5 @@
 /**
- * SPEC section 3, response headers (ASVS5 3.4.x, 14.3.x; CS-REST "Security headers"):
+ * docs/reference/http.md, response headers (ASVS5 3.4.x, 14.3.x; CS-REST "Security headers"):
  *   - `X-Content-Type-Options: nosniff` on every answer: successes, pages, problems, the 404,
  *     Fastify's refusals before routing, GraphQL answers;
  *   - `Cache-Control: no-store` on every answer to a request that carries credentials (bearer,
@@ -66,7 +66,7 @@ async function answers(instance: TestApp, cookieName = 'gh.auth'): Promise<{ cre
   };
 }
 
-describe.runIf(sqlite)('response headers (SPEC section 3)', () => {
+describe.runIf(sqlite)('response headers (docs/reference/http.md)', () => {
   let development: TestApp;
   let production: TestApp;
 

@@ -1,5 +1,5 @@
 /**
- * SEC-13 with Unicode (SPEC section 3): a `ReturnUrl` holding characters outside ASCII — accents,
+ * SEC-13 with Unicode (docs/reference/http.md): a `ReturnUrl` holding characters outside ASCII — accents,
  * CJK, emoji, a full-width solidus that could pass for `/`, a right-to-left override, invalid
  * UTF-8 — never makes the sign-in a 500 (a Location header carries only ASCII: Node throws on
  * anything above U+00FF and sends U+0080–U+00FF as raw bytes). The browser is sent to the same

@@ -1,5 +1,5 @@
 /**
- * Lockout after failed sign-ins (SPEC sections 4, 7 and 10; SECURITY-CASES SEC-71, SEC-73):
+ * Lockout after failed sign-ins (docs/reference/http.md, docs/reference/membership.md and docs/reference/security-events.md):
  * at LOCKOUT_MAX_ATTEMPTS wrong passwords the account locks for LOCKOUT_MINUTES; while locked,
  * even the right password gets the generic failure; the lock ends on its own, or by an admin;
  * only a completed sign-in resets the count; tokens issued before the lock go on; the lock is
@@ -34,7 +34,7 @@ describe.each(engines)('sign-in lockout on $engine', (engine) => {
 
   beforeEach(async () => {
     const databaseUrl = await engine.createDatabaseUrl();
-    // Defaults of SPEC section 1 (5 attempts, 5 minutes); only the rate limits are off.
+    // Defaults of docs/reference/configuration.md (5 attempts, 5 minutes); only the rate limits are off.
     const config = loadConfig({
       NODE_ENV: 'test',
       DATABASE_URL: databaseUrl,

@@ -1,5 +1,5 @@
 /**
- * SPEC section 5 (key ring), SEC-05 — signing-key rotation and revocation. Pins that:
+ * docs/reference/tokens.md (key ring), SEC-05 — signing-key rotation and revocation. Pins that:
  *   - `keyRing.revoke(kid)` of the current key rotates first, then drops the key at once: tokens
  *     it signed (and tokens freshly forged with its private key) stop working, a token of the new
  *     key works, and the JWKS no longer lists the revoked kid;
@@ -15,7 +15,7 @@ import { decodeSegment, expectInvalidToken, forge } from './jwt-forge.ts';
 
 const engines = await testEngines();
 
-describe.each(engines)('signing-key rotation and revocation on $engine (SPEC 5, SEC-05)', (engine) => {
+describe.each(engines)('signing-key rotation and revocation on $engine (docs/reference/tokens.md, SEC-05)', (engine) => {
   const ctx = useTestApp(engine);
 
   async function me(token: string) {

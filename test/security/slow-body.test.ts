@@ -1,5 +1,5 @@
 /**
- * SEC-118 (slowloris) and SPEC section 1 (`REQUEST_TIMEOUT_SECONDS`): a request whose headers or
+ * SEC-118 (slowloris) and docs/reference/configuration.md (`REQUEST_TIMEOUT_SECONDS`): a request whose headers or
  * body trickle in, a byte at a time, is cut off once the timeout has passed since it began: the
  * connection is answered 408 problem+json (when nothing of an answer was written yet) and closed,
  * and the service goes on serving others. Driven over raw sockets against a listening instance,

@@ -1,5 +1,5 @@
 /**
- * A socket keeping claims its user lost (SPEC sections 5 and 6). A claims change — a role added
+ * A socket keeping claims its user lost (docs/reference/tokens.md and docs/reference/graphql.md). A claims change — a role added
  * or removed, on another instance — refuses the access tokens issued before it, so a socket opened
  * with one (in `connection_init` or the upgrade's `Authorization`) closes with 4403 within 5
  * seconds. A socket opened with the auth cookie carries on with the new claims: an admin demoted
@@ -14,7 +14,7 @@ import { bearer, json, startTestApp, type TestApp } from '../helpers/test-app.ts
 
 const engines = await testEngines();
 const PUBLIC_URL = 'http://gatehouse.test';
-/** SPEC section 5: a change reaches every instance within 5 seconds. */
+/** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 
 describe.each(engines)('sockets and claims changes made on another instance, on $engine', (engine) => {

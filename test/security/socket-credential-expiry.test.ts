@@ -1,5 +1,5 @@
 /**
- * A socket outliving its credential (SPEC sections 5 and 6): a socket opened with an access token
+ * A socket outliving its credential (docs/reference/tokens.md and docs/reference/graphql.md): a socket opened with an access token
  * — in `connection_init` or in the upgrade's `Authorization` header — closes with 4403 at the
  * token's `exp`, without the 30 seconds of clock skew a request would get; a socket opened with the
  * auth cookie closes with 4403 when its session ends, and a request that slides the session

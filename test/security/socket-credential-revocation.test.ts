@@ -1,5 +1,5 @@
 /**
- * A socket outliving the revocation of its credential (SPEC sections 5 and 6), across instances:
+ * A socket outliving the revocation of its credential (docs/reference/tokens.md and docs/reference/graphql.md), across instances:
  * the socket is open on instance A, the change is made on instance B (same database, no Redis:
  * A learns of it by polling the store), and the socket closes with 4403 within 5 seconds —
  * whatever carried its credential. A token (in `connection_init` or the upgrade's
@@ -17,7 +17,7 @@ import { bearer, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const engines = await testEngines();
 const PUBLIC_URL = 'http://gatehouse.test';
-/** SPEC section 5: a change reaches every instance within 5 seconds. */
+/** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 
 describe.each(engines)('sockets close when their credential is revoked on another instance, on $engine', (engine) => {

@@ -1,5 +1,5 @@
 /**
- * One socket holding subscriptions without end (SPEC sections 1 and 6): at most
+ * One socket holding subscriptions without end (docs/reference/configuration.md and docs/reference/graphql.md): at most
  * `GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET` subscriptions are active on one socket. One more gets a
  * graphql-ws `error` message for its id (`TOO_MANY_SUBSCRIPTIONS`) while the others keep
  * running; queries are not subscriptions and still run; completing one frees its slot; another

@@ -1,6 +1,5 @@
 /**
- * Guessing the second factor through the account operations that check one (SPEC sections 1, 4,
- * 7 and 10; SECURITY-CASES SEC-74, SEC-79): someone holding a session (a stolen cookie) must not
+ * Guessing the second factor through the account operations that check one (docs/reference/configuration.md, docs/reference/http.md, docs/reference/membership.md and docs/reference/security-events.md): someone holding a session (a stolen cookie) must not
  * get unlimited guesses at a TOTP or recovery code at `/account/2fa/disable`,
  * `/account/2fa/recovery-codes` or `/account/2fa/authenticator`. Every wrong code counts on the
  * account's one failure counter, across the three routes and with the sign-in's second step; at

@@ -1,5 +1,5 @@
 /**
- * Replaying a captured two-factor cookie (SPEC section 4; SECURITY-CASES SEC-03, SEC-81): the
+ * Replaying a captured two-factor cookie (docs/reference/http.md): the
  * cookie of the first step proves only that the password was right a moment ago, and a completed
  * second step spends it in the store, not merely by clearing it in the browser. Whoever copied it
  * (before or after) gets 401 `{"succeeded":false}` with it, even with a valid code of their own;

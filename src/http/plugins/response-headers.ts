@@ -13,7 +13,7 @@ export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
 
 /**
  * The headers of an answer written outside the routes' hooks (Fastify's refusals before routing,
- * Node's client errors): every header of SPEC section 3, `no-store` included, since whether the
+ * Node's client errors): every header of docs/reference/http.md, `no-store` included, since whether the
  * request carried credentials is not known there.
  */
 export function refusalHeaders(production: boolean): Readonly<Record<string, string>> {
@@ -35,7 +35,7 @@ export interface ResponseHeadersOptions {
 }
 
 /**
- * The headers SPEC section 3 puts on answers, in one hook for every route, every error and the
+ * The headers docs/reference/http.md puts on answers, in one hook for every route, every error and the
  * 404: `X-Content-Type-Options: nosniff` on all of them (a JSON answer is never run as script or
  * style), `Strict-Transport-Security` in production, and `Cache-Control: no-store` on every
  * answer to a request that carries credentials (an Authorization, X-Api-Key or Cookie header)

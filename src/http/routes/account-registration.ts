@@ -42,7 +42,7 @@ const INVALID_CONFIRMATION = 'This confirmation link is wrong, expired or replac
 const INVALID_RESET = 'The reset link is wrong, expired or already used.';
 
 /**
- * Registration, e-mail confirmation and password reset (SPEC section 4): JSON for programs, pages
+ * Registration, e-mail confirmation and password reset (docs/reference/http.md): JSON for programs, pages
  * and form posts for browsers, with the same rules. Forms are read only here and on the other
  * account pages (formBodiesPlugin).
  */
@@ -52,7 +52,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
   // The mails' links lead back to these routes, wherever they are mounted.
   const links = paths.accountLinks(config.publicUrl);
   await app.register(formBodiesPlugin);
-  // Counted per IP, and per the e-mail they name and IP (SPEC section 1).
+  // Counted per IP, and per the e-mail they name and IP (docs/reference/configuration.md).
   const limited = rateLimited(services, { account: (request) => emailOf(request.body) });
   resendConfirmationRoutes(app, context, limited);
 

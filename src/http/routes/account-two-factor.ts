@@ -60,7 +60,7 @@ const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
 };
 
 /**
- * Two-factor sign-in (SPEC section 4): the second step of a browser sign-in, which the
+ * Two-factor sign-in (docs/reference/http.md): the second step of a browser sign-in, which the
  * two-factor cookie of the first step authorizes (the pipeline lets it through anonymously), and
  * the signed-in user's authenticator, recovery codes and phone number.
  */
@@ -92,7 +92,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     });
   const notPending = (request: FastifyRequest, reply: FastifyReply) => {
     if (isFormPost(request) || wantsPage(request)) return seeOther(reply, paths.login);
-    // A sign-in result like any other failure (SPEC section 4): problem+json with succeeded:false.
+    // A sign-in result like any other failure (docs/reference/http.md): problem+json with succeeded:false.
     return sendProblem(reply, problem('GH_SIGNIN_FAILED', 'There is no pending two-factor sign-in: sign in with the password first.', { succeeded: false }));
   };
 

@@ -51,7 +51,7 @@ const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
 const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
 
 /**
- * The cookie side of membership (SPEC section 4): `POST /account/login` signs in with a password
+ * The cookie side of membership (docs/reference/http.md): `POST /account/login` signs in with a password
  * and sets the auth cookie, `POST /account/logout` deletes the session in the store, and
  * `GET /account/profile` describes the signed-in user (policy `User`: an API-key caller acts
  * for no user and gets 403). Browsers get the same as pages and form posts (303 on success).

@@ -23,7 +23,7 @@ const anonymous = { authorization: { allowAnonymous: true } };
  * `POST /auth/refresh` and `POST /auth/revoke`. Anonymous: an access token sent along is not
  * even read. A refused refresh is a bare 401 (no body), whatever the reason. A token read from
  * the `gh.refresh` cookie is a credential the browser attaches on its own, so such a request
- * passes the cross-site check of the cookie scheme (SPEC section 3) first: from another site it
+ * passes the cross-site check of the cookie scheme (docs/reference/http.md) first: from another site it
  * is 403, and the cookie is neither used, rotated nor cleared.
  */
 export async function authRefreshRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {

@@ -25,7 +25,7 @@ const TokenRequest = Type.Object(
  * `POST /auth/token`: a password sign-in that answers an access token and the first refresh
  * token of a new family (in the body, or as the `gh.refresh` cookie with `setCookie:true`).
  * Failures are sign-in results: 401 with `succeeded:false` and only the flags the rule of
- * SPEC section 4 allows; `requiresTwoFactor` asks for `twoFactorCode` (a TOTP or recovery code).
+ * docs/reference/http.md allows; `requiresTwoFactor` asks for `twoFactorCode` (a TOTP or recovery code).
  */
 export async function authTokenRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   app.post<{ Body: Static<typeof TokenRequest> }>(

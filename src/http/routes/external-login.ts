@@ -37,7 +37,7 @@ let loading: Promise<typeof OpenId> | undefined;
 const openIdClient = () => (loading ??= import('openid-client'));
 
 /**
- * External sign-in with OpenID Connect (SPEC section 4): authorization code flow with PKCE (S256),
+ * External sign-in with OpenID Connect (docs/reference/http.md): authorization code flow with PKCE (S256),
  * `state` and `nonce` bound to a short-lived encrypted correlation cookie; the callback validates
  * them and the ID token (openid-client), then signs the user in with the Cookies scheme, links,
  * creates or refuses by the linking rule (ExternalSignIn). Every failure answers a clear page or

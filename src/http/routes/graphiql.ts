@@ -9,8 +9,7 @@ const ANONYMOUS = { config: { authorization: { allowAnonymous: true } } };
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
 /**
- * `/graphiql` and its files, registered in development only (production has no such route, SPEC
- * section 6). Files come from a fixed allow-list resolved at start; a request path only selects
+ * `/graphiql` and its files, registered in development only (production has no such route, * docs/reference/graphql.md). Files come from a fixed allow-list resolved at start; a request path only selects
  * one of them, so nothing outside it (`../`, another package's file, a source map) is reachable.
  */
 export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 
-/** SPEC section 7: ten codes, each single use. */
+/** docs/reference/membership.md: ten codes, each single use. */
 export const RECOVERY_CODE_COUNT = 10;
 /** Crockford-like base32 without the letters people mistake for digits (I, L, O, U): 5 bits a character. */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 
-/** RFC 6238 as SPEC section 7 fixes it: SHA-1, 6 digits, 30-second steps. */
+/** RFC 6238 as docs/reference/membership.md fixes it: SHA-1, 6 digits, 30-second steps. */
 const PERIOD_SECONDS = 30;
 const DIGITS = 6;
 /** One step of clock drift each way. */

@@ -12,10 +12,10 @@ import type { CodeHasher } from './code-hashes.ts';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.ts';
 import { formatSharedKey, newAuthenticatorSecret, normalizeSixDigits, otpauthUri, totpStep } from './totp.ts';
 
-/** The second factors of SPEC section 4: `provider` of `/account/login/2fa`. */
+/** The second factors of docs/reference/http.md: `provider` of `/account/login/2fa`. */
 export type TwoFactorProvider = 'Authenticator' | 'Email' | 'Phone';
 
-/** Codes sent by mail or SMS work once, for five minutes (SPEC section 7). */
+/** Codes sent by mail or SMS work once, for five minutes (docs/reference/membership.md). */
 export const SENT_CODE_MS = 5 * 60 * 1000;
 const ISSUER = 'Gatehouse';
 const E164 = /^\+[1-9]\d{1,14}$/;

@@ -1,6 +1,6 @@
 /**
  * Outgoing mail, as the membership flows see it: one message to one stored address. Every mail
- * has a text part, so that people and programs can read it (SPEC section 7); `html` is optional.
+ * has a text part, so that people and programs can read it (docs/reference/membership.md); `html` is optional.
  */
 export interface MailMessage {
   readonly to: string;

@@ -5,7 +5,7 @@ import type { Mailer, MailMessage } from './mailer.ts';
 import { assertSingleRecipient } from './single-recipient.ts';
 
 /**
- * The dev outbox (SPEC section 1): without SMTP_URL, outside production, a mail is stored whole
+ * The dev outbox (docs/reference/configuration.md): without SMTP_URL, outside production, a mail is stored whole
  * in the `outbox` table, where a developer or a test reads its link or code. The log names only
  * the recipient and the subject: bodies carry codes and links.
  */

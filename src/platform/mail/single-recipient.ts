@@ -1,5 +1,5 @@
 /**
- * One bare address and nothing else. Mail goes only to the stored address (SPEC section 7);
+ * One bare address and nothing else. Mail goes only to the stored address (docs/reference/membership.md);
  * refusing separators, brackets and white space here means no value can smuggle in a second
  * recipient or a header, whatever a mail library would make of it.
  */

@@ -24,7 +24,7 @@ export class SmsDeliveryError extends Error {
 /** A gateway that does not answer within this is taken as down. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** SPEC section 1: each message is POSTed to `SMS_WEBHOOK_URL` as JSON `{to, text}`; any 2xx is delivery. */
+/** docs/reference/configuration.md: each message is POSTed to `SMS_WEBHOOK_URL` as JSON `{to, text}`; any 2xx is delivery. */
 export class WebhookSmsSender implements SmsSender {
   constructor(private readonly url: URL) {}
 

@@ -4,7 +4,7 @@ import type { Database, RefreshFamiliesTable, RefreshTokensTable } from './datab
 import type { StoreContext } from './store-context.ts';
 
 /**
- * Refresh-token families (SPEC section 5). A family is live while it is neither revoked nor
+ * Refresh-token families (docs/reference/tokens.md). A family is live while it is neither revoked nor
  * expired (`expires_at > now`); only the unused token of a live family rotates.
  */
 export class KyselyRefreshTokenStore implements RefreshTokenStore {

@@ -9,7 +9,7 @@ import type { StoreContext } from './store-context.ts';
  * Cookie sessions. A session counts while `expires_at > now`; whether its user's security stamp
  * still matches is the session manager's check, made against the user it loads anyway. Ending
  * sessions appends a `session` event naming their user to the revocation feed, in the same
- * transaction: the sockets the sessions opened, on any instance, learn of it (SPEC section 6).
+ * transaction: the sockets the sessions opened, on any instance, learn of it (docs/reference/graphql.md).
  */
 export class KyselySessionStore implements SessionStore {
   // Compiled once: every sign-in creates a session and every cookie request finds one.

@@ -70,7 +70,7 @@ export async function setPassword(trx: Kysely<Database>, userId: number, passwor
 }
 
 /**
- * A security change (SPEC section 5), with the columns it sets: both stamps go up, the feed hears
+ * A security change (docs/reference/tokens.md), with the columns it sets: both stamps go up, the feed hears
  * of it and the user's refresh families end, in the caller's transaction.
  */
 export async function securityChange(

@@ -31,7 +31,7 @@ export async function up(db: AnyDatabase, engine: StoreEngine): Promise<void> {
     // NULLs never collide, on either engine: many users may have no user name.
     .addUniqueConstraint('users_normalized_user_name_unique', ['normalized_user_name'])
     .execute();
-  // Every instance polls this for revocations (SPEC section 5).
+  // Every instance polls this for revocations (docs/reference/tokens.md).
   await db.schema.createIndex('users_stamp_changed_at_index').on('users').column('stamp_changed_at').execute();
 
   await db.schema

@@ -3,7 +3,7 @@ import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
 /**
- * Refresh-token families and their tokens (SPEC section 5: rotation, reuse detection, grace),
+ * Refresh-token families and their tokens (docs/reference/tokens.md: rotation, reuse detection, grace),
  * and the revocation feed that every instance polls.
  */
 

@@ -3,7 +3,7 @@ import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
 /**
- * The dev outbox (SPEC section 1): without SMTP_URL (or SMS_WEBHOOK_URL) outside production,
+ * The dev outbox (docs/reference/configuration.md): without SMTP_URL (or SMS_WEBHOOK_URL) outside production,
  * mail and SMS land here in full, so a developer or a test can read the links and codes that
  * the log must never show.
  */

@@ -3,7 +3,7 @@ import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
 /**
- * Cookie sessions (SPEC section 2, `Cookies`): the auth cookie holds a random session token;
+ * Cookie sessions (docs/reference/http.md, `Cookies`): the auth cookie holds a random session token;
  * only its SHA-256 is stored, so a reader of the database cannot sign in as anyone. The user's
  * security stamp at sign-in is kept so that a later security change ends the session.
  */

@@ -3,7 +3,7 @@ import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
 /**
- * Codes mailed to a user: e-mail confirmation and password reset (SPEC sections 4 and 7). Only a
+ * Codes mailed to a user: e-mail confirmation and password reset (docs/reference/http.md and docs/reference/membership.md). Only a
  * SHA-256 of each code is stored. A confirmation code may hold the password a re-registration
  * asked for, applied only when that code is used.
  */

@@ -3,7 +3,7 @@ import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
 /**
- * Two-factor sign-in (SPEC sections 4 and 7): the flag and the phone number on the user, the
+ * Two-factor sign-in (docs/reference/http.md and docs/reference/membership.md): the flag and the phone number on the user, the
  * authenticator key (sealed like the key ring) with the last TOTP step accepted, recovery codes
  * and the 6-digit codes sent by mail or SMS, both stored only as hashes.
  */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
-/** Posts of the GraphQL API (SPEC section 6): newest first, and by author for `User.posts`. */
+/** Posts of the GraphQL API (docs/reference/graphql.md): newest first, and by author for `User.posts`. */
 
 // Migrations see the schema as it was when they were written, not today's `Database` type.
 type AnyDatabase = Kysely<any>;

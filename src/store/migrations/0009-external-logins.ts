@@ -3,7 +3,7 @@ import type { StoreEngine } from '../ports.ts';
 import { autoId, idType } from './columns.ts';
 
 /**
- * External sign-ins (SPEC section 4): a user's logins at OpenID Connect providers, found by the
+ * External sign-ins (docs/reference/http.md): a user's logins at OpenID Connect providers, found by the
  * pair (provider, subject) — the provider's `sub` is stable, its e-mail is not.
  */
 

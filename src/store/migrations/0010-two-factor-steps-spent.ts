@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 
 /**
- * The second step of a sign-in spends its two-factor cookie (SPEC section 4): `users` keeps when
+ * The second step of a sign-in spends its two-factor cookie (docs/reference/http.md): `users` keeps when
  * the last completed one began, and a cookie of a first step begun at or before that time no
  * longer works. One column, no table to prune: the cookies themselves live five minutes.
  */

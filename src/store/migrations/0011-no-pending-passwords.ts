@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 
 /**
- * A confirmation link no longer carries a password (SPEC section 4: registering again with an
+ * A confirmation link no longer carries a password (docs/reference/http.md: registering again with an
  * unconfirmed address never changes that account's password). Links mailed before this version
  * may still hold one a stranger chose; they are emptied here, so that nothing of them is kept
  * (the column stays, unused: a released migration is never edited).

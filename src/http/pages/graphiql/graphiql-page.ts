@@ -4,7 +4,7 @@ import type { GraphiqlAssets } from './graphiql-assets.ts';
 export const GRAPHIQL_ASSETS_PREFIX = '/graphiql/assets/';
 
 /**
- * GraphiQL for `/graphiql`, in development only (SPEC section 6). Every file comes from this
+ * GraphiQL for `/graphiql`, in development only (docs/reference/graphql.md). Every file comes from this
  * service (GraphiQL and React from their npm packages, the start-up script and the page's style
  * from `src/http/pages/graphiql/`), so the page works offline and its policy allows scripts from
  * this origin only: no inline script, no `eval`, no CDN. Styles are 'self' as well: GraphiQL's

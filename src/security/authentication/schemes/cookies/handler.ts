@@ -51,7 +51,7 @@ export function cookieTicketOf(result: AuthenticateResult): CookieTicket | undef
 }
 
 /**
- * The `Cookies` scheme (SPEC section 2): an encrypted, authenticated cookie holding a session
+ * The `Cookies` scheme (docs/reference/http.md): an encrypted, authenticated cookie holding a session
  * token whose session lives in the store, so sign-out and revocation end it on every instance.
  * A missing, unreadable, foreign or ended cookie is no credential at all (`noResult`), never an
  * error: the caller is simply anonymous. The Cookie header is parsed only here, only when sent.
