@@ -10,6 +10,7 @@ import type { Store } from 'gatehouse-auth/store';
 import { graphiql } from 'gatehouse-auth/graphql';
 import type { Logger } from 'pino';
 import { serviceHandlers, servicePolicies } from './policies/policies.ts';
+import type { ServiceSettings } from './settings.ts';
 import { contentRoutes } from './routes/content.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -22,13 +23,15 @@ export interface ServiceOptions {
   readonly config: Config;
   readonly store: Store;
   readonly logger: Logger;
+  /** The service's own settings (`BUSINESS_HOURS`, `TZ`). */
+  readonly settings: ServiceSettings;
   readonly clock?: Clock;
   /** Options of the plugin the service does not set itself (tests replace the result handler or hear of lockouts; `main.ts` serves the OpenAPI document in development). */
   readonly gatehouse?: Pick<GatehouseOptions, 'resultHandler' | 'onLockout' | 'prefix' | 'openapi' | 'pages'>;
 }
 
 /** The service's Fastify app, ready to listen. */
-export async function buildService({ config, store, logger, clock, gatehouse: extra }: ServiceOptions): Promise<FastifyInstance> {
+export async function buildService({ config, store, logger, settings, clock, gatehouse: extra }: ServiceOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, logger));
   await app.register(gatehouse, {
     config,
@@ -36,8 +39,8 @@ export async function buildService({ config, store, logger, clock, gatehouse: ex
     store,
     migrate: false,
     ...(clock ? { clock } : {}),
-    policies: servicePolicies(config.businessHours),
-    handlers: serviceHandlers(clock ?? systemClock, config.timeZone),
+    policies: servicePolicies(settings.businessHours),
+    handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
     ...extra,
   });
   await app.register(healthRoutes);

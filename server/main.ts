@@ -1,10 +1,12 @@
 import { ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
 import { buildService } from './app.ts';
+import { loadServiceSettings } from './settings.ts';
 
 /** Process entry: load the configuration, build the service, listen. Nothing else. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  const settings = loadServiceSettings();
   const logger = createLogger();
   const store = await createStore(config.databaseUrl, {
     onIdleError: (error) => logger.warn({ err: error }, 'lost a database connection; the next query reconnects'),
@@ -12,7 +14,7 @@ async function main(): Promise<void> {
   });
   await store.migrate();
   // The OpenAPI document at /openapi.json in development only (decision 0042).
-  const app = await buildService({ config, store, logger, gatehouse: { openapi: !config.production } });
+  const app = await buildService({ config, store, logger, settings, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

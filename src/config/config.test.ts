@@ -98,11 +98,6 @@ describe('loadConfig defaults (docs/reference/configuration.md)', () => {
     expect(config.graphqlMaxSubscriptionsPerSocket).toBe(100);
   });
 
-  it('has business hours 09:00-17:00 in the system time zone', () => {
-    expect(config.businessHours).toEqual({ startMinute: 9 * 60, endMinute: 17 * 60 });
-    expect(config.timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
-  });
-
   it('issues tokens with iss = PUBLIC_URL and aud = gatehouse', () => {
     expect(config.jwtIssuer).toBe('http://127.0.0.1:3000');
     expect(config.jwtAudience).toBe('gatehouse');
@@ -155,15 +150,6 @@ describe('loadConfig values', () => {
     expect(loadConfig({ DATABASE_URL: 'postgresql://app@db/gatehouse' }).databaseUrl).toBe('postgresql://app@db/gatehouse');
   });
 
-  it('reads business hours to the minute, including a window that spans midnight', () => {
-    expect(loadConfig({ BUSINESS_HOURS: '08:30-18:45' }).businessHours).toEqual({ startMinute: 510, endMinute: 1125 });
-    expect(loadConfig({ BUSINESS_HOURS: '22:00-06:00' }).businessHours).toEqual({ startMinute: 1320, endMinute: 360 });
-  });
-
-  it('reads TZ as the time zone of business hours', () => {
-    expect(loadConfig({ TZ: 'America/New_York' }).timeZone).toBe('America/New_York');
-  });
-
   it('reads CORS origins, comma-separated, allowing a trailing slash', () => {
     expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173/' }).corsOrigins).toEqual([
       'https://app.example.com',
@@ -208,10 +194,6 @@ describe('loadConfig refusals', () => {
     ['REDIS_URL', { REDIS_URL: 'http://cache:6379' }],
     ['PUBLIC_URL', { PUBLIC_URL: 'ftp://example.com' }],
     ['PUBLIC_URL', { PUBLIC_URL: 'not a url' }],
-    ['BUSINESS_HOURS', { BUSINESS_HOURS: '9-17' }],
-    ['BUSINESS_HOURS', { BUSINESS_HOURS: '09:00-24:00' }],
-    ['BUSINESS_HOURS', { BUSINESS_HOURS: '09:00–17:00' }],
-    ['TZ', { TZ: 'Mars/Olympus' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com/path' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://ok.example.com,app.example.com' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com?x=1' }],
@@ -243,8 +225,8 @@ describe('loadConfig refusals', () => {
   });
 
   it('keeps a message on one line even when the value holds a line break', () => {
-    const error = configError({ BUSINESS_HOURS: '09:00\n17:00' });
-    expect(error.variable).toBe('BUSINESS_HOURS');
+    const error = configError({ CORS_ORIGINS: 'https://a.example.com\nhttps://b.example.com' });
+    expect(error.variable).toBe('CORS_ORIGINS');
     expect(error.message).not.toContain('\n');
   });
 

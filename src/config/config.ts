@@ -10,12 +10,6 @@ export interface OidcProviderConfig {
   readonly trustEmail: boolean;
 }
 
-export interface BusinessHours {
-  /** Minutes after midnight, both ends allowed. */
-  readonly startMinute: number;
-  readonly endMinute: number;
-}
-
 /** The service's whole configuration, read from the environment once and validated. */
 export interface Config {
   readonly production: boolean;
@@ -48,9 +42,6 @@ export interface Config {
   readonly graphqlMaxCost: number;
   /** Active subscriptions one WebSocket may hold; one more gets an `error` message (docs/reference/graphql.md). */
   readonly graphqlMaxSubscriptionsPerSocket: number;
-  readonly businessHours: BusinessHours;
-  /** IANA time zone of `BusinessHours`: `TZ`, else the system's. */
-  readonly timeZone: string;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
 }
@@ -99,8 +90,6 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
     graphqlMaxCost: readInteger(env, 'GRAPHQL_MAX_COST', 1000, 1, 100_000_000),
     graphqlMaxSubscriptionsPerSocket: readInteger(env, 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 100_000),
-    businessHours: readBusinessHours(env),
-    timeZone: readTimeZone(env),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
   };
@@ -136,25 +125,6 @@ function readCorsOrigins(env: Env): string[] {
     }
     return url.origin;
   });
-}
-
-function readBusinessHours(env: Env): BusinessHours {
-  const value = readString(env, 'BUSINESS_HOURS', '09:00-17:00');
-  const match = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/.exec(value);
-  if (!match) throw new ConfigError('BUSINESS_HOURS', 'a window like 09:00-17:00', value);
-  const [, h1, m1, h2, m2] = match.map(Number) as [number, number, number, number, number];
-  return { startMinute: h1 * 60 + m1, endMinute: h2 * 60 + m2 };
-}
-
-function readTimeZone(env: Env): string {
-  const value = readString(env, 'TZ');
-  if (value === undefined) return Intl.DateTimeFormat().resolvedOptions().timeZone;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-  } catch {
-    throw new ConfigError('TZ', 'an IANA time zone such as Europe/Paris', value);
-  }
-  return value;
 }
 
 function readOidcProviders(env: Env, production: boolean): OidcProviderConfig[] {

@@ -28,6 +28,8 @@ const BAD_CASES: readonly [string, BadCase][] = [
   ['PORT=abc', { variable: 'PORT', env: { PORT: 'abc', KEYRING_SECRET }, secret: KEYRING_SECRET }],
   ['ACCESS_TOKEN_MINUTES=-1', { variable: 'ACCESS_TOKEN_MINUTES', env: { ACCESS_TOKEN_MINUTES: '-1', KEYRING_SECRET }, secret: KEYRING_SECRET }],
   ['DATABASE_URL=mysql://x', { variable: 'DATABASE_URL', env: { DATABASE_URL: 'mysql://x', KEYRING_SECRET }, secret: KEYRING_SECRET }],
+  // A setting of the service's own (server/settings.ts), refused the same way.
+  ['BUSINESS_HOURS=9-17', { variable: 'BUSINESS_HOURS', env: { BUSINESS_HOURS: '9-17', KEYRING_SECRET }, secret: KEYRING_SECRET }],
   [
     'NODE_ENV=production without KEYRING_SECRET',
     {

@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
-/** Every variable src/config/config.ts reads (`OIDC_<NAME>_…` for the per-provider ones), and LOG_LEVEL, read by the logger. */
+/**
+ * Every variable src/config/config.ts and the service's own server/settings.ts read
+ * (`OIDC_<NAME>_…` for the per-provider ones), and LOG_LEVEL, read by the logger.
+ */
 function variablesRead(): Set<string> {
-  const config = read('src/config/config.ts');
+  const config = read('src/config/config.ts') + read('server/settings.ts').replace(/valueOf\(env, /g, 'readString(env, ');
   const names = [
     ...[...config.matchAll(/\bread\w+\(env, '([A-Z][A-Z0-9_]*)'/g)].map((match) => match[1]!),
     ...[...config.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]!),

@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { AssertionRequirement } from 'gatehouse-auth';
 import { createLogger, loadConfig } from 'gatehouse-auth/fastify';
 import { buildService } from '../../server/app.ts';
+import { loadServiceSettings } from '../../server/settings.ts';
 import type { Services } from '../../src/services.ts';
 import {
   authorizeDirective,
@@ -165,7 +166,7 @@ export async function startTeamApp(databaseUrl: string, team: TeamData, options:
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env });
   const store = await createStore(databaseUrl);
   await store.migrate();
-  const app = await buildService({ config, store, logger: createLogger({ level: 'silent' }) });
+  const app = await buildService({ config, store, logger: createLogger({ level: 'silent' }), settings: loadServiceSettings({}) });
   const services = app.gatehouse.services;
   const events = options.events ?? createEvents<TeamTopics>();
   app.register(gatehouseGraphQL<TeamContext>, {

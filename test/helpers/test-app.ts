@@ -14,6 +14,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService, type ServiceOptions } from '../../server/app.ts';
+import { loadServiceSettings } from '../../server/settings.ts';
 import type { NewUserInput } from '../../src/identity/user-manager.ts';
 import type { LogEvent } from 'kysely';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
@@ -49,7 +50,9 @@ let counter = 0;
 
 /** Starts one instance on `databaseUrl` (migrated here); `close()` stops it and the store. */
 export async function startTestApp(databaseUrl: string, options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env });
+  const env = { NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env };
+  const config = loadConfig(env);
+  const settings = loadServiceSettings(env);
   const store = await createStore(databaseUrl, options.storeLog ? { log: options.storeLog } : {});
   await store.migrate();
   const logs: string[] = [];
@@ -60,7 +63,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
     },
   });
   const logger = createLogger({ level: 'info', destination });
-  const app = await buildService({ config, store, logger, clock: options.clock ?? systemClock, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
+  const app = await buildService({ config, store, logger, settings, clock: options.clock ?? systemClock, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
   await app.ready();
   const services = app.gatehouse.services;
   return {

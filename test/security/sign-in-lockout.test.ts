@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService } from '../../server/app.ts';
+import { loadServiceSettings } from '../../server/settings.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import type { Services } from '../../src/services.ts';
@@ -48,6 +49,7 @@ describe.each(engines)('sign-in lockout on $engine', (engine) => {
     const logger = createLogger({ level: 'warn', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
     app = await buildService({
       config,
+      settings: loadServiceSettings({}),
       store,
       logger,
       clock,
