@@ -1,3 +1,4 @@
+import type { PolicyName } from '../http/policy-names.ts';
 import {
   AuthorizationPolicy,
   type AuthorizationRequirement,
@@ -10,7 +11,7 @@ import type { AuthorizeRule, RuleChecker } from './authorize-directive.ts';
 import { forbidden, unauthenticated } from './errors.ts';
 
 /** A policy by name, a policy, or requirements: what `authorize` checks. */
-export type PolicyReference<Policy extends string = string> =
+export type PolicyReference<Policy extends string = PolicyName> =
   | Policy
   | AuthorizationPolicy
   | AuthorizationRequirement
@@ -20,7 +21,7 @@ export type PolicyReference<Policy extends string = string> =
  * What every resolver of one operation sees, besides what the application's context builder
  * adds: the caller, and the resource checks of the same authorization service as HTTP.
  */
-export interface GraphQLContext<Policy extends string = string> {
+export interface GraphQLContext<Policy extends string = PolicyName> {
   /**
    * The caller. Reading it makes the result this caller's own: it is then neither kept in the
    * result cache nor shared between subscribers.
@@ -38,7 +39,7 @@ export interface OperationContext {
 }
 
 /** One Gatehouse instance's policies and authorization service, as contexts check them. */
-export class Authorizer<Policy extends string = string> {
+export class Authorizer<Policy extends string = PolicyName> {
   /** Each rule's policy, built once: a directive's roles make a policy of their own. */
   private readonly rulePolicies = new WeakMap<AuthorizeRule, AuthorizationPolicy>();
 
@@ -71,7 +72,7 @@ export class Authorizer<Policy extends string = string> {
  * caller as they are then. The state is in private fields, so that what the application's
  * builder adds cannot collide with it.
  */
-export class CallerContext<Policy extends string = string> implements GraphQLContext<Policy>, OperationContext, RuleChecker {
+export class CallerContext<Policy extends string = PolicyName> implements GraphQLContext<Policy>, OperationContext, RuleChecker {
   #read = false;
   readonly #caller: ClaimsPrincipal | (() => ClaimsPrincipal);
   readonly #authorizer: Authorizer<Policy>;

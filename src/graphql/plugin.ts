@@ -1,3 +1,4 @@
+import type { PolicyName } from '../http/policy-names.ts';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Gatehouse } from '../http/app.ts';
@@ -15,7 +16,7 @@ import type { DocumentLimits } from './limits.ts';
  * An application's GraphQL API on Gatehouse: its schema — type definitions and resolvers, or a
  * graphql-js schema — with `@authorize` rules checked by the same policies as HTTP.
  */
-export interface GatehouseGraphQLOptions<Context extends object = object, Policy extends string = string> {
+export interface GatehouseGraphQLOptions<Context extends object = object, Policy extends string = PolicyName> {
   /** Type definitions in SDL; put `authorizeDirective` among them to use `@authorize`. */
   readonly typeDefs?: string | readonly string[];
   /** The resolvers of `typeDefs`, with the context of each operation. */
@@ -50,7 +51,7 @@ export interface GatehouseGraphQLOptions<Context extends object = object, Policy
  * graphql-ws subscriptions on the same path with the live-connection rules (authentication at
  * `connection_init`, re-authentication at the credential's end and at revocations, claims changes).
  */
-export async function gatehouseGraphQL<Context extends object = object, Policy extends string = string>(
+export async function gatehouseGraphQL<Context extends object = object, Policy extends string = PolicyName>(
   app: FastifyInstance,
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<void> {
