@@ -19,6 +19,8 @@ export { loadConfig, type Config } from '../config/config.ts';
 export { configFromSettings, type GatehouseSettings, type OidcProviderSettings } from '../config/settings.ts';
 export { ConfigError } from '../config/config-error.ts';
 export { createLogger } from '../platform/logger.ts';
+/** The logger `serverOptions` and Gatehouse take: pino's. */
+export type { Logger } from 'pino';
 export { UnsealError } from '../security/crypto/sealer.ts';
 // The pages an application owns: options, typed models for its own renderers, and the escaping helpers.
 export { type PageOptions, type PageModels, type PageName, type PageRenderers, DEFAULT_RENDERERS } from './pages/rendering.ts';
