@@ -86,6 +86,10 @@ export interface GatehouseOptions {
   readonly config?: Config;
   /** An open store (the application's, from `createStore`); else one is opened on `settings.databaseUrl` and closed with the app. */
   readonly store?: Store;
+  /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default '' */
+  readonly tablePrefix?: string;
+  /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. */
+  readonly schema?: string;
   /** Run the store's migrations at start. @default true */
   readonly migrate?: boolean;
   readonly features?: GatehouseFeatures;
@@ -150,7 +154,10 @@ const KEY_RING_REFRESH_MS = 2_000;
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
   const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
-  const store = options.store ?? (await createStore(config.databaseUrl));
+  if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined)) {
+    throw new Error('tablePrefix and schema are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema }).');
+  }
+  const store = options.store ?? (await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema }));
   if (options.migrate !== false) await store.migrate();
   const services = await createServices(config, store, {
     logger: app.log as unknown as Logger,

@@ -5,9 +5,14 @@ import { importPeer } from '../platform/optional-peers.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
 import { SqliteDataVersion } from './kysely/sqlite-data-version.ts';
 import { loadSqliteDriver, sqliteDialect } from './kysely/sqlite-dialect.ts';
+import { tableNaming, type StoreTableOptions } from './kysely/table-naming.ts';
 import type { Store } from './ports.ts';
 
-export interface CreateStoreOptions {
+/**
+ * `tablePrefix` and `schema` (from `StoreTableOptions`) place Gatehouse's tables beside an
+ * application's own in one database.
+ */
+export interface CreateStoreOptions extends StoreTableOptions {
   /** Kysely's query log (each query or error with its duration); off by default. */
   readonly log?: (event: LogEvent) => void;
   /** The clock that dates stamp changes; @default the system clock */
@@ -27,13 +32,15 @@ export interface CreateStoreOptions {
  * - `postgres://…` or `postgresql://…`: a connection pool.
  *
  * Nothing is opened until the first call; connection problems surface there as
- * `StoreUnavailableError`. Call `migrate()` before using the ports.
+ * `StoreUnavailableError`. Call `migrate()` before using the ports. A `tablePrefix` or `schema`
+ * that cannot be used throws here.
  */
 export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
   const storeOptions = { clock: options.clock ?? systemClock, ...(options.log ? { log: options.log } : {}) };
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" names no file; expected sqlite:<path>, e.g. sqlite:./data/gatehouse.db.');
+    const naming = tableNaming('sqlite', options);
     // The driver is an optional peer: a missing one fails here, not at the first query.
     await loadSqliteDriver();
     const dataVersion = new SqliteDataVersion();
@@ -41,12 +48,13 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
       dataVersion,
       ...(options.backgroundCheckpoints ? { backgroundCheckpoints: options.backgroundCheckpoints } : {}),
     });
-    return createKyselyStore('sqlite', dialect, { ...storeOptions, dataVersion });
+    return createKyselyStore('sqlite', dialect, { ...storeOptions, dataVersion, naming });
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const naming = tableNaming('postgres', options);
     // Loaded only for PostgreSQL: the pg driver is megabytes of memory an SQLite service never uses.
     const { postgresDialect } = await importPeer('pg', 'A postgres:// database URL', () => import('./kysely/postgres-dialect.ts'));
-    return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), storeOptions);
+    return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), { ...storeOptions, naming });
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);
   throw new Error(`Unsupported DATABASE_URL "${scheme}…": expected sqlite:<path> or postgres://user@host:port/database.`);

@@ -3,5 +3,6 @@
  * an application that runs them itself or shares the database with its own tables.
  */
 export { createStore, type CreateStoreOptions } from './create-store.ts';
+export type { StoreTableOptions } from './kysely/table-naming.ts';
 export type { DataVersion, Document, Organization, Post, PostStore, Store, StoreEngine, User, UserStore } from './ports.ts';
 export { StoreConflictError, StoreUnavailableError } from './ports.ts';

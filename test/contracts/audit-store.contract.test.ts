@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { testEngines } from '../helpers/databases.ts';
+import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
-const engines = await testEngines();
+// Also with the tables under a prefix (and a schema): a representative set of the ports.
+const engines = await testEnginesWithPrefixedTables();
 
-describe.each(engines)('AuditStore on $engine', (engine) => {
+describe.each(engines)('AuditStore on $label', (engine) => {
   const database = useMigratedStore(engine);
   const audit = () => database.store.audit;
   const appendEvents = async (count: number) => {

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { StoreConflictError, type SigningKeyRecord } from '../../src/store/ports.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
 import { inSeparateProcesses } from './separate-processes.ts';
 
-const engines = await testEngines();
+// Also with the tables under a prefix (and a schema): a representative set of the ports.
+const engines = await testEnginesWithPrefixedTables();
 
 function signingKey(kid: string, createdAt = 1_000): SigningKeyRecord {
   return { kid, alg: 'EdDSA', publicJwk: `{"kid":"${kid}"}`, privateJwk: `sealed:${kid}`, createdAt, revokedAt: null };
 }
 
-describe.each(engines)('KeyRingStore on $engine', (engine) => {
+describe.each(engines)('KeyRingStore on $label', (engine) => {
   const clock = new ManualClock(50_000);
   const database = useMigratedStore(engine, { clock });
   const keyRing = () => database.store.keyRing;
@@ -62,6 +63,7 @@ describe.each(engines)('KeyRingStore on $engine', (engine) => {
          firstKey: { kid: 'k' + index, alg: 'EdDSA', publicJwk: '{}', privateJwk: 'sealed', createdAt: 1000, revokedAt: null },
          createdAt: 1000,
        });`,
+      engine.tables,
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results.indexOf(true);

@@ -12,13 +12,14 @@ export interface MigratedStore {
 
 /**
  * Registers hooks that give each test of the enclosing `describe` its own fresh, migrated
- * database on `engine`, closed after the test and dropped after the suite.
+ * database on `engine` (its tables where the engine places them), closed after the test and
+ * dropped after the suite.
  */
 export function useMigratedStore(engine: TestEngine, options: CreateStoreOptions = {}): MigratedStore {
   let current: { store: Store; databaseUrl: string } | undefined;
   beforeEach(async () => {
     const databaseUrl = await engine.createDatabaseUrl();
-    const store = await createStore(databaseUrl, options);
+    const store = await createStore(databaseUrl, { ...engine.tables, ...options });
     await store.migrate();
     current = { store, databaseUrl };
   });

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { RotationOutcome, Store } from '../../src/store/ports.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
 import { inSeparateProcesses } from './separate-processes.ts';
 
-const engines = await testEngines();
+// Also with the tables under a prefix (and a schema): a representative set of the ports.
+const engines = await testEnginesWithPrefixedTables();
 
-describe.each(engines)('RefreshTokenStore on $engine', (engine) => {
+describe.each(engines)('RefreshTokenStore on $label', (engine) => {
   const clock = new ManualClock(50_000);
   const database = useMigratedStore(engine, { clock });
   const refreshTokens = () => database.store.refreshTokens;
@@ -268,7 +269,7 @@ describe.each(engines)('RefreshTokenStore on $engine', (engine) => {
       await startFamily();
       const stores: Store[] = [];
       try {
-        for (let index = 0; index < 3; index += 1) stores.push(await createStore(database.databaseUrl));
+        for (let index = 0; index < 3; index += 1) stores.push(await createStore(database.databaseUrl, engine.tables));
         const nextHashes = Array.from({ length: 48 }, (_, index) => `next-${index}`);
         const outcomes = await Promise.all(
           nextHashes.map((nextHash, index) =>
@@ -289,6 +290,7 @@ describe.each(engines)('RefreshTokenStore on $engine', (engine) => {
         `const outcomes = await Promise.all([0, 1, 2, 3].map((call) =>
            store.refreshTokens.rotate({ tokenHash: 't0', nextHash: 'next-' + index + '-' + call, now: 2000, grace: null })));
          return outcomes.map((outcome) => outcome.kind + (outcome.kind === 'reused' ? ':' + outcome.successorUnused : ''));`,
+        engine.tables,
       );
       const all = perProcess.flat();
       expect(all).toHaveLength(20);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import type { NewUser, SigningKeyRecord } from '../../src/store/ports.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
 import { executeRawSql } from './raw-sql.ts';
 
-const engines = await testEngines();
+// Also with the tables under a prefix (and a schema): a representative set of the ports.
+const engines = await testEnginesWithPrefixedTables();
 
 function newUser(email: string): NewUser {
   return {
@@ -30,7 +31,7 @@ function signingKey(kid: string): SigningKeyRecord {
  * commits with its event or not at all. Which write appends which event is pinned in the suites
  * of the writing ports (users, API keys, key ring).
  */
-describe.each(engines)('RevocationStore on $engine', (engine) => {
+describe.each(engines)('RevocationStore on $label', (engine) => {
   const clock = new ManualClock(10_000);
   const database = useMigratedStore(engine, { clock });
   const revocations = () => database.store.revocations;
@@ -81,7 +82,7 @@ describe.each(engines)('RevocationStore on $engine', (engine) => {
     await store().refreshTokens.createFamily({ userId: ada.id, securityStamp: 1, tokenHash: 't0', createdAt: 1, expiresAt: 100_000 });
     await store().apiKeys.create({ client: 'reports', publicId: 'pk_1', secretHash: 'h', createdAt: 1 });
     await store().keyRing.addSigningKey(signingKey('k1'));
-    await executeRawSql(database.databaseUrl, 'drop table revocations');
+    await executeRawSql(database.databaseUrl, `drop table ${engine.table('revocations')}`);
 
     await expect(store().users.addRole(ada.id, 'auditor')).rejects.toThrow();
     await expect(store().users.removeRole(ada.id, 'editor')).rejects.toThrow();
@@ -108,8 +109,8 @@ describe.each(engines)('RevocationStore on $engine', (engine) => {
 
   it('appends no event when the rest of the write fails (an admin lock whose families cannot be revoked)', async () => {
     const ada = await store().users.create(newUser('a'));
-    await executeRawSql(database.databaseUrl, 'drop table refresh_tokens');
-    await executeRawSql(database.databaseUrl, 'drop table refresh_families');
+    await executeRawSql(database.databaseUrl, `drop table ${engine.table('refresh_tokens')}`);
+    await executeRawSql(database.databaseUrl, `drop table ${engine.table('refresh_families')}`);
 
     await expect(store().users.setAdminLock(ada.id, true)).rejects.toThrow();
     expect(await revocations().listSince(0)).toEqual([]);

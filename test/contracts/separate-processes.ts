@@ -4,21 +4,27 @@
  * behaviour between connections that can wait independently (better-sqlite3 blocks its thread
  * while it waits, so two connections in one process cannot contend fairly).
  *
- * Each process opens `createStore(databaseUrl)`, reports ready, and runs `body` only when every
+ * Each process opens `createStore(databaseUrl, tables)`, reports ready, and runs `body` only when every
  * process is ready, so that the calls really overlap. `body` is the text of an async function
  * body with `store` and `index` (0…count-1) in scope; what it returns must be JSON.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { StoreTableOptions } from '../../src/store/kysely/table-naming.ts';
 
 const createStoreUrl = new URL('../../src/store/create-store.ts', import.meta.url).href;
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-export async function inSeparateProcesses<Result>(count: number, databaseUrl: string, body: string): Promise<Result[]> {
+export async function inSeparateProcesses<Result>(
+  count: number,
+  databaseUrl: string,
+  body: string,
+  tables: StoreTableOptions = {},
+): Promise<Result[]> {
   const script = `
     import { createStore } from ${JSON.stringify(createStoreUrl)};
     const index = Number(process.env.PROCESS_INDEX);
-    const store = await createStore(process.env.DATABASE_URL);
+    const store = await createStore(process.env.DATABASE_URL, JSON.parse(process.env.STORE_TABLES));
     process.stdout.write('ready\\n');
     await new Promise((resolve) => process.stdin.once('data', resolve));
     try {
@@ -32,7 +38,7 @@ export async function inSeparateProcesses<Result>(count: number, databaseUrl: st
   const children = Array.from({ length: count }, (_, index) =>
     spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl, PROCESS_INDEX: String(index) },
+      env: { ...process.env, DATABASE_URL: databaseUrl, STORE_TABLES: JSON.stringify(tables), PROCESS_INDEX: String(index) },
       stdio: ['pipe', 'pipe', 'pipe'],
     }),
   );

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/store/ports.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
-const engines = await testEngines();
+// Also with the tables under a prefix (and a schema): a representative set of the ports.
+const engines = await testEnginesWithPrefixedTables();
 
-describe.each(engines)('SessionStore on $engine', (engine) => {
+describe.each(engines)('SessionStore on $label', (engine) => {
   const database = useMigratedStore(engine);
   const sessions = () => database.store.sessions;
 

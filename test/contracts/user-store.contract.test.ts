@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { StoreConflictError, type NewUser } from '../../src/store/ports.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
-const engines = await testEngines();
+// Also with the tables under a prefix (and a schema): a representative set of the ports.
+const engines = await testEnginesWithPrefixedTables();
 
 function newUser(overrides: Partial<NewUser> = {}): NewUser {
   return {
@@ -19,7 +20,7 @@ function newUser(overrides: Partial<NewUser> = {}): NewUser {
   };
 }
 
-describe.each(engines)('UserStore on $engine', (engine) => {
+describe.each(engines)('UserStore on $label', (engine) => {
   const clock = new ManualClock(50_000);
   const database = useMigratedStore(engine, { clock });
   const users = () => database.store.users;

@@ -17,6 +17,12 @@
  *
  *   const engines = await testEngines();
  *   describe.each(engines)('UserStore on $engine', ({ createDatabaseUrl, dropAll }) => { … });
+ *
+ *   testEnginesWithPrefixedTables(): Promise<TestEngine[]>
+ *     testEngines(), then each again with Gatehouse's tables under the prefix `gh_` (and, on
+ *     PostgreSQL, in the schema `gatehouse`): `tables` holds the store options that place them,
+ *     `table(name)` a table's name as raw SQL writes it, and `label` says which is which in a
+ *     title (`describe.each(…)('UserStore on $label', …)`).
  */
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -24,10 +30,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { StoreTableOptions } from '../../src/store/kysely/table-naming.ts';
 import type { StoreEngine } from '../../src/store/ports.ts';
 
 export interface TestEngine {
   readonly engine: StoreEngine;
+  /** The engine, and where Gatehouse's tables are when not under their plain names: for titles. */
+  readonly label: string;
+  /** The table prefix and schema that every store on these databases takes; {} for the plain names. */
+  readonly tables: StoreTableOptions;
+  /** A Gatehouse table's name as raw SQL on these databases writes it. */
+  table(name: string): string;
   /** A fresh, empty database (not migrated) for one test or suite. */
   createDatabaseUrl(): Promise<string>;
   /** Drops every database this engine created. */
@@ -53,10 +66,46 @@ export async function redisAvailable(): Promise<boolean> {
   return (redisProbe ??= probeRedis());
 }
 
+/**
+ * The engines of `testEngines()`, then each again with Gatehouse's tables under a prefix (and a
+ * schema on PostgreSQL). The prefixed PostgreSQL engine keeps one database for the suite and
+ * drops the schema before each test instead: creating a database costs as much as migrating one.
+ */
+export async function testEnginesWithPrefixedTables(): Promise<TestEngine[]> {
+  const engines = await testEngines();
+  const prefixed: TestEngine[] = [{ ...sqliteEngine(), label: 'sqlite, tables gh_*', tables: { tablePrefix: 'gh_' }, table: (name) => `gh_${name}` }];
+  const adminUrl = await postgresProbe;
+  if (adminUrl) prefixed.push(prefixedPostgresEngine(postgresEngine(adminUrl)));
+  return [...engines, ...prefixed];
+}
+
+function prefixedPostgresEngine(own: TestEngine): TestEngine {
+  let shared: Promise<string> | undefined;
+  return {
+    ...own,
+    label: 'postgres, tables gatehouse.gh_*',
+    tables: { tablePrefix: 'gh_', schema: 'gatehouse' },
+    table: (name) => `gatehouse.gh_${name}`,
+    async createDatabaseUrl() {
+      const databaseUrl = await (shared ??= own.createDatabaseUrl());
+      await admin(databaseUrl, 'drop schema if exists gatehouse cascade');
+      return databaseUrl;
+    },
+    async dropAll() {
+      shared = undefined;
+      await own.dropAll();
+    },
+  };
+}
+
+const plainTables = { tables: {}, table: (name: string) => name };
+
 function sqliteEngine(): TestEngine {
   const folders: string[] = [];
   return {
     engine: 'sqlite',
+    ...plainTables,
+    label: 'sqlite',
     async createDatabaseUrl() {
       const folder = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
       folders.push(folder);
@@ -73,6 +122,8 @@ function postgresEngine(adminUrl: string): TestEngine {
   const names: string[] = [];
   return {
     engine: 'postgres',
+    ...plainTables,
+    label: 'postgres',
     async createDatabaseUrl() {
       // Lower-case letters and digits only: a valid identifier without quoting.
       const name = `gh_${randomBytes(8).toString('hex')}`;

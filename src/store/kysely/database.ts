@@ -29,6 +29,38 @@ export interface Database {
   external_logins: ExternalLoginsTable;
 }
 
+/**
+ * Every table of `Database`, at run time: the names the table-prefix plugin renames (anything
+ * else a query names, an alias or a table of the application, is left alone).
+ */
+export const gatehouseTables = [
+  'users',
+  'roles',
+  'user_roles',
+  'user_claims',
+  'api_keys',
+  'key_ring',
+  'signing_keys',
+  'documents',
+  'organizations',
+  'audit',
+  'refresh_families',
+  'refresh_tokens',
+  'revocations',
+  'account_codes',
+  'outbox',
+  'sessions',
+  'authenticator_keys',
+  'recovery_codes',
+  'one_time_codes',
+  'posts',
+  'external_logins',
+] as const satisfies ReadonlyArray<keyof Database>;
+
+// A table added to `Database` but not to the list fails to compile here.
+const everyTableListed: Record<Exclude<keyof Database, (typeof gatehouseTables)[number]>, never> = {};
+void everyTableListed;
+
 export interface ExternalLoginsTable {
   id: Generated<number>;
   user_id: number;

@@ -15,6 +15,7 @@ import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
 import { KyselyRevocationStore } from './revocation-store.ts';
 import { KyselySessionStore } from './session-store.ts';
 import type { StoreContext } from './store-context.ts';
+import type { TableNaming } from './table-naming.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyTwoFactorStore } from './two-factor-store.ts';
 import { KyselyPostStore } from './post-store.ts';
@@ -27,34 +28,38 @@ export interface KyselyStoreOptions {
   readonly log?: (event: LogEvent) => void;
   /** How the engine tells that data changed, where it can without a round trip. */
   readonly dataVersion?: DataVersion;
+  /** The table prefix and schema; every query and migration goes through them. */
+  readonly naming: TableNaming;
 }
 
 /** Every port over one Kysely instance, each behind the error-translating port boundary. */
 export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options: KyselyStoreOptions): Store {
-  const db = new Kysely<Database>({ dialect, ...(options.log ? { log: options.log } : {}) });
+  const { naming } = options;
+  const db = naming.on(new Kysely<Database>({ dialect, ...(options.log ? { log: options.log } : {}) }));
+  const atBoundary = <Port extends object>(port: Port) => atPortBoundary(port, naming.tablePrefix);
   const context: StoreContext = {
     db,
     clock: options.clock,
     transaction: (work) => inTransaction(db, engine, work),
   };
-  return atPortBoundary<Store>({
+  return atBoundary<Store>({
     engine,
-    users: atPortBoundary(new KyselyUserStore(context)),
-    apiKeys: atPortBoundary(new KyselyApiKeyStore(context)),
-    keyRing: atPortBoundary(new KyselyKeyRingStore(context)),
-    documents: atPortBoundary(new KyselyDocumentStore(context)),
-    organizations: atPortBoundary(new KyselyOrganizationStore(context)),
-    audit: atPortBoundary(new KyselyAuditStore(context)),
-    refreshTokens: atPortBoundary(new KyselyRefreshTokenStore(context)),
-    revocations: atPortBoundary(new KyselyRevocationStore(context)),
-    accountCodes: atPortBoundary(new KyselyAccountCodeStore(context)),
-    outbox: atPortBoundary(new KyselyOutboxStore(context)),
-    sessions: atPortBoundary(new KyselySessionStore(context)),
-    twoFactor: atPortBoundary(new KyselyTwoFactorStore(context)),
-    posts: atPortBoundary(new KyselyPostStore(context)),
-    externalLogins: atPortBoundary(new KyselyExternalLoginStore(context)),
+    users: atBoundary(new KyselyUserStore(context)),
+    apiKeys: atBoundary(new KyselyApiKeyStore(context)),
+    keyRing: atBoundary(new KyselyKeyRingStore(context)),
+    documents: atBoundary(new KyselyDocumentStore(context)),
+    organizations: atBoundary(new KyselyOrganizationStore(context)),
+    audit: atBoundary(new KyselyAuditStore(context)),
+    refreshTokens: atBoundary(new KyselyRefreshTokenStore(context)),
+    revocations: atBoundary(new KyselyRevocationStore(context)),
+    accountCodes: atBoundary(new KyselyAccountCodeStore(context)),
+    outbox: atBoundary(new KyselyOutboxStore(context)),
+    sessions: atBoundary(new KyselySessionStore(context)),
+    twoFactor: atBoundary(new KyselyTwoFactorStore(context)),
+    posts: atBoundary(new KyselyPostStore(context)),
+    externalLogins: atBoundary(new KyselyExternalLoginStore(context)),
     dataVersion: options.dataVersion ?? null,
-    migrate: () => migrateToLatest(db, engine),
+    migrate: () => migrateToLatest(db, engine, naming),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -3,8 +3,9 @@ import { toStoreError } from './store-errors.ts';
 /**
  * The port with every method's errors translated by `toStoreError`, so that no store method
  * has to catch driver errors by hand. Non-function properties pass through untouched.
+ * `tablePrefix` is the store's, which the constraint names in the errors carry.
  */
-export function atPortBoundary<Port extends object>(port: Port): Port {
+export function atPortBoundary<Port extends object>(port: Port, tablePrefix = ''): Port {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(port, {
     get(target, key, receiver) {
@@ -16,7 +17,7 @@ export function atPortBoundary<Port extends object>(port: Port): Port {
           try {
             return await (value as (...a: unknown[]) => unknown).apply(target, args);
           } catch (error) {
-            throw toStoreError(error);
+            throw toStoreError(error, tablePrefix);
           }
         };
         wrapped.set(key, method);

@@ -1,4 +1,4 @@
-import { PostgresDialect } from 'kysely';
+import { PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type Kysely, type MigrationLockOptions } from 'kysely';
 import pg from 'pg';
 
 /** int8 (bigint): epoch-millisecond columns, counts and sums. */
@@ -6,6 +6,9 @@ const INT8_OID = 20;
 
 /** How long to wait for a connection before the store reports itself unavailable. */
 const CONNECT_TIMEOUT_MS = 5000;
+
+/** How long a migration waits for another process's, as Kysely's own lock does. */
+const MIGRATION_LOCK_TIMEOUT_MS = 60 * 60 * 1000;
 
 /**
  * PostgreSQL through a node-postgres pool (connected lazily, on the first query).
@@ -31,5 +34,40 @@ export function postgresDialect(connectionString: string, onIdleError: (error: E
   // its 'error' on a dropped connection would crash the process too. The query in flight, if
   // any, rejects on its own and becomes StoreUnavailableError.
   pool.on('connect', (client) => client.on('error', onIdleError));
-  return new PostgresDialect({ pool });
+  return new GatehousePostgresDialect({ pool });
+}
+
+class GatehousePostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new MigrationLockPerTable();
+  }
+}
+
+/**
+ * Kysely's migrator locks with one advisory lock id for every migrator of the database. Under a
+ * table prefix or schema, Gatehouse's lock is its own, keyed by its lock table's name: an
+ * application that runs Gatehouse's `migrate()` from one of its own Kysely migrations holds
+ * Kysely's lock on another connection, and would otherwise wait for itself for an hour. With
+ * the default names the lock stays Kysely's, as older versions of Gatehouse take it.
+ */
+class MigrationLockPerTable extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    if (isKyselysOwn(options)) return super.acquireMigrationLock(db, options);
+    await sql`
+      with set_timeout as (select set_config('lock_timeout', ${String(MIGRATION_LOCK_TIMEOUT_MS)}, true))
+      select pg_advisory_lock(hashtextextended(${lockName(options)}, 0)) from set_timeout`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    if (isKyselysOwn(options)) return super.releaseMigrationLock(db, options);
+    await sql`select pg_advisory_unlock(hashtextextended(${lockName(options)}, 0))`.execute(db);
+  }
+}
+
+function isKyselysOwn(options: MigrationLockOptions): boolean {
+  return options.lockTable === 'kysely_migration_lock' && options.lockTableSchema === undefined;
+}
+
+function lockName(options: MigrationLockOptions): string {
+  return `${options.lockTableSchema ?? ''}.${options.lockTable}`;
 }

@@ -46,6 +46,20 @@ describe('toStoreError', () => {
     expect(toStoreError(error)).toBe(error);
   });
 
+  it.each([
+    ['email', driverError({ code: '23505', constraint: 'gh_users_normalized_email_unique' })],
+    ['login', driverError({ code: 'SQLITE_CONSTRAINT_UNIQUE' }, 'UNIQUE constraint failed: gh_external_logins.provider, gh_external_logins.subject')],
+  ])('reads a conflict on "%s" under the store\'s table prefix', (field, error) => {
+    expect(toStoreError(error, 'gh_')).toMatchObject({ field });
+  });
+
+  it.each([
+    ['a constraint without the prefix', driverError({ code: '23505', constraint: 'users_normalized_email_unique' })],
+    ['an application table of the same name', driverError({ code: 'SQLITE_CONSTRAINT_UNIQUE' }, 'UNIQUE constraint failed: users.normalized_email')],
+  ])('under a table prefix, leaves %s as it is', (_, error) => {
+    expect(toStoreError(error, 'gh_')).toBe(error);
+  });
+
   it('passes store errors through unchanged', () => {
     const conflict = new StoreConflictError('email');
     const unavailable = new StoreUnavailableError();

@@ -4,19 +4,20 @@ type ConflictField = StoreConflictError['field'];
 
 /**
  * Unique constraints the ports report as conflicts. PostgreSQL names the constraint (the names
- * given in the migrations); SQLite says "UNIQUE constraint failed: table.column[, …]".
+ * given in the migrations); SQLite says "UNIQUE constraint failed: table.column[, …]". Under a
+ * table prefix both carry it (`gh_users_normalized_email_unique`, `gh_users.normalized_email`).
  * Constraints missing here (e.g. a duplicate claim pair inside one `create`) are caller bugs
  * and surface as the driver's error.
  */
-const conflicts: ReadonlyArray<{ constraint: string; columns: string; field: ConflictField }> = [
-  { constraint: 'users_normalized_email_unique', columns: 'users.normalized_email', field: 'email' },
-  { constraint: 'users_normalized_user_name_unique', columns: 'users.normalized_user_name', field: 'userName' },
+const conflicts: ReadonlyArray<{ constraint: string; table: string; columns: readonly string[]; field: ConflictField }> = [
+  { constraint: 'users_normalized_email_unique', table: 'users', columns: ['normalized_email'], field: 'email' },
+  { constraint: 'users_normalized_user_name_unique', table: 'users', columns: ['normalized_user_name'], field: 'userName' },
   // The ports have no `publicId` field; a key's public id is what identifies the client's key.
-  { constraint: 'api_keys_public_id_unique', columns: 'api_keys.public_id', field: 'client' },
-  { constraint: 'signing_keys_pkey', columns: 'signing_keys.kid', field: 'kid' },
-  { constraint: 'roles_name_unique', columns: 'roles.name', field: 'name' },
-  { constraint: 'external_logins_provider_subject_unique', columns: 'external_logins.provider, external_logins.subject', field: 'login' },
-  { constraint: 'external_logins_user_provider_unique', columns: 'external_logins.user_id, external_logins.provider', field: 'login' },
+  { constraint: 'api_keys_public_id_unique', table: 'api_keys', columns: ['public_id'], field: 'client' },
+  { constraint: 'signing_keys_pkey', table: 'signing_keys', columns: ['kid'], field: 'kid' },
+  { constraint: 'roles_name_unique', table: 'roles', columns: ['name'], field: 'name' },
+  { constraint: 'external_logins_provider_subject_unique', table: 'external_logins', columns: ['provider', 'subject'], field: 'login' },
+  { constraint: 'external_logins_user_provider_unique', table: 'external_logins', columns: ['user_id', 'provider'], field: 'login' },
 ];
 
 /** Node socket errors: the server is down, unreachable or went away. */
@@ -59,23 +60,25 @@ const sqliteUnavailablePrefixes = [
 /**
  * The error a port should throw for a driver error: `StoreConflictError` for a known unique
  * constraint, `StoreUnavailableError` for a connection-level failure, the error itself otherwise.
+ * `tablePrefix` is the store's (see `table-naming.ts`).
  */
-export function toStoreError(error: unknown): unknown {
+export function toStoreError(error: unknown, tablePrefix = ''): unknown {
   if (error instanceof StoreConflictError || error instanceof StoreUnavailableError) return error;
-  const field = conflictField(error);
+  const field = conflictField(error, tablePrefix);
   if (field !== null) return new StoreConflictError(field);
   if (isUnavailable(error)) return new StoreUnavailableError({ cause: error });
   return error;
 }
 
-function conflictField(error: unknown): ConflictField | null {
+function conflictField(error: unknown, tablePrefix: string): ConflictField | null {
   const { code, constraint, message } = fieldsOf(error);
   if (code === '23505' && constraint !== undefined) {
-    return conflicts.find((entry) => entry.constraint === constraint)?.field ?? null;
+    return conflicts.find((entry) => tablePrefix + entry.constraint === constraint)?.field ?? null;
   }
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     const columns = /constraint failed: (.+)$/.exec(message ?? '')?.[1];
-    return conflicts.find((entry) => entry.columns === columns)?.field ?? null;
+    const named = (entry: (typeof conflicts)[number]) => entry.columns.map((column) => `${tablePrefix}${entry.table}.${column}`).join(', ');
+    return conflicts.find((entry) => named(entry) === columns)?.field ?? null;
   }
   return null;
 }

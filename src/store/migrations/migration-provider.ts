@@ -37,15 +37,19 @@ const migrations: Record<string, EngineMigration> = {
   '0011-no-pending-passwords': noPendingPasswords,
 };
 
-export function migrationProvider(engine: StoreEngine): MigrationProvider {
+/**
+ * The migrations for `engine`. `onTables` gives each one the database it writes through: the
+ * migrator's own, with the table prefix and schema of the store (`../kysely/table-naming.ts`).
+ */
+export function migrationProvider(engine: StoreEngine, onTables: (db: Kysely<any>) => Kysely<any> = (db) => db): MigrationProvider {
   return {
     async getMigrations() {
       const bound: Record<string, Migration> = {};
       for (const [name, migration] of Object.entries(migrations)) {
         const { down } = migration;
         bound[name] = {
-          up: (db) => migration.up(db, engine),
-          ...(down ? { down: (db) => down(db, engine) } : {}),
+          up: (db) => migration.up(onTables(db), engine),
+          ...(down ? { down: (db) => down(onTables(db), engine) } : {}),
         };
       }
       return bound;
