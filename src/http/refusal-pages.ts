@@ -1,4 +1,4 @@
-import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { isBrowserNavigation } from './browser-navigation.ts';
 import { PROBLEM_JSON } from './problem.ts';
 
@@ -21,13 +21,15 @@ export function membershipPathTest(prefix: string): (url: string) => boolean {
  */
 export function refusalPages(app: FastifyInstance, prefix: string): void {
   const isMembershipPath = membershipPathTest(prefix);
-  const asPage: onSendHookHandler = async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer of the application, and almost
+  // every one leaves at the first test; a promise per answer would cost more than the test.
+  const asPage: onSendHookHandler = (request, reply, payload, done) => {
     const status = reply.statusCode;
-    if (status !== 403 && status !== 404) return payload;
-    if (!String(reply.getHeader('content-type') ?? '').startsWith(PROBLEM_JSON)) return payload;
-    if (!isMembershipPath(request.url) || !isBrowserNavigation(request.headers)) return payload;
+    if ((status !== 403 && status !== 404) || !isRefusalPage(request, reply)) return done(null, payload);
     reply.headers(app.pages.headers);
-    return app.pages.render('error', { status }).toString();
+    done(null, app.pages.render('error', { status }).toString());
   };
+  const isRefusalPage = (request: FastifyRequest, reply: FastifyReply) =>
+    String(reply.getHeader('content-type') ?? '').startsWith(PROBLEM_JSON) && isMembershipPath(request.url) && isBrowserNavigation(request.headers);
   app.addHook('onSend', asPage);
 }
