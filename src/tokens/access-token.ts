@@ -5,6 +5,7 @@ import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index
 import type { User } from '../store/ports.ts';
 import type { KeyRing } from './key-ring.ts';
 import { SIGNING_ALGORITHM } from './signing-key.ts';
+import { tokenRefusalReason } from '../security/authentication/schemes/bearer/token-refusal.ts';
 
 /** The JWT claim that carries the user's claims-stamp version (see docs/reference/tokens.md). */
 export const STAMP_CLAIM = 'gh_ver';
@@ -92,7 +93,7 @@ export class AccessTokens {
       if (payload.exp! - payload.iat! > this.options.lifetimeSeconds + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token lifetime is too long.' };
       return readPayload(payload, protectedHeader.kid!);
     } catch (error) {
-      return { valid: false, reason: describe(error) };
+      return { valid: false, reason: tokenRefusalReason(error) };
     }
   }
 
@@ -153,26 +154,3 @@ function principalOf(payload: JWTPayload, authenticationType: string): ClaimsPri
   return new ClaimsPrincipal([new ClaimsIdentity(claims, authenticationType)]);
 }
 
-/** One fixed sentence per failure, for `error_description` (RFC 6750); never the library's text. */
-function describe(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'The token expired.';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    switch (error.claim) {
-      case 'nbf':
-      case 'iat':
-        return 'The token is not valid yet.';
-      case 'iss':
-        return 'The token has the wrong issuer.';
-      case 'aud':
-        return 'The token has the wrong audience.';
-      case 'typ':
-        return 'The token is not an access token.';
-      default:
-        return 'The token lacks a required claim.';
-    }
-  }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token algorithm is not allowed.';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signing key is unknown.';
-  return 'The token is malformed.';
-}

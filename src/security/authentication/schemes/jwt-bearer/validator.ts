@@ -7,6 +7,7 @@ import { IssuerMetadataError } from './openid-configuration.ts';
 import type { ResolvedJwtBearerOptions } from './options.ts';
 import { principalOf } from './principal.ts';
 import { TokenMemory } from './token-memory.ts';
+import { tokenRefusalReason } from '../bearer/token-refusal.ts';
 
 /** Longer "tokens" are refused before any parsing. */
 const MAX_TOKEN_LENGTH = 8192;
@@ -83,33 +84,10 @@ export class ExternalTokenValidator implements BearerTokenValidator {
       this.options.onError(error instanceof Error ? error : new Error(String(error)));
       return REFUSED;
     }
-    return { valid: false, reason: reasonOf(error) };
+    return { valid: false, reason: tokenRefusalReason(error) };
   }
 }
 
-/** One fixed sentence per failure, for `error_description` (RFC 6750): never the token, never the library's text. */
-function reasonOf(error: joseErrors.JOSEError): string {
-  if (error instanceof joseErrors.JWTExpired) return 'The token expired.';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    switch (error.claim) {
-      case 'nbf':
-      case 'iat':
-        return 'The token is not valid yet.';
-      case 'iss':
-        return 'The token has the wrong issuer.';
-      case 'aud':
-        return 'The token has the wrong audience.';
-      case 'typ':
-        return 'The token is not an access token.';
-      default:
-        return 'The token lacks a required claim.';
-    }
-  }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token algorithm is not allowed.';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signing key is unknown.';
-  return 'The token is malformed.';
-}
 
 const MALFORMED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token is malformed.' });
 const REFUSED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token was refused.' });
