@@ -18,9 +18,11 @@ import { integrationRoutes } from './routes/integrations.ts';
 import { meRoutes } from './routes/me.ts';
 import { organizationRoutes } from './routes/orgs.ts';
 import { postsGraphQL } from './posts/posts-graphql.ts';
+import { serviceData } from './data/service-data.ts';
 
 export interface ServiceOptions {
   readonly config: Config;
+  /** Migrated with the service's own tables: `createStore(url, { migrations: serviceMigrations })`, then `migrate()`. */
   readonly store: Store;
   readonly logger: Logger;
   /** The service's own settings (`BUSINESS_HOURS`, `TZ`). */
@@ -46,10 +48,11 @@ export async function buildService({ config, store, logger, settings, clock, gat
   await app.register(healthRoutes);
   await app.register(meRoutes);
   await app.register(contentRoutes);
-  await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes));
-  await app.register(organizationRoutes);
+  const data = serviceData(store.database);
+  await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), { documents: data.documents });
+  await app.register(organizationRoutes, { organizations: data.organizations });
   await app.register(integrationRoutes);
-  await app.register(postsGraphQL, { store, clock: app.gatehouse.clock, redisUrl: config.redisUrl, logger });
+  await app.register(postsGraphQL, { store, posts: data.posts, clock: app.gatehouse.clock, redisUrl: config.redisUrl, logger });
   // GraphiQL in development only: production has no such route (404).
   if (!config.production) await app.register(graphiql);
   return app;

@@ -1,6 +1,7 @@
 import { ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
 import { buildService } from './app.ts';
+import { serviceMigrations } from './data/service-migrations.ts';
 import { loadServiceSettings } from './settings.ts';
 
 /** Process entry: load the configuration, build the service, listen. Nothing else. */
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   const settings = loadServiceSettings();
   const logger = createLogger();
   const store = await createStore(config.databaseUrl, {
+    migrations: serviceMigrations,
     onIdleError: (error) => logger.warn({ err: error }, 'lost a database connection; the next query reconnects'),
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type Config, type createLogger, gatehouse, routeGroup, serverOptions } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
 import { integrationRoutes } from './integration-routes.ts';
-import { InvoiceRepository, migrateInvoices, openInvoiceDatabase } from './invoice-database.ts';
+import { InvoiceRepository, invoiceMigrations, type InvoiceSchema } from './invoice-database.ts';
 import { invoiceRoutes } from './invoice-routes.ts';
 import { invoiceHandlers, invoicePolicies } from './policies.ts';
 
@@ -23,21 +23,17 @@ export interface InvoicesAppOptions {
 /** The application, its tables migrated, ready to listen (or to `inject` in tests). */
 export async function buildInvoicesApp({ config, logger }: InvoicesAppOptions): Promise<FastifyInstance> {
   // Gatehouse's tables first, then the application's own, in the same database.
-  const store = await createStore(config.databaseUrl);
-  const invoiceDatabase = openInvoiceDatabase(config.databaseUrl);
+  const store = await createStore(config.databaseUrl, { migrations: invoiceMigrations });
   try {
     await store.migrate();
-    await migrateInvoices(invoiceDatabase, store.engine);
   } catch (error) {
-    await Promise.all([store.close(), invoiceDatabase.destroy()]);
+    await store.close();
     throw error;
   }
 
   const app = Fastify(serverOptions(config, logger));
   // Closed after every route has finished (onClose runs once the server has stopped).
-  app.addHook('onClose', async () => {
-    await Promise.all([store.close(), invoiceDatabase.destroy()]);
-  });
+  app.addHook('onClose', () => store.close());
   await app.register(gatehouse, {
     config,
     store,
@@ -47,7 +43,7 @@ export async function buildInvoicesApp({ config, logger }: InvoicesAppOptions): 
     handlers: invoiceHandlers(),
   });
 
-  const invoices = new InvoiceRepository(invoiceDatabase);
+  const invoices = new InvoiceRepository(store.database.kysely<InvoiceSchema>());
   await app.register(routeGroup({ authorize: [{ policy: 'Customers' }] }, invoiceRoutes), { invoices });
   await app.register(integrationRoutes, { invoices });
   return app;

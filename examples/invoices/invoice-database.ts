@@ -1,13 +1,11 @@
 /**
- * The application's own table, `invoices`, in the same database as Gatehouse's tables, through a
- * connection of its own (Kysely). Its migrations are recorded in tables of their own
- * (`invoices_migration`), apart from Gatehouse's, so neither migrator sees the other's history.
+ * The application's own table, `invoices`, in Gatehouse's database and on its connections
+ * (`store.database`). Its migration is given to `createStore` and run by `store.migrate()` after
+ * Gatehouse's, recorded apart from them; the owner is a foreign key to Gatehouse's users, so an
+ * account's invoices go with it.
  */
-import { resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { type Generated, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
-import type { StoreEngine } from 'gatehouse-auth/store';
+import type { Generated, Kysely } from 'kysely';
+import type { ApplicationMigrations } from 'gatehouse-auth/store';
 import type { Invoice, InvoiceStatus } from './invoice.ts';
 
 interface InvoiceTable {
@@ -19,58 +17,28 @@ interface InvoiceTable {
   created_at: string;
 }
 
-interface InvoiceSchema {
+export interface InvoiceSchema {
   invoices: InvoiceTable;
 }
 
-/** How long a write waits for Gatehouse's connection to release SQLite's write lock. */
-const SQLITE_BUSY_TIMEOUT_MS = 5000;
-
-/** A Kysely connection on the same `DATABASE_URL` that Gatehouse's store uses. */
-export function openInvoiceDatabase(databaseUrl: string): Kysely<InvoiceSchema> {
-  if (databaseUrl.startsWith('sqlite:')) {
-    const path = databaseUrl.slice('sqlite:'.length);
-    // An in-memory database belongs to one connection: the invoices could not sit beside Gatehouse's tables.
-    if (path === ':memory:') throw new Error('The invoices example needs a database file (sqlite:./data/invoices.db) or PostgreSQL, not sqlite::memory:.');
-    const database = new BetterSqlite3(resolve(path), { timeout: SQLITE_BUSY_TIMEOUT_MS });
-    return new Kysely<InvoiceSchema>({ dialect: new SqliteDialect({ database }) });
-  }
-  return new Kysely<InvoiceSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 5 }) }) });
-}
-
-/** Applies the invoices table's pending migrations (after Gatehouse's: `store.migrate()`). */
-export async function migrateInvoices(db: Kysely<InvoiceSchema>, engine: StoreEngine): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: invoiceMigrations(engine),
-    migrationTableName: 'invoices_migration',
-    migrationLockTableName: 'invoices_migration_lock',
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
-}
-
-function invoiceMigrations(engine: StoreEngine): MigrationProvider {
-  const initial: Migration = {
-    async up(db: Kysely<unknown>) {
+export const invoiceMigrations: ApplicationMigrations = {
+  '0001-invoices': {
+    async up(db, { engine, tableName }) {
       await db.schema
         .createTable('invoices')
-        .ifNotExists()
         .addColumn('id', 'integer', (column) =>
           engine === 'postgres' ? column.primaryKey().generatedByDefaultAsIdentity() : column.primaryKey().autoIncrement(),
         )
-        // Gatehouse's user id; no foreign key: Gatehouse's tables are its own to change.
-        .addColumn('owner_id', 'integer', (column) => column.notNull())
+        .addColumn('owner_id', 'integer', (column) => column.notNull().references(`${tableName('users')}.id`).onDelete('cascade'))
         .addColumn('customer', 'text', (column) => column.notNull())
         .addColumn('amount_cents', 'integer', (column) => column.notNull())
         .addColumn('status', 'text', (column) => column.notNull())
         .addColumn('created_at', 'text', (column) => column.notNull())
         .execute();
-      await db.schema.createIndex('invoices_owner_id').ifNotExists().on('invoices').column('owner_id').execute();
+      await db.schema.createIndex('invoices_owner_id').on('invoices').column('owner_id').execute();
     },
-  };
-  return { getMigrations: async () => ({ '0001-invoices': initial }) };
-}
+  },
+};
 
 export interface NewInvoice {
   readonly ownerId: number;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { GraphQLContext, GraphQLResolvers } from 'gatehouse-auth/graphql';
 import { authorizeDirective, forbidden, graphqlError, unauthenticated } from 'gatehouse-auth/graphql';
-import type { Post, User } from 'gatehouse-auth/store';
+import type { User } from 'gatehouse-auth/store';
+import type { Post } from '../data/post-store.ts';
 import type { PostLoaders } from './post-loaders.ts';
 import { PostError, type Posts } from './posts.ts';
 

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OwnershipRequirement } from '../policies/ownership.ts';
 import { GatehouseError } from 'gatehouse-auth';
-import type { Document } from 'gatehouse-auth/store';
+import type { Document, DocumentStore } from '../data/document-store.ts';
 import { Body, IdParams, Title } from './schemas.ts';
 
 const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });
@@ -11,9 +11,8 @@ type ById = { Params: Static<typeof IdParams> };
 const ownership = new OwnershipRequirement();
 
 /** Documents belong to the user who created them; every read and write is a resource check `Ownership`. */
-export async function documentRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.gatehouse;
-  const documents = store.documents;
+export async function documentRoutes(app: FastifyInstance, { documents }: { documents: DocumentStore }): Promise<void> {
+  const { clock } = app.gatehouse;
 
   /** The document, after the resource check: 404 when unknown, 403 when not the caller's. */
   async function ownedDocument(request: FastifyRequest<ById>): Promise<Document> {

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { GatehouseError } from 'gatehouse-auth';
+import type { OrganizationStore } from '../data/organization-store.ts';
 import { IdParams } from './schemas.ts';
 
 const OrganizationInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
@@ -10,9 +11,8 @@ type ById = { Params: Static<typeof IdParams> };
 const orgAdmin = new OrgAdminRequirement();
 
 /** Organizations: created by `SuperAdmin`; settings guarded by the resource check `OrgAdmin`. */
-export async function organizationRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.gatehouse;
-  const organizations = store.organizations;
+export async function organizationRoutes(app: FastifyInstance, { organizations }: { organizations: OrganizationStore }): Promise<void> {
+  const { clock } = app.gatehouse;
 
   app.post<{ Body: Static<typeof OrganizationInput> }>(
     '/orgs',

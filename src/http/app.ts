@@ -30,6 +30,7 @@ import {
   PolicyProvider,
 } from '../security/authorization/index.ts';
 import { createServices, type Services } from '../services.ts';
+import type { ApplicationMigrations } from '../store/application-database.ts';
 import { createStore } from '../store/create-store.ts';
 import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
@@ -90,6 +91,12 @@ export interface GatehouseOptions {
   readonly tablePrefix?: string;
   /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. */
   readonly schema?: string;
+  /**
+   * The application's own migrations, for the store the plugin opens (a given `store` carries
+   * its own: `createStore(url, { migrations })`): run after Gatehouse's, on the same connections;
+   * the application reaches its tables through `app.gatehouse.store.database`.
+   */
+  readonly migrations?: ApplicationMigrations;
   /** Run the store's migrations at start. @default true */
   readonly migrate?: boolean;
   readonly features?: GatehouseFeatures;
@@ -154,10 +161,14 @@ const KEY_RING_REFRESH_MS = 2_000;
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
   const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
-  if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined)) {
-    throw new Error('tablePrefix and schema are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema }).');
+  if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined || options.migrations !== undefined)) {
+    throw new Error(
+      'tablePrefix, schema and migrations are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema, migrations }).',
+    );
   }
-  const store = options.store ?? (await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema }));
+  const store =
+    options.store ??
+    (await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema, ...(options.migrations ? { migrations: options.migrations } : {}) }));
   if (options.migrate !== false) await store.migrate();
   const services = await createServices(config, store, {
     logger: app.log as unknown as Logger,

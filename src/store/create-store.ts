@@ -6,6 +6,7 @@ import { createKyselyStore } from './kysely/kysely-store.ts';
 import { SqliteDataVersion } from './kysely/sqlite-data-version.ts';
 import { loadSqliteDriver, sqliteDialect } from './kysely/sqlite-dialect.ts';
 import { tableNaming, type StoreTableOptions } from './kysely/table-naming.ts';
+import type { ApplicationMigrations } from './application-database.ts';
 import type { Store } from './ports.ts';
 
 /**
@@ -24,6 +25,11 @@ export interface CreateStoreOptions extends StoreTableOptions {
    * CLI command that exits after a few statements does not). `onError` hears of a failed one.
    */
   readonly backgroundCheckpoints?: { readonly onError: (message: string) => void };
+  /**
+   * The application's own migrations, applied by `migrate()` after Gatehouse's, on the same
+   * connections (see `Store.database`); recorded in `application_migration`.
+   */
+  readonly migrations?: ApplicationMigrations;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface CreateStoreOptions extends StoreTableOptions {
  * that cannot be used throws here.
  */
 export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
-  const storeOptions = { clock: options.clock ?? systemClock, ...(options.log ? { log: options.log } : {}) };
+  const storeOptions = { clock: options.clock ?? systemClock, migrations: options.migrations, ...(options.log ? { log: options.log } : {}) };
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" names no file; expected sqlite:<path>, e.g. sqlite:./data/gatehouse.db.');

@@ -4,5 +4,12 @@
  */
 export { createStore, type CreateStoreOptions } from './create-store.ts';
 export type { StoreTableOptions } from './kysely/table-naming.ts';
-export type { DataVersion, Document, Organization, Post, PostStore, Store, StoreEngine, User, UserStore } from './ports.ts';
+export type {
+  ApplicationDatabase,
+  ApplicationMigration,
+  ApplicationMigrationContext,
+  ApplicationMigrations,
+  GatehouseTable,
+} from './application-database.ts';
+export type { DataVersion, Store, StoreEngine, User, UserStore } from './ports.ts';
 export { StoreConflictError, StoreUnavailableError } from './ports.ts';

@@ -6,6 +6,8 @@
  * whole or not at all.
  */
 
+import type { ApplicationDatabase } from './application-database.ts';
+
 export interface UserClaim {
   readonly type: string;
   readonly value: string;
@@ -184,34 +186,6 @@ export interface KeyRingStore {
   addSigningKey(key: SigningKeyRecord): Promise<void>;
   /** Marks the key revoked; false when no active key has this kid. */
   revokeSigningKey(kid: string, revokedAt: number): Promise<boolean>;
-}
-
-export interface Document {
-  readonly id: number;
-  readonly ownerId: number;
-  readonly title: string;
-  readonly body: string;
-}
-
-export interface DocumentStore {
-  create(document: { ownerId: number; title: string; body: string; createdAt: number }): Promise<Document>;
-  find(id: number): Promise<Document | null>;
-  /** Null when there is no such document. */
-  update(id: number, changes: { title: string; body: string }): Promise<Document | null>;
-  delete(id: number): Promise<boolean>;
-}
-
-export interface Organization {
-  readonly id: number;
-  readonly name: string;
-  readonly settings: Readonly<Record<string, unknown>>;
-}
-
-export interface OrganizationStore {
-  create(organization: { name: string; createdAt: number }): Promise<Organization>;
-  find(id: number): Promise<Organization | null>;
-  /** Replaces the settings; null when there is no such organization. */
-  updateSettings(id: number, settings: Record<string, unknown>): Promise<Organization | null>;
 }
 
 export interface AuditEvent {
@@ -434,27 +408,6 @@ export interface OutboxStore {
   list(query?: { recipient?: string; limit?: number }): Promise<OutboxMessage[]>;
 }
 
-export interface Post {
-  readonly id: number;
-  readonly authorId: number;
-  readonly title: string;
-  readonly body: string;
-  readonly createdAt: number;
-}
-
-/** Posts of the GraphQL API, newest first (by id). */
-export interface PostStore {
-  create(post: Omit<Post, 'id'>): Promise<Post>;
-  findById(id: number): Promise<Post | null>;
-  /** The newest `limit` posts. */
-  list(limit: number): Promise<Post[]>;
-  /** The newest `limit` posts of each author, in one query whatever the number of authors. */
-  listByAuthors(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>>;
-  /** The changed post, or null when there is none. */
-  update(id: number, change: { title?: string; body?: string }): Promise<Post | null>;
-  delete(id: number): Promise<boolean>;
-}
-
 /** A user's login at an external provider. */
 export interface ExternalLogin {
   readonly userId: number;
@@ -500,8 +453,6 @@ export interface Store {
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
   readonly keyRing: KeyRingStore;
-  readonly documents: DocumentStore;
-  readonly organizations: OrganizationStore;
   readonly audit: AuditStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
@@ -509,14 +460,18 @@ export interface Store {
   readonly outbox: OutboxStore;
   readonly sessions: SessionStore;
   readonly twoFactor: TwoFactorStore;
-  readonly posts: PostStore;
   readonly externalLogins: ExternalLoginStore;
+  /** The same connections, for the application's own tables (decision 0045). */
+  readonly database: ApplicationDatabase;
   /**
    * The data version, where the engine can tell it without a round trip (SQLite); null where it
    * cannot (PostgreSQL: telling would cost the query it is meant to spare).
    */
   readonly dataVersion: DataVersion | null;
-  /** Applies pending migrations; safe to run from several processes at once. */
+  /**
+   * Applies pending migrations, Gatehouse's and then the application's (`migrations` of
+   * `createStore`); safe to run from several processes at once.
+   */
   migrate(): Promise<void>;
   /** A trivial round trip, for readiness. */
   ping(): Promise<void>;

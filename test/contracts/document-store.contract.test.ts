@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
+import { serviceData } from '../../server/data/service-data.ts';
+import { serviceMigrations } from '../../server/data/service-migrations.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
 const engines = await testEngines();
 
 describe.each(engines)('DocumentStore on $engine', (engine) => {
-  const database = useMigratedStore(engine);
-  const documents = () => database.store.documents;
+  const database = useMigratedStore(engine, { migrations: serviceMigrations });
+  const documents = () => serviceData(database.store.database).documents;
   const owner = async (email = 'owner@example.com') =>
     (
       await database.store.users.create({

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
+import { serviceData } from '../../server/data/service-data.ts';
+import { serviceMigrations } from '../../server/data/service-migrations.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
 const engines = await testEngines();
 
 describe.each(engines)('OrganizationStore on $engine', (engine) => {
-  const database = useMigratedStore(engine);
-  const organizations = () => database.store.organizations;
+  const database = useMigratedStore(engine, { migrations: serviceMigrations });
+  const organizations = () => serviceData(database.store.database).organizations;
 
   it('creates an organization with empty settings and finds it by id', async () => {
     const created = await organizations().create({ name: 'Acme', createdAt: 1_000 });

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
+import { serviceData } from '../../server/data/service-data.ts';
+import { serviceMigrations } from '../../server/data/service-migrations.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
 const engines = await testEngines();
 
 describe.each(engines)('PostStore on $engine', (engine) => {
-  const database = useMigratedStore(engine);
-  const posts = () => database.store.posts;
+  const database = useMigratedStore(engine, { migrations: serviceMigrations });
+  const posts = () => serviceData(database.store.database).posts;
 
   let emails = 0;
   const createUser = async () => {

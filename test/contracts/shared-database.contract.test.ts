@@ -1,12 +1,15 @@
 /**
  * Gatehouse in an application's own database: with `tablePrefix` (both engines) or `schema`
  * (PostgreSQL), its tables, indexes and migration bookkeeping stay out of the way of the
- * application's tables of the same names and of the application's own Kysely migrator.
+ * application's tables of the same names and of the application's own Kysely migrator. The
+ * application's tables can also live on the store's own connections (`Store.database`), with
+ * migrations that `store.migrate()` runs after Gatehouse's.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration } from 'kysely';
+import { type Generated, Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ApplicationMigration, ApplicationMigrationContext, ApplicationMigrations } from '../../src/store/application-database.ts';
 import { createStore, type CreateStoreOptions } from '../../src/store/create-store.ts';
 import { StoreConflictError, type NewUser, type Store, type StoreEngine } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
@@ -120,7 +123,7 @@ describe.each(engines)('A database shared with an application, on $engine', (eng
     // Every table and index Gatehouse made carries the prefix.
     const tables = (await app.introspection.getTables({ withInternalKyselyTables: true })).map((table) => table.name);
     expect(tables.filter((name) => !name.startsWith('gh_')).sort()).toEqual(['kysely_migration', 'kysely_migration_lock', 'sessions', 'users']);
-    expect(tables.filter((name) => name.startsWith('gh_'))).toHaveLength(23);
+    expect(tables.filter((name) => name.startsWith('gh_'))).toHaveLength(20);
     const applicationIndexes =
       engine.engine === 'sqlite'
         ? ['sessions_user_id_index']
@@ -167,7 +170,7 @@ describe.each(engines)('A database shared with an application, on $engine', (eng
     expect(await names(app, 'kysely_migration')).toEqual(['0001-app']);
     expect(await names(app, 'gatehouse.kysely_migration')).toHaveLength(GATEHOUSE_MIGRATIONS);
     const tables = await app.introspection.getTables({ withInternalKyselyTables: true });
-    expect(tables.filter((table) => table.schema === 'gatehouse')).toHaveLength(23);
+    expect(tables.filter((table) => table.schema === 'gatehouse')).toHaveLength(20);
     expect(await migrateApplication(app, { '0001-app': applicationTables })).toEqual([]);
   });
 });
@@ -192,5 +195,112 @@ describe('Table options that cannot be used', () => {
 
   it('refuses a schema on SQLite, pointing at tablePrefix', async () => {
     await expect(createStore('sqlite::memory:', { schema: 'gatehouse' })).rejects.toThrow(/is for PostgreSQL; on SQLite .* tablePrefix/);
+  });
+});
+
+/** An application's invoices, with a foreign key to Gatehouse's users wherever they are named. */
+const invoices = {
+  async up(db: Kysely<any>, { engine, tableName }: ApplicationMigrationContext) {
+    await db.schema
+      .createTable('invoices')
+      .addColumn('id', 'integer', (c) => (engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey().generatedByDefaultAsIdentity()))
+      .addColumn('owner_id', 'integer', (c) => c.notNull().references(`${tableName('users')}.id`).onDelete('cascade'))
+      .addColumn('amount', 'integer', (c) => c.notNull())
+      .execute();
+  },
+} satisfies ApplicationMigration;
+
+interface InvoiceTables {
+  invoices: { id: Generated<number>; owner_id: number; amount: number };
+}
+
+describe.each(engines)('The application’s tables on the store’s connections, on $engine', (engine) => {
+  const opened: Store[] = [];
+  const open = async (databaseUrl: string, migrations: ApplicationMigrations): Promise<Store> => {
+    // Under a prefix (and a schema on PostgreSQL): the application's foreign key must name them.
+    const tables: CreateStoreOptions = engine.engine === 'postgres' ? { tablePrefix: 'gh_', schema: 'gatehouse' } : { tablePrefix: 'gh_' };
+    const store = await createStore(databaseUrl, { ...tables, migrations });
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+  afterAll(() => engine.dropAll());
+
+  it('migrates them after Gatehouse’s, apart from its bookkeeping, and only once', async () => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    const store = await open(databaseUrl, { '0001-invoices': invoices });
+    await store.migrate();
+    const db = store.database.kysely<any>();
+    expect(await names(db, 'application_migration')).toEqual(['0001-invoices']);
+    expect(await names(db, engine.engine === 'postgres' ? 'gatehouse.gh_kysely_migration' : 'gh_kysely_migration')).toHaveLength(GATEHOUSE_MIGRATIONS);
+    expect(store.database.tableName('users')).toBe(engine.engine === 'postgres' ? 'gatehouse.gh_users' : 'gh_users');
+
+    // A later version of the application adds a migration: only that one runs.
+    const later = await open(databaseUrl, {
+      '0001-invoices': invoices,
+      '0002-invoice-notes': { up: (migrationDb) => migrationDb.schema.alterTable('invoices').addColumn('note', 'text').execute() },
+    });
+    await later.migrate();
+    await later.migrate();
+    expect(await names(db, 'application_migration')).toEqual(['0001-invoices', '0002-invoice-notes']);
+    const user = await later.users.create(ada);
+    await later.database.kysely<any>().insertInto('invoices').values({ owner_id: user.id, amount: 5, note: 'n' }).execute();
+    expect(await db.selectFrom('invoices').select(['amount', 'note']).execute()).toEqual([{ amount: 5, note: 'n' }]);
+  });
+
+  it('refers to Gatehouse’s users: an invoice goes with its owner, and names no user that does not exist', async () => {
+    const store = await open(await engine.createDatabaseUrl(), { '0001-invoices': invoices });
+    await store.migrate();
+    const db = store.database.kysely<InvoiceTables>();
+    const user = await store.users.create(ada);
+    await db.insertInto('invoices').values({ owner_id: user.id, amount: 10 }).execute();
+    await expect(db.insertInto('invoices').values({ owner_id: user.id + 100, amount: 1 }).execute()).rejects.toThrow(/foreign key/i);
+    await store.users.delete(user.id);
+    expect(await db.selectFrom('invoices').selectAll().execute()).toEqual([]);
+  });
+
+  it('writes a transaction whole or not at all', async () => {
+    const store = await open(await engine.createDatabaseUrl(), { '0001-invoices': invoices });
+    await store.migrate();
+    const user = await store.users.create(ada);
+    const failed = store.database.transaction<InvoiceTables, void>(async (trx) => {
+      await trx.insertInto('invoices').values({ owner_id: user.id, amount: 1 }).execute();
+      throw new Error('the second half failed');
+    });
+    await expect(failed).rejects.toThrow('the second half failed');
+    const amounts = await store.database.transaction<InvoiceTables, number[]>(async (trx) => {
+      await trx.insertInto('invoices').values([{ owner_id: user.id, amount: 2 }, { owner_id: user.id, amount: 3 }]).execute();
+      return (await trx.selectFrom('invoices').select('amount').orderBy('amount').execute()).map((row) => row.amount);
+    });
+    expect(amounts).toEqual([2, 3]);
+  });
+
+  it('leaves nothing of a migration that fails, and names the error', async () => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    const broken: ApplicationMigration = {
+      async up(db) {
+        await db.schema.createTable('half_made').addColumn('id', 'integer').execute();
+        await sql`select * from no_such_table`.execute(db);
+      },
+    };
+    const store = await open(databaseUrl, { '0001-invoices': invoices, '0002-broken': broken });
+    await expect(store.migrate()).rejects.toThrow(/no_such_table/);
+    const tables = (await store.database.kysely().introspection.getTables()).map((table) => table.name);
+    expect(tables).not.toContain('half_made');
+    // Fixed in the next version, the same database migrates.
+    const fixed = await open(databaseUrl, { '0001-invoices': invoices, '0002-broken': { up: async () => {} } });
+    await fixed.migrate();
+    expect(await names(fixed.database.kysely(), 'application_migration')).toEqual(['0001-invoices', '0002-broken']);
+  });
+
+  it.skipIf(engine.engine !== 'sqlite')('moves the data version with the application’s writes, at once', async () => {
+    const store = await open(await engine.createDatabaseUrl(), { '0001-invoices': invoices });
+    await store.migrate();
+    const user = await store.users.create(ada);
+    const before = store.dataVersion!.current()!;
+    await store.database.kysely<InvoiceTables>().insertInto('invoices').values({ owner_id: user.id, amount: 1 }).execute();
+    expect(store.dataVersion!.current()!).toBeGreaterThan(before);
   });
 });

@@ -140,7 +140,7 @@ describe.each(engines)('GraphQL over HTTP on $engine', (engine) => {
     await createPost(writer.token, 'through the API');
     expect(await titles()).toEqual(['through the API', 'kept']);
     // Another process on the same database: a second instance, or the CLI.
-    await inSeparateProcesses(1, ctx.databaseUrl, `await store.posts.update(${id}, { title: 'renamed elsewhere' });`);
+    await inSeparateProcesses(1, ctx.databaseUrl, `await store.database.kysely().updateTable('posts').set({ title: 'renamed elsewhere' }).where('id', '=', ${id}).execute();`);
     expect(await titles()).toEqual(['through the API', 'renamed elsewhere']);
   });
 

@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { AssertionRequirement } from 'gatehouse-auth';
 import { createLogger, loadConfig } from 'gatehouse-auth/fastify';
 import { buildService } from '../../server/app.ts';
+import { serviceMigrations } from '../../server/data/service-migrations.ts';
 import { loadServiceSettings } from '../../server/settings.ts';
 import type { Services } from '../../src/services.ts';
 import {
@@ -164,7 +165,7 @@ export interface TeamAppOptions {
 /** The reference service's Gatehouse with the team's schema beside it at TEAM_PATH. */
 export async function startTeamApp(databaseUrl: string, team: TeamData, options: TeamAppOptions = {}): Promise<TeamApp> {
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env });
-  const store = await createStore(databaseUrl);
+  const store = await createStore(databaseUrl, { migrations: serviceMigrations });
   await store.migrate();
   const app = await buildService({ config, store, logger: createLogger({ level: 'silent' }), settings: loadServiceSettings({}) });
   const services = app.gatehouse.services;

@@ -15,6 +15,8 @@ import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService, type ServiceOptions } from '../../server/app.ts';
 import { loadServiceSettings } from '../../server/settings.ts';
+import { type ServiceData, serviceData } from '../../server/data/service-data.ts';
+import { serviceMigrations } from '../../server/data/service-migrations.ts';
 import type { NewUserInput } from '../../src/identity/user-manager.ts';
 import type { LogEvent } from 'kysely';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
@@ -37,6 +39,8 @@ export interface TestAppOptions {
 export interface TestApp {
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The service's own stores (documents, organizations, posts). */
+  readonly data: ServiceData;
   readonly databaseUrl: string;
   /** Every log line written so far, raw. */
   readonly logs: string[];
@@ -53,7 +57,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   const env = { NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env };
   const config = loadConfig(env);
   const settings = loadServiceSettings(env);
-  const store = await createStore(databaseUrl, options.storeLog ? { log: options.storeLog } : {});
+  const store = await createStore(databaseUrl, { migrations: serviceMigrations, ...(options.storeLog ? { log: options.storeLog } : {}) });
   await store.migrate();
   const logs: string[] = [];
   const destination = new Writable({
@@ -69,6 +73,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   return {
     app,
     services,
+    data: serviceData(store.database),
     databaseUrl,
     logs,
     async createUser(input = {}) {

@@ -196,7 +196,7 @@ describe.each(engines)('endpoints on $engine', (engine) => {
         expect(response.statusCode).toBe(403);
         expect(json(response).policy).toEqual(['Bearer']);
       }
-      expect(await ctx.services.store.documents.find(id as number)).toMatchObject({ title: 'Mine', body: 'Secret' });
+      expect(await ctx.data.documents.find(id as number)).toMatchObject({ title: 'Mine', body: 'Secret' });
     });
 
     it('answers 404 for an unknown id and 400 for a non-integer one', async () => {
@@ -241,8 +241,8 @@ describe.each(engines)('endpoints on $engine', (engine) => {
     });
 
     it('lets the OrgAdmin of that organization, and a SuperAdmin, read and write its settings', async () => {
-      const organization = await ctx.services.store.organizations.create({ name: 'Acme', createdAt: Date.now() });
-      const other = await ctx.services.store.organizations.create({ name: 'Other', createdAt: Date.now() });
+      const organization = await ctx.data.organizations.create({ name: 'Acme', createdAt: Date.now() });
+      const other = await ctx.data.organizations.create({ name: 'Other', createdAt: Date.now() });
       const admin = await ctx.createUser({ roles: ['OrgAdmin'], claims: [{ type: 'org_id', value: String(organization.id) }] });
       const superAdmin = await ctx.createUser({ roles: ['SuperAdmin'] });
       const headers = bearer(await ctx.tokenFor(admin.user));

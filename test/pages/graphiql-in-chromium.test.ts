@@ -69,7 +69,7 @@ describe.skipIf(!browserReady)('GraphiQL offline in Chromium (SQLite)', () => {
 
   it('renders and runs a query with the network cut off, and reports no CSP violation', async () => {
     const { user } = await instance.createUser({ userName: 'graphiql-author' });
-    await instance.services.store.posts.create({ authorId: user.id, title: 'Written offline', body: 'b', createdAt: Date.now() });
+    await instance.data.posts.create({ authorId: user.id, title: 'Written offline', body: 'b', createdAt: Date.now() });
     const { page, offences } = await offlinePage(browser);
 
     const loaded = await page.goto(`${baseUrl}/graphiql`);

@@ -174,11 +174,11 @@ describe.each(engines)('API key attacks on $engine (SEC-42..47)', (engine) => {
     expect(json(created)).toMatchObject({ title: 'Forbidden', status: 403, policy: ['ApiKey'] });
     expect(created.headers['www-authenticate']).toBeUndefined();
     // Nothing was created in anyone's name.
-    expect(await ctx.services.store.documents.find(1)).toBeNull();
+    expect(await ctx.data.documents.find(1)).toBeNull();
 
     // Every other user-only or role-guarded endpoint: 403 too, never 200.
     const { user } = await ctx.createUser();
-    const document = await ctx.services.store.documents.create({ ownerId: user.id, title: 't', body: 'b', createdAt: Date.now() });
+    const document = await ctx.data.documents.create({ ownerId: user.id, title: 't', body: 'b', createdAt: Date.now() });
     for (const request of [
       { method: 'GET' as const, url: `/documents/${document.id}` },
       { method: 'PUT' as const, url: `/documents/${document.id}`, payload: { title: 'x', body: 'y' } },
@@ -190,7 +190,7 @@ describe.each(engines)('API key attacks on $engine (SEC-42..47)', (engine) => {
       expect(response.statusCode, `${request.method} ${request.url}`).toBe(403);
       expect(json(response).policy, `${request.method} ${request.url}`).toEqual(['ApiKey']);
     }
-    expect(await ctx.services.store.documents.find(document.id)).toMatchObject({ title: 't', body: 'b' });
+    expect(await ctx.data.documents.find(document.id)).toMatchObject({ title: 't', body: 'b' });
   });
 
   it('does not let a valid bearer token stand in for an API key on the ApiKey-only endpoint', async () => {

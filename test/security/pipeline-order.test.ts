@@ -157,7 +157,7 @@ describe.each(engines)('pipeline order on $engine (docs/reference/http.md, SEC-8
       expect(response.statusCode, payload).toBe(415);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
-    expect(await ctx.services.store.documents.find(1)).toBeNull();
+    expect(await ctx.data.documents.find(1)).toBeNull();
   });
 
   it('does not evaluate credentials on anonymous endpoints', async () => {
@@ -232,7 +232,7 @@ describe.each(engines)('pipeline order on $engine (docs/reference/http.md, SEC-8
       expect(response.statusCode, override).toBe(200);
       expect(json(response), override).toMatchObject({ id, title: 'keep' });
     }
-    expect(await ctx.services.store.documents.find(id)).toMatchObject({ title: 'keep' });
+    expect(await ctx.data.documents.find(id)).toMatchObject({ title: 'keep' });
     // POST /me does not exist: an override to GET does not make it /me.
     expect((await ctx.app.inject({ method: 'POST', url: '/me', headers: { ...headers, 'x-http-method-override': 'GET' } })).statusCode).toBe(404);
     // Rewrite headers do not move an anonymous request onto an anonymous route, or the reverse.

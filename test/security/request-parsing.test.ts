@@ -84,12 +84,12 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
     expect(Object.prototype).not.toHaveProperty('isAdmin');
     // A later request is unaffected too.
     expect((await ctx.app.inject({ url: '/content/premium', headers })).statusCode).toBe(403);
-    expect(await ctx.services.store.documents.find(1)).toBeNull();
+    expect(await ctx.data.documents.find(1)).toBeNull();
   });
 
   it('answers deeply nested JSON with 400 or 413, never 500, on every body-taking route (SEC-119)', async () => {
     const { headers } = await signedIn(['SuperAdmin']);
-    const organization = await ctx.services.store.organizations.create({ name: 'Deep', createdAt: Date.now() });
+    const organization = await ctx.data.organizations.create({ name: 'Deep', createdAt: Date.now() });
     const document = await postJson('/documents', headers, '{"title":"t","body":"b"}');
     const documentId = json(document).id as number;
     const bodies: [string, string][] = [
@@ -111,19 +111,19 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
       }
     }
     expect((await ctx.app.inject({ url: '/health' })).statusCode).toBe(200);
-    expect(await ctx.services.store.organizations.find(organization.id)).toMatchObject({ settings: {} });
+    expect(await ctx.data.organizations.find(organization.id)).toMatchObject({ settings: {} });
   });
 
   it('answers deeply nested free-form settings with 400 or 413, never 500, and stores nothing (SEC-119)', async () => {
     // `settings` is the one body member that accepts any object, and it is serialised to the store.
     const { headers } = await signedIn(['SuperAdmin']);
-    const organization = await ctx.services.store.organizations.create({ name: 'Deep', createdAt: Date.now() });
+    const organization = await ctx.data.organizations.create({ name: 'Deep', createdAt: Date.now() });
     for (const depth of [5_000, 10_000]) {
       const response = await postJson(`/orgs/${organization.id}/settings`, headers, `{"settings":${deepObject(depth)}}`, 'PUT');
       expect([400, 413], `settings nested ${depth} levels → ${response.statusCode}`).toContain(response.statusCode);
       expectProblem(response, response.statusCode, `settings nested ${depth} levels`);
     }
-    expect(await ctx.services.store.organizations.find(organization.id)).toMatchObject({ settings: {} });
+    expect(await ctx.data.organizations.find(organization.id)).toMatchObject({ settings: {} });
     // A normal settings object still works.
     const ok = await postJson(`/orgs/${organization.id}/settings`, headers, '{"settings":{"theme":"dark"}}', 'PUT');
     expect(ok.statusCode).toBe(200);
@@ -142,7 +142,7 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
       ['application/xml', { 'content-type': 'application/xml' }, '<title>a</title>'],
     ];
     for (const [label, contentType, payload] of cases) expectProblem(await postDocument(headers, contentType, payload), 415, label);
-    expect(await ctx.services.store.documents.find(1)).toBeNull();
+    expect(await ctx.data.documents.find(1)).toBeNull();
     // application/json with and without charset=utf-8 is accepted.
     for (const contentType of ['application/json', 'application/json; charset=utf-8']) {
       const ok = await postDocument(headers, { 'content-type': contentType }, '{"title":"a","body":"b"}');
@@ -157,7 +157,7 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
     }
     const signIn = await ctx.app.inject({ method: 'POST', url: '/auth/token', headers: { 'content-type': 'text/plain' }, payload: '{"email":"a@b.io","password":"x"}' });
     expectProblem(signIn, 415, 'sign-in');
-    expect(await ctx.services.store.documents.find(1)).toBeNull();
+    expect(await ctx.data.documents.find(1)).toBeNull();
   });
 
   it('refuses a JSON body declared in a charset other than UTF-8 with 415 (SEC-120, RFC 8259 §8.1)', async () => {
@@ -166,7 +166,7 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
       const contentType = `application/json; charset=${charset}`;
       expectProblem(await postDocument(headers, { 'content-type': contentType }, '{"title":"a","body":"b"}'), 415, contentType);
     }
-    expect(await ctx.services.store.documents.find(1)).toBeNull();
+    expect(await ctx.data.documents.find(1)).toBeNull();
   });
 
   it('answers wrong types with 400 naming the field, and never signs in with them (SEC-122)', async () => {

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService } from '../../server/app.ts';
+import { serviceMigrations } from '../../server/data/service-migrations.ts';
 import { loadServiceSettings } from '../../server/settings.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -42,7 +43,7 @@ describe.each(engines)('sign-in lockout on $engine', (engine) => {
       RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
       RATE_LIMIT_IP_PER_MINUTE: '0',
     });
-    store = await createStore(databaseUrl);
+    store = await createStore(databaseUrl, { migrations: serviceMigrations });
     await store.migrate();
     clock = new ManualClock();
     lockouts = [];

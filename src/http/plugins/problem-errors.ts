@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import { type FieldErrors, GatehouseError, ProblemError } from '../../security/errors.ts';
 import { SmsDeliveryError } from '../../platform/sms/sms-sender.ts';
+import { isStoreUnavailable } from '../../store/kysely/store-errors.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from '../authorization-result-handler.ts';
@@ -61,8 +62,8 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
     }
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
     if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
-    if (error instanceof StoreUnavailableError) {
-      request.log.error({ err: error.cause ?? error }, 'the store is unavailable');
+    if (isStoreUnavailable(error)) {
+      request.log.error({ err: error instanceof StoreUnavailableError ? (error.cause ?? error) : error }, 'the store is unavailable');
       return sendProblem(reply, problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'));
     }
     if (error instanceof SmsDeliveryError) {

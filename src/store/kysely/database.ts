@@ -13,8 +13,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   key_ring: KeyRingTable;
   signing_keys: SigningKeysTable;
-  documents: DocumentsTable;
-  organizations: OrganizationsTable;
   audit: AuditTable;
   refresh_families: RefreshFamiliesTable;
   refresh_tokens: RefreshTokensTable;
@@ -25,7 +23,6 @@ export interface Database {
   authenticator_keys: AuthenticatorKeysTable;
   recovery_codes: RecoveryCodesTable;
   one_time_codes: OneTimeCodesTable;
-  posts: PostsTable;
   external_logins: ExternalLoginsTable;
 }
 
@@ -41,8 +38,6 @@ export const gatehouseTables = [
   'api_keys',
   'key_ring',
   'signing_keys',
-  'documents',
-  'organizations',
   'audit',
   'refresh_families',
   'refresh_tokens',
@@ -53,7 +48,6 @@ export const gatehouseTables = [
   'authenticator_keys',
   'recovery_codes',
   'one_time_codes',
-  'posts',
   'external_logins',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
@@ -66,14 +60,6 @@ export interface ExternalLoginsTable {
   user_id: number;
   provider: string;
   subject: string;
-  created_at: number;
-}
-
-export interface PostsTable {
-  id: Generated<number>;
-  author_id: number;
-  title: string;
-  body: string;
   created_at: number;
 }
 
@@ -181,22 +167,6 @@ export interface SigningKeysTable {
   private_jwk: string;
   created_at: number;
   revoked_at: number | null;
-}
-
-export interface DocumentsTable {
-  id: Generated<number>;
-  owner_id: number;
-  title: string;
-  body: string;
-  created_at: number;
-}
-
-export interface OrganizationsTable {
-  id: Generated<number>;
-  name: string;
-  /** JSON object. */
-  settings: string;
-  created_at: number;
 }
 
 export interface AuditTable {

@@ -1,14 +1,14 @@
 import { KyselyAccountCodeStore } from './account-code-store.ts';
 import { Kysely, sql, type Dialect, type LogEvent } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
+import type { ApplicationMigrations } from '../application-database.ts';
 import type { DataVersion, Store, StoreEngine } from '../ports.ts';
+import { applicationDatabase } from './application-database.ts';
 import { KyselyApiKeyStore } from './api-key-store.ts';
 import { KyselyAuditStore } from './audit-store.ts';
 import type { Database } from './database.ts';
-import { KyselyDocumentStore } from './document-store.ts';
 import { KyselyKeyRingStore } from './key-ring-store.ts';
 import { migrateToLatest } from './migrate.ts';
-import { KyselyOrganizationStore } from './organization-store.ts';
 import { KyselyOutboxStore } from './outbox-store.ts';
 import { atPortBoundary } from './port-boundary.ts';
 import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
@@ -18,7 +18,6 @@ import type { StoreContext } from './store-context.ts';
 import type { TableNaming } from './table-naming.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyTwoFactorStore } from './two-factor-store.ts';
-import { KyselyPostStore } from './post-store.ts';
 import { KyselyExternalLoginStore } from './external-login-store.ts';
 import { KyselyUserStore } from './user-store.ts';
 
@@ -30,12 +29,15 @@ export interface KyselyStoreOptions {
   readonly dataVersion?: DataVersion;
   /** The table prefix and schema; every query and migration goes through them. */
   readonly naming: TableNaming;
+  /** The application's own migrations, run by `migrate()` after Gatehouse's. */
+  readonly migrations?: ApplicationMigrations | undefined;
 }
 
 /** Every port over one Kysely instance, each behind the error-translating port boundary. */
 export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options: KyselyStoreOptions): Store {
   const { naming } = options;
-  const db = naming.on(new Kysely<Database>({ dialect, ...(options.log ? { log: options.log } : {}) }));
+  const connections = new Kysely<Database>({ dialect, ...(options.log ? { log: options.log } : {}) });
+  const db = naming.on(connections);
   const atBoundary = <Port extends object>(port: Port) => atPortBoundary(port, naming.tablePrefix);
   const context: StoreContext = {
     db,
@@ -47,8 +49,6 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     users: atBoundary(new KyselyUserStore(context)),
     apiKeys: atBoundary(new KyselyApiKeyStore(context)),
     keyRing: atBoundary(new KyselyKeyRingStore(context)),
-    documents: atBoundary(new KyselyDocumentStore(context)),
-    organizations: atBoundary(new KyselyOrganizationStore(context)),
     audit: atBoundary(new KyselyAuditStore(context)),
     refreshTokens: atBoundary(new KyselyRefreshTokenStore(context)),
     revocations: atBoundary(new KyselyRevocationStore(context)),
@@ -56,10 +56,10 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     outbox: atBoundary(new KyselyOutboxStore(context)),
     sessions: atBoundary(new KyselySessionStore(context)),
     twoFactor: atBoundary(new KyselyTwoFactorStore(context)),
-    posts: atBoundary(new KyselyPostStore(context)),
     externalLogins: atBoundary(new KyselyExternalLoginStore(context)),
+    database: applicationDatabase(connections, engine, naming),
     dataVersion: options.dataVersion ?? null,
-    migrate: () => migrateToLatest(db, engine, naming),
+    migrate: () => migrateToLatest(db, engine, naming, options.migrations),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

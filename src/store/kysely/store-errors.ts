@@ -83,6 +83,14 @@ function conflictField(error: unknown, tablePrefix: string): ConflictField | nul
   return null;
 }
 
+/**
+ * A connection-level failure, whether a port translated it already or a query of the
+ * application's own (through `Store.database`, or a connection of its own) met it raw.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof StoreUnavailableError || isUnavailable(error);
+}
+
 function isUnavailable(error: unknown, depth = 0): boolean {
   if (depth > 4 || typeof error !== 'object' || error === null) return false;
   const { code, message } = fieldsOf(error);

@@ -29,6 +29,8 @@ export interface TableNaming {
   readonly migrationLockTable: string;
   /** The Kysely instance that writes `users` and means `<schema>.<prefix>users`. */
   on<DB>(db: Kysely<DB>): Kysely<DB>;
+  /** `users` as the database names it: `<schema>.<prefix>users`. */
+  qualified(table: string): string;
 }
 
 const MAX_PREFIX_LENGTH = 20;
@@ -73,6 +75,7 @@ export function tableNaming(engine: StoreEngine, options: StoreTableOptions = {}
     migrationTable: `${tablePrefix}kysely_migration`,
     migrationLockTable: `${tablePrefix}kysely_migration_lock`,
     on: (db) => plugins.reduce((withPlugins, plugin) => withPlugins.withPlugin(plugin), db),
+    qualified: (table) => `${schema !== undefined ? `${schema}.` : ''}${tablePrefix}${table}`,
   };
 }
 

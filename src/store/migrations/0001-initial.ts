@@ -5,6 +5,9 @@ import { autoId, binaryText, idType } from './columns.ts';
 /**
  * The initial schema. Unique constraints carry explicit names: PostgreSQL reports the name and
  * SQLite the `table.column`, and `../kysely/store-errors.ts` maps both to the field that was taken.
+ *
+ * Until decision 0045 it also created the reference service's `documents` and `organizations`;
+ * those are the service's own migrations now (which create them only where this one did not).
  */
 
 // Migrations see the schema as it was when they were written, not today's `Database` type.
@@ -94,25 +97,6 @@ export async function up(db: AnyDatabase, engine: StoreEngine): Promise<void> {
     .execute();
 
   await db.schema
-    .createTable('documents')
-    .addColumn('id', idType(engine), autoId(engine))
-    .addColumn('owner_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('title', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .execute();
-  // PostgreSQL does not index foreign keys by itself; deleting a user would scan documents.
-  await db.schema.createIndex('documents_owner_id_index').on('documents').column('owner_id').execute();
-
-  await db.schema
-    .createTable('organizations')
-    .addColumn('id', idType(engine), autoId(engine))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .execute();
-
-  await db.schema
     .createTable('audit')
     // Wide in PostgreSQL: the log only grows. The primary key also serves "newest first".
     .addColumn('id', idType(engine, true), autoId(engine))
@@ -128,8 +112,6 @@ export async function up(db: AnyDatabase, engine: StoreEngine): Promise<void> {
 export async function down(db: AnyDatabase): Promise<void> {
   for (const table of [
     'audit',
-    'organizations',
-    'documents',
     'signing_keys',
     'key_ring',
     'api_keys',
