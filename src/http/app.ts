@@ -32,6 +32,8 @@ import {
 import { createServices, type Services } from '../services.ts';
 import type { ApplicationMigrations } from '../store/application-database.ts';
 import { createStore } from '../store/create-store.ts';
+import { validatorsByPart } from './request-validation.ts';
+import { logAuthorizationFailure } from './authorization-log.ts';
 import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
@@ -176,7 +178,10 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
   });
   const policies = policyProvider(options);
-  const authorization = new AuthorizationService({ handlers: [...membershipHandlers(), ...(options.handlers ?? [])] });
+  const authorization = new AuthorizationService({
+    handlers: [...membershipHandlers(), ...(options.handlers ?? [])],
+    onFailure: logAuthorizationFailure(app.log),
+  });
   const schemeOptions: SchemeOptions = {
     cookies: features.cookies,
     bearer: features.tokens,
@@ -293,7 +298,8 @@ async function startBackgroundWork(app: FastifyInstance, services: Services): Pr
 
 /**
  * The Fastify server options Gatehouse's settings call for: the body limit, request timeouts,
- * trusted proxies, problem+json for refusals made before routing, and request logging through
+ * trusted proxies, problem+json for refusals made before routing, request validation (bodies
+ * as sent, paths and query strings coerced: `request-validation.ts`), and request logging through
  * `logger`. Pass them to `Fastify()`; an application with options of its own spreads them in.
  */
 export function serverOptions(config: Config, logger?: Logger): FastifyServerOptions & { http: ServerOptions } {
@@ -321,7 +327,7 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
     },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
+    schemaController: { compilersFactory: { buildValidator: validatorsByPart } },
   };
 }
 

@@ -6,14 +6,19 @@ import {
   type AuthorizationRequirement,
   isSelfHandling,
 } from './authorization-requirement.ts';
-import { AUTHORIZATION_SUCCESS, type AuthorizationResult } from './authorization-result.ts';
-import type { MaybePromise } from '../maybe-async.ts';
+import { AUTHORIZATION_SUCCESS, type AuthorizationFailure, type AuthorizationResult } from './authorization-result.ts';
+import { andThen, type MaybePromise } from '../maybe-async.ts';
 
 export interface AuthorizationServiceOptions {
   /** Handlers for requirements that do not handle themselves (resource checks, clock-bound rules). */
   readonly handlers?: readonly AuthorizationHandler[];
   /** Keep running handlers after one called `fail` (ASP.NET `InvokeHandlersAfterFailure`). @default true */
   readonly invokeHandlersAfterFailure?: boolean;
+  /**
+   * Hears of every decision that failed, with the requirements no handler met and the reasons
+   * handlers gave (ASP.NET logs "These requirements were not met"): for logs, never for callers.
+   */
+  readonly onFailure?: (failure: AuthorizationFailure, user: ClaimsPrincipal) => void;
 }
 
 /**
@@ -23,12 +28,14 @@ export interface AuthorizationServiceOptions {
 export class AuthorizationService {
   private readonly handlers: readonly AuthorizationHandler[];
   private readonly invokeHandlersAfterFailure: boolean;
+  private readonly onFailure: AuthorizationServiceOptions['onFailure'];
   /** The handler list of each policy, built once: policies are immutable and live as long as the app. */
   private readonly policyHandlers = new WeakMap<readonly AuthorizationRequirement[], AuthorizationHandler[]>();
 
   constructor(options: AuthorizationServiceOptions = {}) {
     this.handlers = options.handlers ?? [];
     this.invokeHandlersAfterFailure = options.invokeHandlersAfterFailure ?? true;
+    this.onFailure = options.onFailure;
   }
 
   async authorize(
@@ -52,7 +59,13 @@ export class AuthorizationService {
     const context = new AuthorizationHandlerContext(requirements, user, resource);
     const handlers =
       policyOrRequirements instanceof AuthorizationPolicy ? this.handlersOfPolicy(requirements) : this.handlersFor(requirements);
-    return this.runHandlers(handlers, 0, context);
+    const decision = this.runHandlers(handlers, 0, context);
+    const { onFailure } = this;
+    if (onFailure === undefined) return decision;
+    return andThen(decision, (result) => {
+      if (result.failure !== null) onFailure(result.failure, user);
+      return result;
+    });
   }
 
   private runHandlers(
