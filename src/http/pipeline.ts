@@ -159,7 +159,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
     const group = groupOf(this);
     const endpoint = route.config?.authorization;
-    const policy = isOptionsOnly(route) ? null : resolveEndpointPolicy(policies, endpoint, group);
+    const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, group));
     // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
     // caller is still known: credentials are read, and presented ones must be valid.
     const unprotected = policy === null && !isOptionsOnly(route) && !endpoint?.allowAnonymous && !group?.allowAnonymous;
@@ -171,6 +171,16 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
 }
 
 export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });
+
+/** The route's policy; an unknown policy name stops the start naming the route that asked for it. */
+function routePolicy(route: RouteOptions, resolve: () => AuthorizationPolicy | null): AuthorizationPolicy | null {
+  try {
+    return resolve();
+  } catch (error) {
+    const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
+    throw new Error(`${methods} ${route.url}: ${(error as Error).message}`, { cause: error });
+  }
+}
 
 /**
  * Lets the request go on when the check says so, at once when it decided in this tick. A refused

@@ -114,7 +114,7 @@ describe('route and group metadata', () => {
     expect(response.body).toBe('eve');
   });
 
-  it('refuses at registration a route naming an unknown policy', async () => {
+  it('refuses at registration a route naming an unknown policy, and names the route', async () => {
     const broken = Fastify();
     await broken.register(pipelinePlugin, {
       policies: createPolicyProvider({ businessHours: { startMinute: 0, endMinute: 1439 } }),
@@ -122,7 +122,7 @@ describe('route and group metadata', () => {
     });
     expect(() =>
       broken.get('/x', { config: { authorization: { authorize: [{ policy: 'Nope' as 'AdminOnly' }] } } }, async () => 'x'),
-    ).toThrow(/No authorization policy is named "Nope"/);
+    ).toThrow(/^GET \/x: No authorization policy is named "Nope"\./);
     await broken.close();
   });
 });
