@@ -18,7 +18,7 @@ import { integrationRoutes } from './routes/integrations.ts';
 import { meRoutes } from './routes/me.ts';
 import { organizationRoutes } from './routes/orgs.ts';
 import { postsGraphQL } from './posts/posts-graphql.ts';
-import { serviceData } from './data/service-data.ts';
+import { serviceData } from './storage/service-data.ts';
 
 export interface ServiceOptions {
   readonly config: Config;

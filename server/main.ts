@@ -1,7 +1,7 @@
 import { ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
 import { buildService } from './app.ts';
-import { serviceMigrations } from './data/service-migrations.ts';
+import { serviceMigrations } from './storage/service-migrations.ts';
 import { loadServiceSettings } from './settings.ts';
 
 /** Process entry: load the configuration, build the service, listen. Nothing else. */

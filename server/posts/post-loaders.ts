@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { User, UserStore } from 'gatehouse-auth/store';
-import type { Post } from '../data/post-store.ts';
+import type { Post } from '../storage/post-store.ts';
 import type { Posts } from './posts.ts';
 
 /** What the posts schema adds to each operation's context: loaders that batch by tick. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from 'gatehouse-auth';
 import { createEvents, gatehouseGraphQL } from 'gatehouse-auth/graphql';
 import type { Store } from 'gatehouse-auth/store';
-import type { PostStore } from '../data/post-store.ts';
+import type { PostStore } from '../storage/post-store.ts';
 import type { Logger } from 'pino';
 import { postLoaders } from './post-loaders.ts';
 import { Posts, type PostTopics } from './posts.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLContext, GraphQLResolvers } from 'gatehouse-auth/graphql';
 import { authorizeDirective, forbidden, graphqlError, unauthenticated } from 'gatehouse-auth/graphql';
 import type { User } from 'gatehouse-auth/store';
-import type { Post } from '../data/post-store.ts';
+import type { Post } from '../storage/post-store.ts';
 import type { PostLoaders } from './post-loaders.ts';
 import { PostError, type Posts } from './posts.ts';
 

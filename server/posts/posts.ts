@@ -1,6 +1,6 @@
 import type { AuthorizationRequirement, ClaimsPrincipal, Clock } from 'gatehouse-auth';
 import type { Events, EventStream } from 'gatehouse-auth/graphql';
-import type { Post, PostStore } from '../data/post-store.ts';
+import type { Post, PostStore } from '../storage/post-store.ts';
 // The demo policies' resource requirement (it moves beside them, to the service's policies).
 import { PostAuthorRequirement } from '../policies/post-author.ts';
 

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OwnershipRequirement } from '../policies/ownership.ts';
 import { GatehouseError } from 'gatehouse-auth';
-import type { Document, DocumentStore } from '../data/document-store.ts';
+import type { Document, DocumentStore } from '../storage/document-store.ts';
 import { Body, IdParams, Title } from './schemas.ts';
 
 const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });

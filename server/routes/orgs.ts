@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { GatehouseError } from 'gatehouse-auth';
-import type { OrganizationStore } from '../data/organization-store.ts';
+import type { OrganizationStore } from '../storage/organization-store.ts';
 import { IdParams } from './schemas.ts';
 
 const OrganizationInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });

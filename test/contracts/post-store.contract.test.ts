@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
-import { serviceData } from '../../server/data/service-data.ts';
-import { serviceMigrations } from '../../server/data/service-migrations.ts';
+import { serviceData } from '../../server/storage/service-data.ts';
+import { serviceMigrations } from '../../server/storage/service-migrations.ts';
 import { useMigratedStore } from './migrated-store.ts';
 
 const engines = await testEngines();

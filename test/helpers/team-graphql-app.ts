@@ -18,7 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { AssertionRequirement } from 'gatehouse-auth';
 import { createLogger, loadConfig } from 'gatehouse-auth/fastify';
 import { buildService } from '../../server/app.ts';
-import { serviceMigrations } from '../../server/data/service-migrations.ts';
+import { serviceMigrations } from '../../server/storage/service-migrations.ts';
 import { loadServiceSettings } from '../../server/settings.ts';
 import type { Services } from '../../src/services.ts';
 import {

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService } from '../../server/app.ts';
-import { serviceMigrations } from '../../server/data/service-migrations.ts';
+import { serviceMigrations } from '../../server/storage/service-migrations.ts';
 import { loadServiceSettings } from '../../server/settings.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';

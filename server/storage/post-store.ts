@@ -1,0 +1,74 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { PostsTable, ServiceTables } from './service-tables.ts';
+
+export interface Post {
+  readonly id: number;
+  readonly authorId: number;
+  readonly title: string;
+  readonly body: string;
+  readonly createdAt: number;
+}
+
+/** Posts of the GraphQL API, newest first (by id). */
+export class PostStore {
+  constructor(private readonly db: Kysely<ServiceTables>) {}
+
+  async create(post: Omit<Post, 'id'>): Promise<Post> {
+    const row = await this.db
+      .insertInto('posts')
+      .values({ author_id: post.authorId, title: post.title, body: post.body, created_at: post.createdAt })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toPost(row);
+  }
+
+  async findById(id: number): Promise<Post | null> {
+    const row = await this.db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toPost(row) : null;
+  }
+
+  /** The newest `limit` posts. */
+  async list(limit: number): Promise<Post[]> {
+    const rows = await this.db.selectFrom('posts').selectAll().orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toPost);
+  }
+
+  /** The newest `limit` posts of each author, in one query whatever the number of authors. */
+  async listByAuthors(authorIds: readonly number[], limit: number): Promise<Map<number, Post[]>> {
+    const byAuthor = new Map<number, Post[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return byAuthor;
+    // One query for every author: each author's newest `limit`, numbered by a window function.
+    const rows = await this.db
+      .selectFrom((db) =>
+        db
+          .selectFrom('posts')
+          .selectAll()
+          .select((eb) => eb.fn.agg<number>('row_number').over((over) => over.partitionBy('author_id').orderBy('id', 'desc')).as('position'))
+          .where('author_id', 'in', [...authorIds])
+          .as('ranked'),
+      )
+      .selectAll()
+      .where('position', '<=', limit)
+      .orderBy('id', 'desc')
+      .execute();
+    for (const row of rows) byAuthor.get(row.author_id)?.push(toPost(row));
+    return byAuthor;
+  }
+
+  /** The changed post, or null when there is none. */
+  async update(id: number, change: { title?: string; body?: string }): Promise<Post | null> {
+    const set = { ...(change.title !== undefined ? { title: change.title } : {}), ...(change.body !== undefined ? { body: change.body } : {}) };
+    if (Object.keys(set).length === 0) return this.findById(id);
+    const row = await this.db.updateTable('posts').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+    return row ? toPost(row) : null;
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('posts').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+}
+
+function toPost(row: Selectable<PostsTable>): Post {
+  return { id: Number(row.id), authorId: row.author_id, title: row.title, body: row.body, createdAt: Number(row.created_at) };
+}
