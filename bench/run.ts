@@ -8,15 +8,16 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { autocannonVersion, type LoadResult, runLoad } from './lib/autocannon.ts';
-import { cpuSnapshot, otherCpuPercent } from './lib/cpu-usage.ts';
+import { cpuSnapshot, otherCpuPercent, processCpuSeconds } from './lib/cpu-usage.ts';
 import { freePort, gatehouseCli, obtainAccessToken, seedPosts, serviceArguments } from './lib/gatehouse.ts';
 import { type FanOutResult, measureFanOut } from './lib/fan-out.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
 import { medianIndex } from './lib/percentile.ts';
-import { planPinning } from './lib/pinning.ts';
+import { type Pinning, planPinning } from './lib/pinning.ts';
+import { isPeerTarget, peerIssuer, startPeer } from './lib/peers.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
 import { markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
-import { BASELINE_SCENARIO, type Credentials, loadScenarios, resolveRequest, type Target } from './lib/scenario.ts';
+import { BASELINE_SCENARIO, loadScenarios, resolveRequest, type Target } from './lib/scenario.ts';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -55,6 +56,7 @@ const settings = {
 };
 
 let temporaryDir: string | undefined;
+let planned: Pinning | undefined;
 let cleaning: Promise<void> | undefined;
 let interrupted = false;
 
@@ -84,44 +86,22 @@ async function main(): Promise<void> {
   // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
   const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
+  planned = pinning;
   if (pinning.note !== null) log(`NOTE: ${pinning.note}`);
   else log(`pinning: servers on core ${pinning.serverCpu}, load generator on core ${pinning.loadGeneratorCpu}`);
 
-  // A fresh database with one confirmed user and one API key, made through the CLI.
+  const signInSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN);
+  const fanOutSelected = settings.only.length === 0 || settings.only.includes(FAN_OUT);
+  // The service runs only when something measures it; the GraphQL peers only when a scenario loads them.
+  const needsService = signInSelected || fanOutSelected || scenarios.some((scenario) => scenario.target === 'gatehouse');
+  const peerTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isPeerTarget))];
   temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
-  const email = 'bench@example.test';
-  const password = randomBytes(18).toString('base64url');
-  const gatehousePort = await freePort(HOST);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    HOST,
-    PORT: String(gatehousePort),
-    DATABASE_URL: `sqlite:${join(temporaryDir, 'gatehouse.db')}`,
-    KEYRING_SECRET: randomBytes(32).toString('base64'),
-    LOG_LEVEL,
-    ACCESS_TOKEN_MINUTES: '60',
-    // The sign-in measurement signs one account in as fast as the hash allows: limits off.
-    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
-    RATE_LIMIT_IP_PER_MINUTE: '0',
-  };
-  log(`database: ${env.DATABASE_URL}`);
-  await gatehouseCli(root, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
-  const apiKey = await gatehouseCli(root, env, ['apikeys', 'create', '--client', 'bench']);
 
-  // Both servers run for the whole run, side by side on the server core; one is loaded at a time.
   const barePort = await freePort(HOST);
-  const [gatehouse, bare] = await Promise.all([
-    startServer({
-      name: 'gatehouse',
-      command: process.execPath,
-      args: serviceArguments(root),
-      env,
-      cwd: root,
-      cpu: pinning.serverCpu,
-      readyUrl: `http://${HOST}:${gatehousePort}/health`,
-      timeoutMs: 60_000,
-    }),
+  const peerIssuerOfRun = peerTargets.length > 0 ? await peerIssuer() : null;
+  // Every server runs for the whole run, side by side on the server core; one is loaded at a time.
+  const [service, bare, ...peers] = await Promise.all([
+    needsService ? startService() : Promise.resolve(null),
     startServer({
       name: 'bare fastify',
       command: process.execPath,
@@ -131,19 +111,23 @@ async function main(): Promise<void> {
       cpu: pinning.serverCpu,
       readyUrl: `http://${HOST}:${barePort}/hello`,
     }),
+    ...peerTargets.map((target) => startPeer(target, { root, host: HOST, cpu: pinning.serverCpu, issuer: peerIssuerOfRun! })),
   ]);
-  log(`gatehouse pid ${gatehouse.pid} on port ${gatehousePort}; bare fastify pid ${bare.pid} on port ${barePort}`);
-  const servers: Record<Target, { server: Server; baseUrl: string }> = {
-    gatehouse: { server: gatehouse, baseUrl: `http://${HOST}:${gatehousePort}` },
-    bare: { server: bare, baseUrl: `http://${HOST}:${barePort}` },
-  };
+  const servers: Partial<Record<Target, { server: Server; baseUrl: string }>> = { bare: { server: bare, baseUrl: `http://${HOST}:${barePort}` } };
+  if (service !== null) servers.gatehouse = service;
+  peerTargets.forEach((target, i) => (servers[target] = peers[i]!));
+  for (const [target, started] of Object.entries(servers)) log(`${target}: pid ${started.server.pid}, ${started.baseUrl}`);
 
-  const accessToken = await obtainAccessToken(servers.gatehouse.baseUrl, email, password);
-  const credentials: Credentials = { accessToken, apiKey };
-  if (scenarios.some((scenario) => scenario.path === '/graphql')) await seedPosts(servers.gatehouse.baseUrl, accessToken, SEEDED_POSTS);
+  const credentials: Record<string, string> = {};
+  if (service !== null) {
+    credentials.accessToken = await obtainAccessToken(service.baseUrl, service.email, service.password);
+    credentials.apiKey = service.apiKey;
+    if (scenarios.some((scenario) => scenario.target === 'gatehouse' && scenario.path === '/graphql')) await seedPosts(service.baseUrl, credentials.accessToken, SEEDED_POSTS);
+  }
+  if (peerIssuerOfRun !== null) credentials.peerToken = peerIssuerOfRun.token;
 
   // Every scenario must answer as expected once before anything is measured.
-  const plans = scenarios.map((scenario) => ({ scenario, request: resolveRequest(scenario, credentials), ...servers[scenario.target] }));
+  const plans = scenarios.map((scenario) => ({ scenario, request: resolveRequest(scenario, credentials), ...servers[scenario.target]! }));
   for (const { scenario, request, baseUrl, server } of plans) {
     const response = await fetch(new URL(request.path, baseUrl), {
       method: request.method,
@@ -164,10 +148,10 @@ async function main(): Promise<void> {
   // Rounds interleave the scenarios, so that a burst of load from elsewhere on the machine hits
   // one round of each rather than every measurement of one; each ratio is taken against the
   // baseline of its own round, and the median round is reported.
-  const rounds: Map<string, { result: LoadResult; otherCpu: number | null }>[] = [];
-  const serverPids = [gatehouse.pid, bare.pid];
+  const rounds: Map<string, Measured>[] = [];
+  const serverPids = Object.values(servers).map(({ server }) => server.pid);
   for (let round = 1; round <= settings.rounds; round++) {
-  const measured = new Map<string, { result: LoadResult; otherCpu: number | null }>();
+  const measured = new Map<string, Measured>();
   rounds.push(measured);
   for (const { scenario, request, baseUrl, server } of plans) {
     const load = { baseUrl, request, connections: settings.connections, cpu: pinning.loadGeneratorCpu, cwd: root };
@@ -178,19 +162,22 @@ async function main(): Promise<void> {
     }
     log(`${scenario.name}: measuring ${settings.seconds} s (round ${round} of ${settings.rounds})…`);
     const before = cpuSnapshot(serverPids);
+    const serverBefore = processCpuSeconds(server.pid);
     const result = await runLoad({ ...load, seconds: settings.seconds });
     const otherCpu = otherCpuPercent(before, cpuSnapshot(serverPids));
+    const serverAfter = processCpuSeconds(server.pid);
+    const serverCpuUs = serverBefore === null || serverAfter === null || result.totalRequests === 0 ? null : ((serverAfter - serverBefore) * 1e6) / result.totalRequests;
     assertClean(scenario.name, 'measurement', result, server);
     if (otherCpu !== null && otherCpu > OTHER_CPU_WARNING) {
       log(`NOTE: other processes used ${otherCpu.toFixed(0)}% of a core during ${scenario.name}: its figures are low and noisy`);
     }
-    measured.set(scenario.name, { result, otherCpu });
+    measured.set(scenario.name, { result, otherCpu, serverCpuUs });
   }
   }
 
   const scenarioResults: ScenarioResult[] = scenarios.map((scenario) => {
     const { entry, ratio } = medianRound(rounds, scenario.name);
-    const { result, otherCpu } = entry;
+    const { result, otherCpu, serverCpuUs } = entry;
     return {
       name: scenario.name,
       description: scenario.description,
@@ -201,17 +188,18 @@ async function main(): Promise<void> {
       non2xx: result.non2xx,
       ratioToBare: round(ratio, 3),
       otherCpuPercent: otherCpu === null ? null : round(otherCpu, 1),
+      serverCpuUsPerRequest: serverCpuUs === null ? null : round(serverCpuUs, 1),
     };
   });
 
   let signIn: SignInResult | null = null;
-  if (settings.only.length === 0 || settings.only.includes(SIGN_IN)) {
+  if (signInSelected && service !== null) {
     signIn = await measureSignIn({
       root,
       host: HOST,
-      baseUrl: servers.gatehouse.baseUrl,
-      email,
-      password,
+      baseUrl: service.baseUrl,
+      email: service.email,
+      password: service.password,
       seconds: settings.seconds,
       warmupSeconds: settings.signInWarmupSeconds,
       rounds: settings.rounds,
@@ -223,13 +211,13 @@ async function main(): Promise<void> {
   }
 
   let fanOut: FanOutResult | null = null;
-  if (settings.only.length === 0 || settings.only.includes(FAN_OUT)) {
+  if (fanOutSelected && service !== null) {
     log('fan-out: 1,000 subscribers, 100 posts one every 20 ms…');
     fanOut = await measureFanOut({
       root,
-      baseUrl: servers.gatehouse.baseUrl,
-      accessToken,
-      serverPid: gatehouse.pid,
+      baseUrl: service.baseUrl,
+      accessToken: credentials.accessToken!,
+      serverPid: service.server.pid,
       loadGeneratorCpu: pinning.loadGeneratorCpu,
       warmupSeconds: settings.warmupSeconds,
     });
@@ -273,6 +261,43 @@ async function main(): Promise<void> {
   log('wrote bench/results/latest.json and the table in bench/README.md');
 }
 
+/**
+ * The service as `npm start` runs it, on a fresh SQLite database with one confirmed user and one
+ * API key made through the CLI (bench/README.md, "How").
+ */
+async function startService(): Promise<{ server: Server; baseUrl: string; email: string; password: string; apiKey: string }> {
+  const email = 'bench@example.test';
+  const password = randomBytes(18).toString('base64url');
+  const port = await freePort(HOST);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    HOST,
+    PORT: String(port),
+    DATABASE_URL: `sqlite:${join(temporaryDir!, 'gatehouse.db')}`,
+    KEYRING_SECRET: randomBytes(32).toString('base64'),
+    LOG_LEVEL,
+    ACCESS_TOKEN_MINUTES: '60',
+    // The sign-in measurement signs one account in as fast as the hash allows: limits off.
+    RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
+    RATE_LIMIT_IP_PER_MINUTE: '0',
+  };
+  log(`database: ${env.DATABASE_URL}`);
+  await gatehouseCli(root, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
+  const apiKey = await gatehouseCli(root, env, ['apikeys', 'create', '--client', 'bench']);
+  const server = await startServer({
+    name: 'gatehouse',
+    command: process.execPath,
+    args: serviceArguments(root),
+    env,
+    cwd: root,
+    cpu: planned!.serverCpu,
+    readyUrl: `http://${HOST}:${port}/health`,
+    timeoutMs: 60_000,
+  });
+  return { server, baseUrl: `http://${HOST}:${port}`, email, password, apiKey };
+}
+
 function assertClean(name: string, phase: string, result: LoadResult, server: Server): void {
   if (result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && result.totalRequests > 0) return;
   throw new Error(
@@ -280,6 +305,14 @@ function assertClean(name: string, phase: string, result: LoadResult, server: Se
       `(${JSON.stringify(result.statusClasses)}), ${result.errors} errors, ${result.timeouts} timeouts; all must be 0 ` +
       `and some requests must be made.\n${server.name} output:\n${server.output()}`,
   );
+}
+
+/** One scenario's measurement in one round. */
+interface Measured {
+  readonly result: LoadResult;
+  readonly otherCpu: number | null;
+  /** The loaded server's CPU time per answered request, µs. */
+  readonly serverCpuUs: number | null;
 }
 
 function round(value: number, digits: number): number {
@@ -300,10 +333,7 @@ try {
 process.exit(exitCode);
 
 /** The round whose ratio to its own baseline is the median of the scenario's rounds. */
-function medianRound(
-  rounds: Map<string, { result: LoadResult; otherCpu: number | null }>[],
-  name: string,
-): { entry: { result: LoadResult; otherCpu: number | null }; ratio: number } {
+function medianRound(rounds: Map<string, Measured>[], name: string): { entry: Measured; ratio: number } {
   const candidates = rounds.map((measured) => {
     const baseline = measured.get(BASELINE_SCENARIO)?.result;
     const entry = measured.get(name);

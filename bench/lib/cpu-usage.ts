@@ -57,3 +57,13 @@ export function otherCpuPercent(before: CpuSnapshot | null, after: CpuSnapshot |
   const otherTicks = after.machineBusy - before.machineBusy - (after.ours - before.ours);
   return Math.max(0, (otherTicks / ticksPerSecond / seconds) * 100);
 }
+
+/** CPU seconds (user + system, every thread) a process has used so far; `null` where /proc cannot be read. */
+export function processCpuSeconds(pid: number): number | null {
+  try {
+    readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  return processTicks(String(pid), false) / ticksPerSecond;
+}

@@ -18,6 +18,13 @@ export interface ScenarioResult {
    * else null): well above 0, the scenario ran on a shared machine and its figures are low.
    */
   readonly otherCpuPercent: number | null;
+  /**
+   * The loaded server's own CPU time (user + system, every thread) over the measurement, divided by
+   * the requests it answered, in µs (Linux only, else null). Less sensitive to the load generator
+   * and to the rest of the machine than requests/s, though not immune: a busy machine's caches
+   * are colder.
+   */
+  readonly serverCpuUsPerRequest: number | null;
 }
 
 export interface Results {
@@ -59,7 +66,7 @@ export async function writeAtomically(path: string, text: string): Promise<void>
 
 /** The console table. */
 export function textTable(results: Results): string {
-  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× bare', 'other CPU'];
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', '× bare', 'CPU µs/req', 'other CPU'];
   const rows = results.scenarios.map((s) => [
     s.name,
     s.target,
@@ -68,6 +75,7 @@ export function textTable(results: Results): string {
     formatMs(s.latencyP99Ms),
     String(s.non2xx),
     s.ratioToBare.toFixed(2),
+    formatMicroseconds(s.serverCpuUsPerRequest),
     formatPercent(s.otherCpuPercent),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -113,12 +121,12 @@ export function markdownTable(results: Results): string {
       `${settings.rounds} interleaved rounds (the median round's ratio to its own baseline is shown), ` +
       `after ${settings.warmupSeconds} s of warm-up; ${pinning}; ${settings.database}, \`LOG_LEVEL=${settings.logLevel}\`.`,
     '',
-    '| Scenario | Request | Requests/s (mean) | p50 (ms) | p99 (ms) | Non-2xx | Ratio to bare `/hello` | Other processes\' CPU |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Scenario | Request | Requests/s (mean) | p50 (ms) | p99 (ms) | Non-2xx | Ratio to bare `/hello` | Server CPU per request (µs) | Other processes\' CPU |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.scenarios.map(
       (s) =>
         `| \`${s.name}\` | ${s.description} | ${formatRate(s.requestsPerSecond)} | ${formatMs(s.latencyP50Ms)} | ` +
-        `${formatMs(s.latencyP99Ms)} | ${s.non2xx} | ${s.ratioToBare.toFixed(2)}× | ${formatPercent(s.otherCpuPercent)} |`,
+        `${formatMs(s.latencyP99Ms)} | ${s.non2xx} | ${s.ratioToBare.toFixed(2)}× | ${formatMicroseconds(s.serverCpuUsPerRequest)} | ${formatPercent(s.otherCpuPercent)} |`,
     ),
   ];
   if (results.signIn !== null) {
@@ -179,6 +187,10 @@ export async function updateReadme(readmePath: string, markdown: string): Promis
 
 function formatPercent(value: number | null): string {
   return value === null ? 'n/a' : `${value.toFixed(0)}%`;
+}
+
+function formatMicroseconds(value: number | null): string {
+  return value === null ? 'n/a' : value.toFixed(1);
 }
 
 function formatRate(value: number): string {

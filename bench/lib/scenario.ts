@@ -1,14 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isPeerTarget, type PeerTarget } from './peers.ts';
 
-/** Which of the two servers a scenario loads. */
-export type Target = 'bare' | 'gatehouse';
+/** Which server a scenario loads: bare Fastify, the service, or a GraphQL peer server (lib/peers.ts). */
+export type Target = 'bare' | 'gatehouse' | PeerTarget;
 
 /**
  * One HTTP load scenario, as plain data: `bench/scenarios/<name>.ts` default-exports one.
  *
- * Header values (and `body`) may hold placeholders, `{accessToken}` or `{apiKey}`, replaced with the
+ * Header values (and `body`) may hold placeholders, `{accessToken}`, `{apiKey}` or `{peerToken}`, replaced with the
  * run's credentials; the same credential is then sent with every request of the run. Every response
  * must be 200 (checked once before the load) and 2xx under load.
  */
@@ -89,7 +90,9 @@ function checkScenario(value: unknown, file: string): Scenario {
   if (typeof value !== 'object' || value === null) return fail('must `export default` a Scenario object');
   const scenario = value as Partial<Scenario>;
   if (scenario.name !== basename(file, '.ts')) fail(`name must be the file's base name, ${basename(file, '.ts')}`);
-  if (scenario.target !== 'bare' && scenario.target !== 'gatehouse') fail("target must be 'bare' or 'gatehouse'");
+  if (scenario.target !== 'bare' && scenario.target !== 'gatehouse' && !isPeerTarget(scenario.target ?? '')) {
+    fail("target must be 'bare', 'gatehouse', 'peer-mercurius' or 'peer-gatehouse'");
+  }
   if (typeof scenario.path !== 'string' || !scenario.path.startsWith('/')) fail('path must start with /');
   if (typeof scenario.headers !== 'object' || scenario.headers === null) fail('headers must be an object');
   if (typeof scenario.description !== 'string') fail('description must be a string');

@@ -8,6 +8,7 @@ import {
   isObjectType,
   valueFromASTUntyped,
 } from 'graphql';
+import { isPromise, type MaybePromise } from '../security/maybe-async.ts';
 
 /**
  * The directive's declaration, for an application's type definitions: a field or an object type
@@ -27,9 +28,12 @@ export interface AuthorizeRule<Policy extends string = string> {
   readonly roles?: readonly string[];
 }
 
-/** Checks a rule for the caller of the context, about `resource`; throws the GraphQL error when refused. */
+/**
+ * Checks a rule for the caller of the context, about `resource`; throws (or rejects with) the
+ * GraphQL error when refused. Settled at once when the policy's handlers decide on the spot.
+ */
 export interface RuleChecker {
-  checkRule(resource: unknown, rule: AuthorizeRule): Promise<void>;
+  checkRule(resource: unknown, rule: AuthorizeRule): MaybePromise<void>;
 }
 
 type Resolver = GraphQLFieldResolver<unknown, RuleChecker, unknown>;
@@ -87,10 +91,12 @@ export function applyAuthorization(schema: GraphQLSchema): { rule: AuthorizeRule
 
 function guarded(rule: AuthorizeRule, resolve: GraphQLFieldResolver<unknown, unknown, unknown>, resourceOf = (parent: unknown) => parent ?? null): Resolver {
   if (GUARD in resolve) return resolve as Resolver;
-  const wrapper: Resolver = async (parent, args, context, info) => {
+  // Not async: when the check decides on the spot, the field resolves as its own resolver does
+  // (a list, not a promise of one), and an executor does not go asynchronous for every guarded field.
+  const wrapper: Resolver = (parent, args, context, info) => {
     if (typeof context?.checkRule !== 'function') throw new Error('A field under @authorize runs only with the context of gatehouseGraphQL.');
-    await context.checkRule(resourceOf(parent), rule);
-    return resolve(parent, args, context, info);
+    const checked = context.checkRule(resourceOf(parent), rule);
+    return isPromise(checked) ? checked.then(() => resolve(parent, args, context, info)) : resolve(parent, args, context, info);
   };
   return Object.assign(wrapper, { [GUARD]: rule });
 }

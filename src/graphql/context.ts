@@ -7,6 +7,7 @@ import {
   resolveEndpointPolicy,
 } from '../security/authorization/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
+import { andThen, type MaybePromise } from '../security/maybe-async.ts';
 import type { AuthorizeRule, RuleChecker } from './authorize-directive.ts';
 import { forbidden, unauthenticated } from './errors.ts';
 
@@ -99,15 +100,17 @@ export class CallerContext<Policy extends string = PolicyName> implements GraphQ
     return (await this.#authorizer.authorization.authorize(this.user, resource, this.#authorizer.policyOf(policy))).succeeded;
   }
 
-  checkRule(resource: unknown, rule: AuthorizeRule): Promise<void> {
+  checkRule(resource: unknown, rule: AuthorizeRule): MaybePromise<void> {
     return this.#check(resource, this.#authorizer.policyOfRule(rule));
   }
 
-  async #check(resource: unknown, policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[]): Promise<void> {
+  /** Settled at once (a throw when refused) when every handler decides on the spot; a promise otherwise. */
+  #check(resource: unknown, policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[]): MaybePromise<void> {
     // Read once: a socket's principal may change while the check waits.
     const user = this.user;
-    const result = await this.#authorizer.authorization.authorize(user, resource, policy);
-    if (!result.succeeded) throw user.isAuthenticated ? forbidden() : unauthenticated();
+    return andThen(this.#authorizer.authorization.decide(user, resource, policy), (result) => {
+      if (!result.succeeded) throw user.isAuthenticated ? forbidden() : unauthenticated();
+    });
   }
 }
 

@@ -135,3 +135,49 @@ describe('GraphQLService caches bounded in bytes', () => {
     expect(service.cacheBytes().results).toBeLessThanOrEqual(4 * MiB);
   });
 });
+
+/**
+ * A document runs on graphql-js the first time and on graphql-jit's compiled query from the second
+ * on: the answers must not tell the two apart, a refused field and a request error included.
+ */
+describe('GraphQLService: first and later runs of a document', () => {
+  const schema = buildSchema('type Query { me: String  posts(first: Int): [String!]!  broken: String }');
+  const fields = schema.getQueryType()!.getFields();
+  fields.me!.resolve = (_root, _args, context: GraphQLContext) => context.user.subject;
+  fields.posts!.resolve = (_root, args: { first?: number | null }) => ['a', 'b', 'c'].slice(0, args.first ?? 3);
+  fields.broken!.resolve = () => {
+    throw new Error('resolver failed');
+  };
+  const service = new GraphQLService({
+    schema,
+    limits: { maxDepth: 10, maxAliases: 10, maxCost: 1000 },
+    introspection: true,
+    logger: createLogger({ level: 'silent' }),
+  });
+  const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: {} })));
+  const caller = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '42')], 'Bearer')]);
+  const run = async (request: GraphQLRequest) => {
+    const prepared = service.prepare(request, ['query']);
+    if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
+    const executed = await service.execute(prepared, request, () => context(caller));
+    return { hasData: executed.hasData, body: JSON.parse(executed.body) as unknown };
+  };
+
+  it.each([
+    ['the caller and a list', { query: '{ me posts(first: 2) }' }],
+    ['a variable', { query: 'query($n: Int) { posts(first: $n) }', variables: { n: 1 } }],
+    ['a variable that does not coerce', { query: 'query($n: Int) { posts(first: $n) }', variables: { n: 'many' } }],
+    ['a resolver that fails', { query: '{ me broken }' }],
+  ])('%s: the same answer each time', async (_name, request: GraphQLRequest) => {
+    const first = await run(request);
+    expect(await run(request)).toEqual(first);
+    expect(await run(request)).toEqual(first);
+  });
+
+  it('answers a variable that does not coerce as a request error, with no data', async () => {
+    const { hasData, body } = await run({ query: 'query($m: Int) { posts(first: $m) }', variables: { m: 'x' } });
+    expect(hasData).toBe(false);
+    expect(body).toMatchObject({ errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] });
+    expect(body).not.toHaveProperty('data');
+  });
+});

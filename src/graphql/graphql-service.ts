@@ -93,6 +93,10 @@ interface Prepared {
   readonly usesVariables: boolean;
 }
 
+/** When a document is compiled: at its first execution (a subscription's events), or at its second (queries and mutations). */
+const FIRST_RUN = 1;
+const SECOND_RUN = 2;
+
 /**
  * Documents kept parsed and validated, by their text: clients send the same few again and again.
  * Bounded in bytes (decision 0030); a document estimated above the largest entry is prepared
@@ -120,8 +124,11 @@ export interface GraphQLServiceOptions {
  */
 export class GraphQLService {
   private readonly documents = new BoundedCache<Prepared | RefusedRequest>(DOCUMENTS_BUDGET_BYTES, LARGEST_DOCUMENT_BYTES);
-  /** Each validated document compiled by graphql-jit, per operation name: a function per query, no walk of the tree. */
-  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  /**
+   * Each validated document compiled by graphql-jit, per operation name: a function per query, no
+   * walk of the tree. `undefined` until compiled; null when it cannot be.
+   */
+  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | undefined>>();
   private readonly rules;
   private readonly results: ResultCache;
 
@@ -181,9 +188,14 @@ export class GraphQLService {
     return { kind: 'executed', body, hasData: result.data !== undefined };
   }
 
-  /** A query or mutation, compiled once per document and operation; graphql-js when it cannot be compiled. */
+  /**
+   * A query or mutation: graphql-js the first time a document and operation run, graphql-jit's
+   * compiled query from the second on (or graphql-js when it cannot be compiled). Compiling costs
+   * several executions' worth, so a document sent once (a query with its values inlined, a
+   * one-off tool) is not compiled for nothing; one sent again pays it once.
+   */
   async executeArgs(args: OperationArgs): Promise<ExecutionResult> {
-    const compiled = this.compiledFor(args.document, args.operationName);
+    const compiled = this.compiledFor(args.document, args.operationName, SECOND_RUN);
     if (compiled === null) return (await execute({ schema: this.options.schema, ...args })) as ExecutionResult;
     return compiled.query(undefined, args.contextValue, args.variableValues ?? {});
   }
@@ -266,11 +278,16 @@ export class GraphQLService {
     return result instanceof Promise ? result.then(done) : done(result);
   }
 
-  private compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
+  /** The compiled query; with `SECOND_RUN`, null (graphql-js) the first time a document and operation are asked for. */
+  private compiledFor(document: DocumentNode, operationName: string | null | undefined, when: typeof FIRST_RUN | typeof SECOND_RUN = FIRST_RUN): CompiledQuery | null {
     let byOperation = this.compiled.get(document);
     if (byOperation === undefined) this.compiled.set(document, (byOperation = new Map()));
     const key = operationName ?? '';
     let compiled = byOperation.get(key);
+    if (compiled === undefined && when === SECOND_RUN && !byOperation.has(key)) {
+      byOperation.set(key, undefined);
+      return null;
+    }
     if (compiled === undefined) {
       const result = compileQuery(this.options.schema, document, operationName ?? undefined);
       compiled = isCompiledQuery(result) ? result : null;
@@ -282,14 +299,18 @@ export class GraphQLService {
   /** Errors as clients see them: every one with a code, unexpected ones without their message. */
   format(result: ExecutionResult): FormattedResult {
     if (!result.errors?.length) return { data: result.data };
-    return { data: result.data, errors: result.errors.map((error) => this.formatError(error)) };
+    // Without data, execution never started: the errors are the request's (variables that do not
+    // coerce), whether or not the executor kept the scalar's own error as their cause (graphql-js
+    // does, graphql-jit does not).
+    const requestErrors = result.data === undefined;
+    return { data: result.data, errors: result.errors.map((error) => this.formatError(error, requestErrors)) };
   }
 
-  private formatError(error: GraphQLError): GraphQLFormattedError {
+  private formatError(error: GraphQLError, requestError: boolean): GraphQLFormattedError {
     const formatted = this.toJSON(error);
     const code = formatted.extensions?.code;
     if (typeof code === 'string') return formatted;
-    if (error.originalError === undefined || error.originalError === null) {
+    if (requestError || error.originalError === undefined || error.originalError === null) {
       // graphql-js's own refusals of a request: wrong variables, an input that does not coerce.
       return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } };
     }

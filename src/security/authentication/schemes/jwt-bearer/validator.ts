@@ -1,12 +1,14 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { type Clock, systemClock } from '../../../../platform/clock.ts';
-import type { MaybePromise } from '../../../maybe-async.ts';
+import { isPromise, type MaybePromise } from '../../../maybe-async.ts';
 import type { BearerTokenValidation, BearerTokenValidator } from '../bearer/handler.ts';
 import { keySourceFor, type KeySource, type VerificationKeys } from './key-source.ts';
 import { IssuerMetadataError } from './openid-configuration.ts';
 import type { ResolvedJwtBearerOptions } from './options.ts';
 import { principalOf } from './principal.ts';
 import { TokenMemory } from './token-memory.ts';
+import { verifyHmacJwt } from './hmac-jws.ts';
 import { tokenRefusalReason } from '../bearer/token-refusal.ts';
 
 /** Longer "tokens" are refused before any parsing. */
@@ -23,15 +25,18 @@ export class ExternalTokenValidator implements BearerTokenValidator {
   private readonly keySource: KeySource;
   private readonly memory: TokenMemory;
   private readonly clock: Clock;
+  /** The shared secret, for tokens verified synchronously (hmac-jws.ts); undefined for public keys. */
+  private readonly secret: KeyObject | undefined;
 
   constructor(private readonly options: ResolvedJwtBearerOptions) {
     this.keySource = keySourceFor(options);
     this.memory = new TokenMemory(options.cacheSize);
     this.clock = options.clock ?? systemClock;
+    this.secret = options.keySource.kind === 'secret' ? createSecretKey(options.keySource.secret) : undefined;
   }
 
   validate(token: string): MaybePromise<BearerTokenValidation> {
-    return this.recall(token) ?? this.verify(token);
+    return this.recall(token) ?? (this.secret === undefined ? this.verify(token) : this.verifyWithSecret(token, this.secret));
   }
 
   recall(token: string): BearerTokenValidation | undefined {
@@ -48,13 +53,36 @@ export class ExternalTokenValidator implements BearerTokenValidator {
     try {
       const payload = await this.verifiedPayload(token, await this.keys());
       if (this.options.validate !== undefined && (await this.options.validate(payload)) !== true) return REFUSED;
-      const validation = { valid: true as const, principal: principalOf(payload, this.options.scheme, this.options), expiresAt: payload.exp! * 1000 };
-      const now = this.clock.now();
-      this.memory.remember(token, validation, Math.min(validation.expiresAt + this.options.clockSkewSeconds * 1000, now + this.options.jwksMaxAgeMs));
-      return validation;
+      return this.accepted(token, payload);
     } catch (error) {
       return this.failureOf(error);
     }
+  }
+
+  /** A token of the shared secret: decided in this tick unless the application's `validate` waits. */
+  private verifyWithSecret(token: string, key: KeyObject): MaybePromise<BearerTokenValidation> {
+    if (token.length > MAX_TOKEN_LENGTH) return MALFORMED;
+    const { algorithms, audience, tokenType, clockSkewSeconds, validate } = this.options;
+    const refused = (error: unknown) => this.failureOf(error);
+    try {
+      const now = this.clock.now();
+      const payload = verifyHmacJwt(token, { key, algorithms, issuer: this.options.issuer!, audience, tokenType, clockSkewSeconds, now });
+      checkIssuedAt(payload, now, clockSkewSeconds);
+      if (validate === undefined) return this.accepted(token, payload);
+      const verdict = validate(payload);
+      const decide = (approved: boolean) => (approved === true ? this.accepted(token, payload) : REFUSED);
+      return isPromise(verdict) ? verdict.then(decide, refused) : decide(verdict);
+    } catch (error) {
+      return refused(error);
+    }
+  }
+
+  /** The principal of a verified token, remembered until it expires or its keys are due again. */
+  private accepted(token: string, payload: JWTPayload): BearerTokenValidation {
+    const validation = { valid: true as const, principal: principalOf(payload, this.options.scheme, this.options), expiresAt: payload.exp! * 1000 };
+    const now = this.clock.now();
+    this.memory.remember(token, validation, Math.min(validation.expiresAt + this.options.clockSkewSeconds * 1000, now + this.options.jwksMaxAgeMs));
+    return validation;
   }
 
   private async verifiedPayload(token: string, keys: VerificationKeys): Promise<JWTPayload> {
@@ -69,8 +97,7 @@ export class ExternalTokenValidator implements BearerTokenValidator {
       currentDate: new Date(now),
       requiredClaims: ['exp'],
     });
-    // jose checks `iat` only against a maximum age; a token issued in the future is refused here.
-    if (payload.iat !== undefined && payload.iat > Math.floor(now / 1000) + clockSkewSeconds) throw new joseErrors.JWTClaimValidationFailed('iat in the future', payload, 'iat', 'check_failed');
+    checkIssuedAt(payload, now, clockSkewSeconds);
     return payload;
   }
 
@@ -88,6 +115,10 @@ export class ExternalTokenValidator implements BearerTokenValidator {
   }
 }
 
+/** jose checks `iat` only against a maximum age; a token issued in the future is refused here. */
+function checkIssuedAt(payload: JWTPayload, now: number, clockSkewSeconds: number): void {
+  if (payload.iat !== undefined && payload.iat > Math.floor(now / 1000) + clockSkewSeconds) throw new joseErrors.JWTClaimValidationFailed('iat in the future', payload, 'iat', 'check_failed');
+}
 
 const MALFORMED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token is malformed.' });
 const REFUSED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token was refused.' });

@@ -1,0 +1,30 @@
+import { buildSchema, type GraphQLResolveInfo } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { AuthorizationPolicyBuilder, AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
+import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
+import { applyAuthorization, authorizeDirective } from './authorize-directive.ts';
+import { Authorizer, contextFactory } from './context.ts';
+
+describe('@authorize wrappers', () => {
+  const schema = buildSchema(`${authorizeDirective} type Query { posts: [String!]! @authorize  slow: String @authorize(policy: "Later") }`);
+  const fields = schema.getQueryType()!.getFields();
+  fields.posts!.resolve = () => ['a', 'b'];
+  fields.slow!.resolve = () => 'done';
+  applyAuthorization(schema);
+  const later = new AuthorizationPolicyBuilder().requireAssertion(async (context) => context.user.isAuthenticated).build();
+  const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: { Later: later } })));
+  const signedIn = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '1')], 'Bearer')]);
+  const info = {} as GraphQLResolveInfo;
+
+  it('resolve in the same tick when the policy decides on the spot: the value, or the refusal thrown', () => {
+    expect(fields.posts!.resolve!(undefined, {}, context(signedIn), info)).toEqual(['a', 'b']);
+    expect(() => fields.posts!.resolve!(undefined, {}, context(ClaimsPrincipal.anonymous()), info)).toThrow(expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } }));
+  });
+
+  it('wait for a policy whose handler waits, and reject when it refuses', async () => {
+    const pending = fields.slow!.resolve!(undefined, {}, context(signedIn), info);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toBe('done');
+    await expect(fields.slow!.resolve!(undefined, {}, context(ClaimsPrincipal.anonymous()), info)).rejects.toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+  });
+});
