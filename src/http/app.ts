@@ -191,13 +191,9 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   await app.register(requestLogPlugin);
   // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
   await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
-  await app.register(pipelinePlugin, {
-    policies,
-    evaluator: new PolicyEvaluator(schemes, authorization),
-    resultHandler,
-    authorized: cookieSessionCheck(config, services.clock),
-  });
-  decorateResourceChecks(app, authorization, policies);
+  const evaluator = new PolicyEvaluator(schemes, authorization);
+  await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
+  decorateResourceChecks(app, authorization, policies, evaluator);
   await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
   // Before the routes, which it learns as they are registered.
   if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);

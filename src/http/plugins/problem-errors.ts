@@ -57,6 +57,7 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AuthorizationRefusal) {
       if (error.statusCode === 403) return resultHandler.forbid(request, reply, error.schemes);
+      if (error.authentication) return resultHandler.challenge(request, reply, error.authentication);
       return sendProblem(reply, problem('GH_UNAUTHENTICATED'));
     }
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
