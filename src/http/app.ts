@@ -52,6 +52,7 @@ import { type OpenApiOptions, openApiPlugin } from './plugins/openapi.ts';
 import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { problem, sendProblem } from './problem.ts';
 import { decorateResourceChecks } from './resource-authorization.ts';
+import { warnOfUnhandledRequirements } from './unhandled-requirements-warning.ts';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
@@ -165,7 +166,9 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
   });
   const policies = policyProvider(options);
-  const authorization = new AuthorizationService({ handlers: [...membershipHandlers(), ...(options.handlers ?? [])] });
+  const handlers = [...membershipHandlers(), ...(options.handlers ?? [])];
+  const authorization = new AuthorizationService({ handlers });
+  warnOfUnhandledRequirements(app, { ...options, named: options.policies ?? {} }, handlers);
   const schemeOptions: SchemeOptions = {
     cookies: features.cookies,
     bearer: features.tokens,
