@@ -154,11 +154,26 @@ const KEY_RING_REFRESH_MS = 2_000;
 
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
-  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
   if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined)) {
     throw new Error('tablePrefix and schema are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema }).');
   }
-  const store = options.store ?? (await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema }));
+  if (options.store) return wireGatehouse(app, options, config, options.store);
+  // A store opened here is the plugin's: closed with the app, or at once when the registration
+  // fails, so that a failed start leaves no connection behind. The application's is its own.
+  const store = await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema });
+  try {
+    await wireGatehouse(app, options, config, store);
+  } catch (error) {
+    // The registration's error is the one to report, not a failure to close.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  app.addHook('onClose', () => store.close());
+}
+
+/** Everything but opening the store: migrations, services, policies, schemes, pipeline and routes. */
+async function wireGatehouse(app: FastifyInstance, options: GatehouseOptions, config: Config, store: Store): Promise<void> {
+  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
   if (options.migrate !== false) await store.migrate();
   const services = await createServices(config, store, {
     logger: app.log as unknown as Logger,
@@ -203,7 +218,6 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features });
   await startBackgroundWork(app, services);
-  if (!options.store) app.addHook('onClose', () => store.close());
 }
 
 /** The plugin; register it before the application's routes. */
