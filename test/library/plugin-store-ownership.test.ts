@@ -10,11 +10,13 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { gatehouse, type GatehouseOptions } from 'gatehouse-auth/fastify';
+import { gatehouse, type GatehouseOptions, type PolicyName } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
 import { type TestEngine, testEngines } from '../helpers/databases.ts';
 
 const engines = await testEngines();
+/** A policy name no application declares, as plain JavaScript may write it. */
+const undeclared = 'Nowhere' as string as PolicyName;
 
 /** How many connections this process holds to the database of `databaseUrl` right now. */
 async function connections(databaseUrl: string): Promise<number> {
@@ -82,7 +84,7 @@ describe.each(engines)('the store of a failed registration on $engine', (engine:
 
   it('is closed when the plugin opened it and an option is refused after opening it', async () => {
     const databaseUrl = await engine.createDatabaseUrl();
-    await expect(register({ settings: { databaseUrl }, fallbackPolicy: 'Nowhere' })).rejects.toThrow(/No authorization policy is named "Nowhere"/);
+    await expect(register({ settings: { databaseUrl }, fallbackPolicy: undeclared })).rejects.toThrow(/No authorization policy is named "Nowhere"/);
     expect(await connectionsLeft(databaseUrl)).toBe(0);
   });
 
@@ -97,7 +99,7 @@ describe.each(engines)('the store of a failed registration on $engine', (engine:
     const databaseUrl = await engine.createDatabaseUrl();
     const store = await createStore(databaseUrl);
     try {
-      await expect(register({ store, fallbackPolicy: 'Nowhere' })).rejects.toThrow(/No authorization policy is named "Nowhere"/);
+      await expect(register({ store, fallbackPolicy: undeclared })).rejects.toThrow(/No authorization policy is named "Nowhere"/);
       expect(await connections(databaseUrl)).toBeGreaterThan(0);
       await expect(store.users.findById(1)).resolves.toBeNull();
     } finally {

@@ -54,7 +54,7 @@ const policy = (...requirements: AuthorizationRequirement[]) =>
 describe('a requirement no handler handles', () => {
   it('is named with its policy in one warning at ready', async () => {
     const warnings = await warningsAtReady({
-      policies: { Invoices: policy(new InvoiceOwner(), new Approver()), Approvals: policy(new Approver()) } as GatehouseOptions['policies'],
+      policies: { Invoices: policy(new InvoiceOwner(), new Approver()), Approvals: policy(new Approver()) } as unknown as GatehouseOptions['policies'],
       handlers: [new ApproverHandler()],
     });
     expect(warnings).toHaveLength(1);
@@ -76,7 +76,7 @@ describe('a requirement no handler handles', () => {
       .requireAssertion(() => true)
       .build();
     const warnings = await warningsAtReady({
-      policies: { BuiltIns: builtIns, Approvals: policy(new Approver()) } as GatehouseOptions['policies'],
+      policies: { BuiltIns: builtIns, Approvals: policy(new Approver()) } as unknown as GatehouseOptions['policies'],
       handlers: [new ApproverHandler()],
     });
     expect(warnings).toEqual([]);
