@@ -87,9 +87,9 @@ export interface GatehouseOptions {
   readonly config?: Config;
   /** An open store (the application's, from `createStore`); else one is opened on `settings.databaseUrl` and closed with the app. */
   readonly store?: Store;
-  /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default '' */
+  /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default settings' `databaseTablePrefix`, else '' */
   readonly tablePrefix?: string;
-  /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. */
+  /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. @default settings' `databaseSchema` */
   readonly schema?: string;
   /** Run the store's migrations at start. @default true */
   readonly migrate?: boolean;
@@ -160,7 +160,10 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   if (options.store) return wireGatehouse(app, options, config, options.store);
   // A store opened here is the plugin's: closed with the app, or at once when the registration
   // fails, so that a failed start leaves no connection behind. The application's is its own.
-  const store = await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema });
+  const store = await createStore(config.databaseUrl, {
+    tablePrefix: options.tablePrefix ?? config.databaseTablePrefix,
+    schema: options.schema ?? config.databaseSchema,
+  });
   try {
     await wireGatehouse(app, options, config, store);
   } catch (error) {
