@@ -186,7 +186,8 @@ async function wireGatehouse(app: FastifyInstance, options: GatehouseOptions, co
   const policies = policyProvider(options);
   const handlers = [...membershipHandlers(), ...(options.handlers ?? [])];
   const authorization = new AuthorizationService({ handlers });
-  warnOfUnhandledRequirements(app, { ...options, named: options.policies ?? {} }, handlers);
+  const { fallbackPolicy, defaultPolicy } = options;
+  warnOfUnhandledRequirements(app, { named: options.policies ?? {}, fallbackPolicy, defaultPolicy }, handlers);
   const schemeOptions: SchemeOptions = {
     cookies: features.cookies,
     bearer: features.tokens,
