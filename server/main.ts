@@ -11,6 +11,8 @@ async function main(): Promise<void> {
   const logger = createLogger();
   const store = await createStore(config.databaseUrl, {
     migrations: serviceMigrations,
+    tablePrefix: config.databaseTablePrefix,
+    schema: config.databaseSchema,
     onIdleError: (error) => logger.warn({ err: error }, 'lost a database connection; the next query reconnects'),
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });

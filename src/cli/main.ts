@@ -24,7 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./commands/keys.ts')).keysCommand,
 };
 
-/** Runs one CLI command against `DATABASE_URL`; returns the exit code. */
+/** Runs one CLI command against `DATABASE_URL` (tables under `DATABASE_TABLE_PREFIX` and `DATABASE_SCHEMA`); returns the exit code. */
 export async function runCli(argv: string[], out: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...args] = argv;
   if (name === '--version' || name === '-v') {
@@ -60,7 +60,7 @@ async function withStore(env: NodeJS.ProcessEnv, use: (services: () => Promise<S
     import('../platform/logger.ts'),
   ]);
   const config = loadConfig(env);
-  const store = await createStore(config.databaseUrl);
+  const store = await createStore(config.databaseUrl, { tablePrefix: config.databaseTablePrefix, schema: config.databaseSchema });
   try {
     await store.migrate();
     const logger = createLogger({ level: env.LOG_LEVEL ?? 'error', destination: process.stderr });

@@ -17,6 +17,10 @@ export interface Config {
   readonly port: number;
   readonly publicUrl: URL;
   readonly databaseUrl: string;
+  /** Put before the names of Gatehouse's tables in the store opened on `databaseUrl` (`gh_`: `gh_users`); '' for none. */
+  readonly databaseTablePrefix: string;
+  /** PostgreSQL: the schema of Gatehouse's tables in that store; undefined for the connection's search path. */
+  readonly databaseSchema: string | undefined;
   readonly redisUrl: string | undefined;
   readonly keyringSecret: string | undefined;
   readonly smtpUrl: URL | undefined;
@@ -57,16 +61,19 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http', 'https']) ?? new URL(`http://${hostForUrl(host)}:${port}`);
   const keyringSecret = readString(env, 'KEYRING_SECRET');
   const smtpUrl = readUrl(env, 'SMTP_URL', ['smtp', 'smtps'], { secret: true });
-  if (production) requireProductionSettings(publicUrl, keyringSecret, smtpUrl);
+  if (production) requireProductionSettings(publicUrl, keyringSecret);
   if (keyringSecret !== undefined && Buffer.byteLength(keyringSecret) < 32) {
     throw new ConfigError('KEYRING_SECRET', 'at least 32 bytes of random text (e.g. `openssl rand -base64 32`)', null);
   }
+  const databaseUrl = readDatabaseUrl(env);
   return {
     production,
     host,
     port,
     publicUrl,
-    databaseUrl: readDatabaseUrl(env),
+    databaseUrl,
+    databaseTablePrefix: readTablePrefix(env),
+    databaseSchema: readSchema(env, databaseUrl),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis', 'rediss'], { secret: true })?.toString(),
     keyringSecret,
     smtpUrl,
@@ -99,10 +106,21 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function requireProductionSettings(publicUrl: URL, keyringSecret: string | undefined, smtpUrl: URL | undefined): void {
+/** `SMTP_URL` is required in production only where mail is sent: see `requireMailInProduction`. */
+function requireProductionSettings(publicUrl: URL, keyringSecret: string | undefined): void {
   if (publicUrl.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', 'an https URL in production', publicUrl.href);
   if (keyringSecret === undefined) throw new ConfigError('KEYRING_SECRET', 'set in production', null);
-  if (smtpUrl === undefined) throw new ConfigError('SMTP_URL', 'set in production (smtp://user:pass@host:port)', null);
+}
+
+/**
+ * Production mail goes through `SMTP_URL`: an application that signs people in with passwords
+ * (cookies or Gatehouse's tokens) sends confirmation, reset and lockout mail, and cannot start
+ * without it. One that only accepts another issuer's tokens or API keys sends none.
+ */
+export function requireMailInProduction(config: Config, sendsMail: boolean): void {
+  if (config.production && sendsMail && config.smtpUrl === undefined) {
+    throw new ConfigError('SMTP_URL', 'set in production (smtp://user:pass@host:port)', null);
+  }
 }
 
 function readDatabaseUrl(env: Env): string {
@@ -110,6 +128,24 @@ function readDatabaseUrl(env: Env): string {
   if (/^sqlite:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value)) return value;
   // Only the scheme is shown: the rest may hold a password.
   throw new ConfigError('DATABASE_URL', '`sqlite:<path>` or `postgres://…`', value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:).*$/s, '$1…'));
+}
+
+/** Lower-case letters, digits and `_`, from a letter: the same in SQLite and unquoted PostgreSQL. */
+const LOWER_CASE_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** At most 20 characters: the longest constraint name stays within PostgreSQL's 63 bytes. */
+function readTablePrefix(env: Env): string {
+  const value = readString(env, 'DATABASE_TABLE_PREFIX', '');
+  if (value === '' || (value.length <= 20 && LOWER_CASE_NAME.test(value))) return value;
+  throw new ConfigError('DATABASE_TABLE_PREFIX', 'lower-case letters, digits and "_", starting with a letter, at most 20 characters (e.g. gh_)', value);
+}
+
+function readSchema(env: Env, databaseUrl: string): string | undefined {
+  const value = readString(env, 'DATABASE_SCHEMA');
+  if (value === undefined) return undefined;
+  if (databaseUrl.startsWith('sqlite:')) throw new ConfigError('DATABASE_SCHEMA', 'unset with an SQLite database (use DATABASE_TABLE_PREFIX)', value);
+  if (value.length <= 63 && LOWER_CASE_NAME.test(value) && !value.startsWith('pg_')) return value;
+  throw new ConfigError('DATABASE_SCHEMA', 'lower-case letters, digits and "_", starting with a letter but not "pg_", at most 63 characters (e.g. gatehouse)', value);
 }
 
 function readCorsOrigins(env: Env): string[] {

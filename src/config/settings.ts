@@ -22,6 +22,10 @@ export interface GatehouseSettings {
   readonly publicUrl?: string | URL;
   /** `sqlite:<path>` or `postgres://…`, when no `store` is given. @default sqlite:./data/gatehouse.db */
   readonly databaseUrl?: string;
+  /** Put before the names of Gatehouse's tables in the store opened on `databaseUrl` (`gh_`: `gh_users`); the plugin's `tablePrefix` wins. */
+  readonly databaseTablePrefix?: string;
+  /** PostgreSQL: the schema of Gatehouse's tables in that store, created by its migration; the plugin's `schema` wins. */
+  readonly databaseSchema?: string;
   /** Shares revocations, rate-limit counters and subscription events across instances at once. */
   readonly redisUrl?: string;
   /** Encrypts the key ring at rest; at least 32 bytes; required in production. */
@@ -76,7 +80,7 @@ export interface GatehouseSettings {
 
 /** Every setting's name: a misspelt one is refused at start (JavaScript callers have no compiler to catch it). */
 export const SETTING_NAMES = [
-  'production', 'publicUrl', 'databaseUrl', 'redisUrl', 'keyringSecret', 'smtpUrl', 'smsWebhookUrl', 'oidc',
+  'production', 'publicUrl', 'databaseUrl', 'databaseTablePrefix', 'databaseSchema', 'redisUrl', 'keyringSecret', 'smtpUrl', 'smsWebhookUrl', 'oidc',
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',

@@ -15,7 +15,7 @@ import type { ServerOptions } from 'node:http';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.ts';
+import { type Config, requireMailInProduction } from '../config/config.ts';
 import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
 import type { UserManager } from '../identity/user-manager.ts';
@@ -55,6 +55,7 @@ import { type OpenApiOptions, openApiPlugin } from './plugins/openapi.ts';
 import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { problem, sendProblem } from './problem.ts';
 import { decorateResourceChecks } from './resource-authorization.ts';
+import { warnOfUnhandledRequirements } from './unhandled-requirements-warning.ts';
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
@@ -89,9 +90,9 @@ export interface GatehouseOptions {
   readonly config?: Config;
   /** An open store (the application's, from `createStore`); else one is opened on `settings.databaseUrl` and closed with the app. */
   readonly store?: Store;
-  /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default '' */
+  /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default settings' `databaseTablePrefix`, else '' */
   readonly tablePrefix?: string;
-  /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. */
+  /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. @default settings' `databaseSchema` */
   readonly schema?: string;
   /**
    * The application's own migrations, for the store the plugin opens (a given `store` carries
@@ -162,15 +163,33 @@ const KEY_RING_REFRESH_MS = 2_000;
 
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
-  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
   if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined || options.migrations !== undefined)) {
     throw new Error(
       'tablePrefix, schema and migrations are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema, migrations }).',
     );
   }
-  const store =
-    options.store ??
-    (await createStore(config.databaseUrl, { tablePrefix: options.tablePrefix, schema: options.schema, ...(options.migrations ? { migrations: options.migrations } : {}) }));
+  if (options.store) return wireGatehouse(app, options, config, options.store);
+  // A store opened here is the plugin's: closed with the app, or at once when the registration
+  // fails, so that a failed start leaves no connection behind. The application's is its own.
+  const store = await createStore(config.databaseUrl, {
+    tablePrefix: options.tablePrefix ?? config.databaseTablePrefix,
+    schema: options.schema ?? config.databaseSchema,
+    ...(options.migrations ? { migrations: options.migrations } : {}),
+  });
+  try {
+    await wireGatehouse(app, options, config, store);
+  } catch (error) {
+    // The registration's error is the one to report, not a failure to close.
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  app.addHook('onClose', () => store.close());
+}
+
+/** Everything but opening the store: migrations, services, policies, schemes, pipeline and routes. */
+async function wireGatehouse(app: FastifyInstance, options: GatehouseOptions, config: Config, store: Store): Promise<void> {
+  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
+  requireMailInProduction(config, signsInWithPasswords(features));
   if (options.migrate !== false) await store.migrate();
   const services = await createServices(config, store, {
     logger: app.log as unknown as Logger,
@@ -178,10 +197,10 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
   });
   const policies = policyProvider(options);
-  const authorization = new AuthorizationService({
-    handlers: [...membershipHandlers(), ...(options.handlers ?? [])],
-    onFailure: logAuthorizationFailure(app.log),
-  });
+  const handlers = [...membershipHandlers(), ...(options.handlers ?? [])];
+  const authorization = new AuthorizationService({ handlers, onFailure: logAuthorizationFailure(app.log) });
+  const { fallbackPolicy, defaultPolicy } = options;
+  warnOfUnhandledRequirements(app, { named: options.policies ?? {}, fallbackPolicy, defaultPolicy }, handlers);
   const schemeOptions: SchemeOptions = {
     cookies: features.cookies,
     bearer: features.tokens,
@@ -207,20 +226,15 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   await app.register(requestLogPlugin);
   // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
   await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
-  await app.register(pipelinePlugin, {
-    policies,
-    evaluator: new PolicyEvaluator(schemes, authorization),
-    resultHandler,
-    authorized: cookieSessionCheck(config, services.clock),
-  });
-  decorateResourceChecks(app, authorization, policies);
+  const evaluator = new PolicyEvaluator(schemes, authorization);
+  await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
+  decorateResourceChecks(app, authorization, policies, evaluator);
   await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
   // Before the routes, which it learns as they are registered.
   if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
   await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features });
   await startBackgroundWork(app, services);
-  if (!options.store) app.addHook('onClose', () => store.close());
 }
 
 /** The plugin; register it before the application's routes. */
@@ -248,12 +262,17 @@ async function membershipRoutes(
       }
       if (features.admin) await membership.register(routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, adminRoutes), context);
       if (features.cookies) await membership.register(accountRoutes, context);
-      await membership.register(accountRegistrationRoutes, context);
+      if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
       if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
       if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
     },
     { prefix: context.paths.prefix },
   );
+}
+
+/** Registration, confirmation and reset (and their mail) serve a sign-in with a password: by cookie or for Gatehouse's tokens. */
+function signsInWithPasswords(features: Required<GatehouseFeatures>): boolean {
+  return features.cookies || features.tokens;
 }
 
 function policyProvider(options: GatehouseOptions): PolicyProvider<string> {

@@ -209,7 +209,7 @@ function isOptionsOnly(route: RouteOptions): boolean {
  * a proxy may have judged another one, so a repeated header is handed over as an array, which
  * the Bearer scheme refuses as malformed.
  */
-function authenticationRequest(request: FastifyRequest): AuthenticationRequest {
+export function authenticationRequest(request: FastifyRequest): AuthenticationRequest {
   if (request.headers.authorization === undefined) return request;
   const raw = request.raw.rawHeaders;
   let count = 0;

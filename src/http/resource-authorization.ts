@@ -1,16 +1,19 @@
 /**
  * Resource-based checks inside an endpoint (ASP.NET's `IAuthorizationService.AuthorizeAsync(User,
- * resource, policy)` followed by `Forbid()`), as `request.authorize(resource, policy)`: it resolves
- * when the caller may act on the resource and otherwise throws a refusal, which is answered through
- * the same authorization result handler as a route's policy (403, or 401 for an anonymous caller).
+ * resource, policy)` followed by `Forbid()` or `Challenge()`), as `request.authorize(resource,
+ * policy)`: it resolves when the caller may act on the resource and otherwise throws a refusal,
+ * which is answered through the same authorization result handler as a route's policy: 403, or for
+ * an anonymous caller the 401 (or login redirect) a route protected by that policy would give.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type {
+import type { PolicyAuthentication, PolicyEvaluator } from '../security/authentication/index.ts';
+import {
   AuthorizationPolicy,
-  AuthorizationRequirement,
-  AuthorizationService,
-  PolicyProvider,
+  type AuthorizationRequirement,
+  type AuthorizationService,
+  type PolicyProvider,
 } from '../security/authorization/index.ts';
+import { authenticationRequest } from './pipeline.ts';
 import type { PolicyName } from './policy-names.ts';
 
 /** What a resource check runs: a declared policy name, a policy, or requirements. */
@@ -20,8 +23,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /**
      * Resolves when the caller meets `policy` about `resource`; otherwise throws an
-     * `AuthorizationRefusal` that Gatehouse answers (403 for an authenticated caller, 401 for an
-     * anonymous one) through the authorization result handler.
+     * `AuthorizationRefusal` that Gatehouse answers (403 for an authenticated caller; for an
+     * anonymous one, the challenge of the policy's schemes) through the authorization result handler.
      */
     authorize(resource: unknown, policy: ResourcePolicy): Promise<void>;
     /** The same check as `authorize`, as a boolean, for endpoints that answer a refusal themselves. */
@@ -39,6 +42,8 @@ export class AuthorizationRefusal extends Error {
   constructor(
     /** The schemes that authenticated the caller (none for an anonymous one). */
     readonly schemes: readonly string[],
+    /** For an anonymous caller: what the policy's schemes said of the request, for their challenge. */
+    readonly authentication?: PolicyAuthentication,
   ) {
     super(schemes.length > 0 ? 'The caller may not act on this resource.' : 'The caller is not authenticated.');
     this.name = 'AuthorizationRefusal';
@@ -46,15 +51,26 @@ export class AuthorizationRefusal extends Error {
   }
 }
 
-export function decorateResourceChecks(app: FastifyInstance, authorization: AuthorizationService, policies: PolicyProvider<string>): void {
+export function decorateResourceChecks(
+  app: FastifyInstance,
+  authorization: AuthorizationService,
+  policies: PolicyProvider<string>,
+  evaluator: PolicyEvaluator,
+): void {
   const resolve = (policy: ResourcePolicy) => (typeof policy === 'string' ? policies.get(policy) : policy);
   async function isAuthorized(this: FastifyRequest, resource: unknown, policy: ResourcePolicy): Promise<boolean> {
     return (await authorization.authorize(this.user, resource, resolve(policy))).succeeded;
   }
   app.decorateRequest('isAuthorized', isAuthorized);
   app.decorateRequest('authorize', async function authorize(this: FastifyRequest, resource: unknown, policy: ResourcePolicy) {
-    if (await isAuthorized.call(this, resource, policy)) return;
-    throw new AuthorizationRefusal(authenticatedSchemes(this));
+    const resolved = resolve(policy);
+    if ((await authorization.authorize(this.user, resource, resolved)).succeeded) return;
+    const schemes = authenticatedSchemes(this);
+    if (schemes.length > 0) throw new AuthorizationRefusal(schemes);
+    // The schemes a route with this policy would have asked (the policy's, else the default for
+    // the request's shape) give the challenge, as they would have on that route.
+    const challenged = resolved instanceof AuthorizationPolicy ? resolved : null;
+    throw new AuthorizationRefusal([], await evaluator.authenticate(challenged, authenticationRequest(this)));
   });
 }
 

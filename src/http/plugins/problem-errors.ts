@@ -24,7 +24,8 @@ const NOT_VALID = 'The request is not valid.';
 
 /**
  * Any other refusal with a 4xx status (Fastify's, its plugins', Node's stream errors such as a
- * body the client stopped sending) as the problem of that status; other 4xx statuses as a 400.
+ * body the client stopped sending, the application's own) as Gatehouse's problem of that status;
+ * statuses Gatehouse has no problem of keep their status (`statusProblem`).
  */
 const BY_STATUS: Record<number, () => ProblemBody> = {
   404: () => problem('GH_NOT_FOUND', 'There is no such resource.'),
@@ -42,9 +43,32 @@ export function frameworkProblem(error: FastifyError): ProblemBody | undefined {
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
     return problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } });
   }
-  const status = error.statusCode;
-  if (status === undefined || status < 400 || status >= 500) return undefined;
-  return (BY_STATUS[status] ?? (() => problem('GH_VALIDATION_FAILED', NOT_VALID, { errors: { request: [NOT_VALID] } })))();
+  const status = clientErrorStatus(error);
+  if (status === undefined) return undefined;
+  if (status === 400) return problem('GH_VALIDATION_FAILED', NOT_VALID, { errors: { request: [NOT_VALID] } });
+  return BY_STATUS[status]?.() ?? statusProblem(status, error);
+}
+
+/** The 4xx status of an error, read as Fastify reads it (`statusCode`, else `status`); else undefined. */
+function clientErrorStatus(error: FastifyError): number | undefined {
+  const status = error.statusCode ?? (error as { status?: unknown }).status;
+  return Number.isInteger(status) && (status as number) >= 400 && (status as number) < 500 ? (status as number) : undefined;
+}
+
+/**
+ * A 4xx of the application or a plugin (a 409, a 422 of `@fastify/sensible`'s `httpErrors`) with
+ * its own status and the status's title. Its message is the caller's only when the error says so
+ * (`expose`, which `http-errors` sets for 4xx); otherwise it may be written for the log. A code
+ * such as Fastify's `FST_ERR_*` is kept.
+ */
+function statusProblem(status: number, error: FastifyError & { expose?: unknown }): ProblemBody {
+  return {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    ...(error.expose === true && error.message !== '' ? { detail: error.message } : {}),
+    ...(typeof error.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(error.code) ? { code: error.code } : {}),
+  };
 }
 
 export interface ProblemErrorsOptions {
@@ -58,6 +82,7 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AuthorizationRefusal) {
       if (error.statusCode === 403) return resultHandler.forbid(request, reply, error.schemes);
+      if (error.authentication) return resultHandler.challenge(request, reply, error.authentication);
       return sendProblem(reply, problem('GH_UNAUTHENTICATED'));
     }
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));

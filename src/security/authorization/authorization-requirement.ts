@@ -12,6 +12,12 @@ export interface AuthorizationRequirement {
  */
 export interface AuthorizationHandler {
   handle(context: AuthorizationHandlerContext): void | Promise<void>;
+  /**
+   * The class of the requirements it decides (`RequirementHandler` and `ResourceRequirementHandler`
+   * say it), so that a requirement nobody decides is reported at start. A handler that does not
+   * say may decide any requirement.
+   */
+  readonly requirementType?: RequirementClass<AuthorizationRequirement>;
 }
 
 /** A requirement that is also its own handler (the built-in ones are). */
@@ -30,7 +36,7 @@ export type RequirementClass<R extends AuthorizationRequirement> = abstract new 
  * `ResourceRequirementHandler` instead, which is never called without a resource of its type.
  */
 export abstract class RequirementHandler<R extends AuthorizationRequirement> implements AuthorizationHandler {
-  protected constructor(private readonly requirementType: RequirementClass<R>) {}
+  protected constructor(readonly requirementType: RequirementClass<R>) {}
 
   handle(context: AuthorizationHandlerContext): void | Promise<void> {
     return forEachRequirement(context, this.requirementType, (requirement) => this.handleRequirement(context, requirement));

@@ -10,6 +10,7 @@ export {
 export { instanceOf, type ResourceGuard, ResourceRequirementHandler } from './resource-requirement-handler.ts';
 export type { AuthorizationFailure, AuthorizationResult } from './authorization-result.ts';
 export { AuthorizationService, type AuthorizationServiceOptions } from './authorization-service.ts';
+export { unhandledRequirements } from './unhandled-requirements.ts';
 export { PolicyProvider, type AuthorizationOptions } from './policy-provider.ts';
 export { resolveEndpointPolicy, type AuthorizationMetadata, type AuthorizeData } from './endpoint-authorization.ts';
 export { AssertionRequirement, type AuthorizationAssertion } from './requirements/assertion-requirement.ts';

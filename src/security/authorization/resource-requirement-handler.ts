@@ -26,7 +26,7 @@ export function instanceOf<TResource>(type: abstract new (...args: never[]) => T
  */
 export abstract class ResourceRequirementHandler<R extends AuthorizationRequirement, TResource> implements AuthorizationHandler {
   protected constructor(
-    private readonly requirementType: RequirementClass<R>,
+    readonly requirementType: RequirementClass<R>,
     private readonly isResource: ResourceGuard<TResource>,
   ) {}
 
