@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, requireMailInProduction } from './config.ts';
 import type { Env } from './parse.ts';
 
 const KEYRING_SECRET = 'a-keyring-secret-that-is-32-bytes-or-more';
@@ -299,8 +299,12 @@ describe('loadConfig in production', () => {
     expect(configError({ ...PRODUCTION, KEYRING_SECRET: 'short' }).variable).toBe('KEYRING_SECRET');
   });
 
-  it('requires SMTP_URL', () => {
-    expect(configError({ ...PRODUCTION, SMTP_URL: undefined }).variable).toBe('SMTP_URL');
+  it('requires SMTP_URL where mail is sent (a password sign-in), and only there', () => {
+    const config = loadConfig({ ...PRODUCTION, SMTP_URL: undefined });
+    expect(() => requireMailInProduction(config, true)).toThrow(expect.objectContaining({ variable: 'SMTP_URL' }));
+    expect(() => requireMailInProduction(config, false)).not.toThrow();
+    expect(() => requireMailInProduction(loadConfig(PRODUCTION), true)).not.toThrow();
+    expect(() => requireMailInProduction(loadConfig({}), true)).not.toThrow();
   });
 
   it('refuses an http OIDC issuer', () => {

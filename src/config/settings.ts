@@ -30,7 +30,10 @@ export interface GatehouseSettings {
   readonly redisUrl?: string;
   /** Encrypts the key ring at rest; at least 32 bytes; required in production. */
   readonly keyringSecret?: string;
-  /** `smtp://user:pass@host:port`; unset outside production: mail goes to the dev outbox. */
+  /**
+   * `smtp://user:pass@host:port`; unset outside production: mail goes to the dev outbox. Required
+   * in production while cookies or Gatehouse's tokens are on (they send mail).
+   */
   readonly smtpUrl?: string;
   /** SMS codes are POSTed there as JSON `{to, text}`. */
   readonly smsWebhookUrl?: string;

@@ -38,6 +38,11 @@ const BAD_CASES: readonly [string, BadCase][] = [
       secret: 'mailer:pw',
     },
   ],
+  [
+    // Asked for by the plugin (the service signs people in with passwords, and mails them), not by the configuration.
+    'NODE_ENV=production without SMTP_URL',
+    { variable: 'SMTP_URL', env: { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.com', KEYRING_SECRET }, secret: KEYRING_SECRET },
+  ],
   ['a KEYRING_SECRET shorter than 32 bytes', { variable: 'KEYRING_SECRET', env: { KEYRING_SECRET: SHORT_SECRET }, secret: SHORT_SECRET }],
 ];
 

@@ -98,8 +98,12 @@ afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
 describe('the packed tarball', () => {
   it('holds the build of the library, the command and the documents, and nothing else', () => {
-    const unexpected = packedFiles.filter((path) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/gatehouse\.js|dist\/src\/.+)$/.test(path));
+    const unexpected = packedFiles.filter(
+      (path) => !/^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/gatehouse\.js|dist\/src\/.+|docs\/[a-z-]+\.md|docs\/reference\/[A-Za-z-]+\.md)$/.test(path),
+    );
     expect(unexpected).toEqual([]);
+    // The guide and the reference the README links to; not the project's own decisions.
+    expect(packedFiles).toEqual(expect.arrayContaining(['docs/guide.md', 'docs/aspnet-concepts.md', 'docs/reference/http.md']));
     expect(packedFiles.filter((path) => /\.test\.|(^|\/)(test|bench|server|scripts)\//.test(path))).toEqual([]);
   });
 
