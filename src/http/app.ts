@@ -158,17 +158,23 @@ declare module 'fastify' {
   }
 }
 
+/** Every feature is on unless the application turns it off. */
+const ALL_FEATURES: Required<GatehouseFeatures> = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true };
+
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
 const KEY_RING_REFRESH_MS = 2_000;
 
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
+  const features: Required<GatehouseFeatures> = { ...ALL_FEATURES, ...options.features };
+  // Before anything is opened: a start that cannot send its mail fails with nothing to undo.
+  requireMailInProduction(config, signsInWithPasswords(features));
   if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined || options.migrations !== undefined)) {
     throw new Error(
       'tablePrefix, schema and migrations are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema, migrations }).',
     );
   }
-  if (options.store) return wireGatehouse(app, options, config, options.store);
+  if (options.store) return wireGatehouse(app, options, config, features, options.store);
   // A store opened here is the plugin's: closed with the app, or at once when the registration
   // fails, so that a failed start leaves no connection behind. The application's is its own.
   const store = await createStore(config.databaseUrl, {
@@ -177,7 +183,7 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
     ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   try {
-    await wireGatehouse(app, options, config, store);
+    await wireGatehouse(app, options, config, features, store);
   } catch (error) {
     // The registration's error is the one to report, not a failure to close.
     await store.close().catch(() => undefined);
@@ -187,9 +193,13 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
 }
 
 /** Everything but opening the store: migrations, services, policies, schemes, pipeline and routes. */
-async function wireGatehouse(app: FastifyInstance, options: GatehouseOptions, config: Config, store: Store): Promise<void> {
-  const features = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, ...options.features };
-  requireMailInProduction(config, signsInWithPasswords(features));
+async function wireGatehouse(
+  app: FastifyInstance,
+  options: GatehouseOptions,
+  config: Config,
+  features: Required<GatehouseFeatures>,
+  store: Store,
+): Promise<void> {
   if (options.migrate !== false) await store.migrate();
   const services = await createServices(config, store, {
     logger: app.log as unknown as Logger,
