@@ -8,6 +8,8 @@ export interface OidcProviderConfig {
   readonly clientId: string;
   readonly clientSecret: string;
   readonly trustEmail: boolean;
+  /** How long a sign-in waits on the provider, all its requests together (`OIDC_<NAME>_TIMEOUT_SECONDS`). */
+  readonly timeoutMs: number;
 }
 
 /** The service's whole configuration, read from the environment once and validated. */
@@ -182,6 +184,7 @@ function readOidcProviders(env: Env, production: boolean): OidcProviderConfig[] 
       clientId,
       clientSecret,
       trustEmail: readBoolean(env, `${prefix}TRUST_EMAIL`, false),
+      timeoutMs: Math.round(readDuration(env, `${prefix}TIMEOUT_SECONDS`, 5) * 1000),
     };
   });
 }

@@ -8,6 +8,8 @@ export interface OidcProviderSettings {
   readonly clientSecret: string;
   /** A verified e-mail from this provider may link to an existing confirmed account. @default false */
   readonly trustEmail?: boolean;
+  /** How long a sign-in waits on the provider before it answers 502, in seconds. @default 5 */
+  readonly timeoutSeconds?: number;
 }
 
 /**
@@ -126,6 +128,7 @@ export function settingsToEnv(settings: GatehouseSettings): Record<string, strin
     env[`${prefix}CLIENT_ID`] = provider.clientId;
     env[`${prefix}CLIENT_SECRET`] = provider.clientSecret;
     if (provider.trustEmail !== undefined) env[`${prefix}TRUST_EMAIL`] = String(provider.trustEmail);
+    if (provider.timeoutSeconds !== undefined) env[`${prefix}TIMEOUT_SECONDS`] = String(provider.timeoutSeconds);
   }
   return env;
 }

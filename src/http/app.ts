@@ -381,7 +381,8 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 /**
  * Deletes what no check needs any more: ended refresh families (expired or revoked; a token of
  * one is refused as unknown), grace-window successors past their window, and revocation events
- * older than any instance reads back, and expired cookie sessions. Idempotent, so several
+ * older than any instance reads back, expired cookie sessions, and the spent external sign-in
+ * flows whose correlation cookies have expired. Idempotent, so several
  * instances doing it at once is harmless.
  */
 function keepHouse(app: FastifyInstance, services: Services): void {
@@ -389,7 +390,12 @@ function keepHouse(app: FastifyInstance, services: Services): void {
   const timer = setInterval(() => {
     const now = clock.now();
     const eventsKeptMs = (config.accessTokenSeconds + 60) * 1000 + 10 * 60_000;
-    Promise.all([store.refreshTokens.prune(now), store.revocations.prune(now - eventsKeptMs), store.sessions.prune(now)]).catch(
+    Promise.all([
+      store.refreshTokens.prune(now),
+      store.revocations.prune(now - eventsKeptMs),
+      store.sessions.prune(now),
+      store.externalLogins.pruneSpentCorrelations(now),
+    ]).catch(
       (error: unknown) => app.log.warn({ err: error }, 'housekeeping failed; it runs again later'),
     );
   }, HOUSEKEEPING_MS);

@@ -430,6 +430,14 @@ export interface ExternalLoginStore {
    * transaction; `StoreConflictError` when the e-mail or the pair is taken meanwhile.
    */
   createUserWithLogin(user: NewUser, login: Omit<ExternalLogin, 'userId'>): Promise<User>;
+  /**
+   * Marks an external sign-in flow as used, by an id derived from its state; false when it was
+   * used before (a replayed callback). Remembered until `expiresAt`, when the flow's
+   * correlation cookie expires anyway.
+   */
+  spendCorrelation(id: string, expiresAt: number): Promise<boolean>;
+  /** Housekeeping: forgets spent flows that expired before `before`; returns how many. */
+  pruneSpentCorrelations(before: number): Promise<number>;
 }
 
 export type StoreEngine = 'sqlite' | 'postgres';

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { membershipPolicies } from '../membership-policies.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../../config/config.ts';
 import { ExternalSignIn, type ExternalIdentity } from '../../identity/external-sign-in.ts';
 import { assertPeerInstalled } from '../../platform/optional-peers.ts';
 import { CookieProtector } from '../../security/authentication/index.ts';
+import { OpenIdProvider } from '../../security/authentication/schemes/oidc/openid-provider.ts';
+import { authorizationErrorCode, ExternalProviderUnavailable, ExternalResponseRejected } from '../../security/authentication/schemes/oidc/provider-errors.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { readCookie } from '../antiforgery.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
@@ -13,12 +15,12 @@ import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
+import { rateLimited } from '../rate-limit.ts';
 import { localReturnUrl } from '../return-url.ts';
 import type { RouteContext } from './route-context.ts';
 
 /** The round trip to the provider and back must happen within ten minutes. */
 const CORRELATION_MS = 10 * 60 * 1000;
-const SCOPE = 'openid email profile';
 
 /** What the correlation cookie carries to the callback; sealed, never seen by the provider. */
 interface Correlation {
@@ -31,10 +33,6 @@ interface Correlation {
   readonly linkUserId: number | null;
   readonly expiresAt: number;
 }
-
-/** openid-client, loaded with the first discovery: a service without external logins never loads it. */
-let loading: Promise<typeof OpenId> | undefined;
-const openIdClient = () => (loading ??= import('openid-client'));
 
 /**
  * External sign-in with OpenID Connect (docs/reference/http.md): authorization code flow with PKCE (S256),
@@ -50,7 +48,8 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
   // openid-client (an optional peer) loads with the first discovery; a missing one fails the start.
   if (providers.size > 0) assertPeerInstalled('openid-client', 'External sign-in (an OpenID Connect provider is configured)');
-  const discovered = new Map<string, Promise<OpenId.Configuration>>();
+  const clients = new Map(config.oidcProviders.map((provider) => [provider.name, openIdProvider(provider, clock.now)]));
+  const limited = rateLimited(services);
   const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
   const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';
   const cookies = new CookieSignIn(services);
@@ -62,65 +61,49 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
     trustsEmail: (name) => providers.get(name)?.trustEmail === true,
   });
 
-  /** The provider's configuration, discovered once; a failed discovery is tried again next time. */
-  const configurationOf = (provider: OidcProviderConfig): Promise<OpenId.Configuration> => {
-    let pending = discovered.get(provider.name);
-    if (pending === undefined) {
-      pending = openIdClient().then((oidc) => {
-        const insecure = provider.issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {};
-        return oidc.discovery(provider.issuer, provider.clientId, undefined, oidc.ClientSecretPost(provider.clientSecret), { ...insecure, timeout: 10 });
-      });
-      pending.catch(() => discovered.delete(provider.name));
-      discovered.set(provider.name, pending);
-    }
-    return pending;
-  };
   // Registered with the provider: PUBLIC_URL + the callback route below, under the prefix.
   const redirectUri = (provider: OidcProviderConfig) => paths.externalRedirectUri(config.publicUrl, provider.name);
 
-  /** Failures of the flow: an audit event, no session, and a page or problem+json saying what to do. */
+  /**
+   * Failures of the flow: one `external.refused` event (its `reason` a fixed code, never the
+   * provider's text), no session, and a page or problem+json saying what to do.
+   */
   const refuse = async (request: FastifyRequest, reply: FastifyReply, provider: string, reason: string, status: 400 | 403 | 502, message: string) => {
     await audit.record('external.refused', { ip: request.ip, detail: { provider, reason } });
     clearCorrelation(reply);
+    reply.header('cache-control', 'no-store');
     if (wantsPage(request)) return sendPage(reply, reply.server.pages.render('externalLoginRefused', { message }), status);
     const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';
     return sendProblem(reply, problem(code, message, { reason }));
   };
+  const unavailable = (request: FastifyRequest, reply: FastifyReply, provider: string) =>
+    refuse(request, reply, provider, 'provider-unavailable', 502, `${provider} cannot be reached right now. Try again later, or sign in with your password.`);
   const clearCorrelation = (reply: FastifyReply) =>
     reply.header('set-cookie', `${cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${config.production ? '; Secure' : ''}`);
 
   /** Starts the flow: a fresh verifier, state and nonce, sealed into the correlation cookie; 302 to the provider. */
   const start = async (request: FastifyRequest, reply: FastifyReply, provider: OidcProviderConfig, returnUrl: string | null, linkUserId: number | null) => {
-    let configuration: OpenId.Configuration;
+    let authorization: Awaited<ReturnType<OpenIdProvider['authorizationRequest']>>;
     try {
-      configuration = await configurationOf(provider);
-    } catch {
-      return refuse(request, reply, provider.name, 'provider-unreachable', 502, `${provider.name} cannot be reached right now. Try again later, or sign in with your password.`);
+      authorization = await clients.get(provider.name)!.authorizationRequest(redirectUri(provider));
+    } catch (error) {
+      request.log.warn({ err: errorSummary(error), provider: provider.name }, 'external sign-in could not start');
+      return unavailable(request, reply, provider.name);
     }
-    const oidc = await openIdClient();
-    const verifier = oidc.randomPKCECodeVerifier();
     const value: Correlation = {
       provider: provider.name,
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      verifier,
+      state: authorization.state,
+      nonce: authorization.nonce,
+      verifier: authorization.verifier,
       returnUrl,
       linkUserId,
       expiresAt: clock.now() + CORRELATION_MS,
     };
-    const target = oidc.buildAuthorizationUrl(configuration, {
-      redirect_uri: redirectUri(provider),
-      scope: SCOPE,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: value.state,
-      nonce: value.nonce,
-    });
     reply.header(
       'set-cookie',
       `${cookieName}=${correlation.protect(JSON.stringify(value))}; Path=/; Max-Age=${CORRELATION_MS / 1000}; HttpOnly; SameSite=Lax${config.production ? '; Secure' : ''}`,
     );
-    return reply.code(302).header('cache-control', 'no-store').header('location', target.href).send();
+    return reply.code(302).header('cache-control', 'no-store').header('location', authorization.url.href).send();
   };
 
   const providerOf = (name: string): OidcProviderConfig => {
@@ -131,7 +114,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
 
   app.get<{ Params: { provider: string }; Querystring: { returnUrl?: string; ReturnUrl?: string } }>(
     '/account/external-login/:provider',
-    { config: { authorization: { allowAnonymous: true } } },
+    { config: { authorization: { allowAnonymous: true } }, ...limited },
     async (request, reply) => start(request, reply, providerOf(request.params.provider), localReturnUrl(request.query.returnUrl ?? request.query.ReturnUrl), null),
   );
 
@@ -158,10 +141,12 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
     },
   );
 
-  app.get<{ Params: { provider: string }; Querystring: Record<string, string | undefined> }>(
+  app.get<{ Params: { provider: string }; Querystring: Record<string, string | string[] | undefined> }>(
     '/signin-:provider',
-    { config: { authorization: { allowAnonymous: true } } },
+    { config: { authorization: { allowAnonymous: true } }, ...limited },
     async (request, reply) => {
+      // Every answer here may set or clear cookies that sign someone in: none is kept by a cache.
+      reply.header('cache-control', 'no-store');
       const provider = providerOf(request.params.provider);
       const sealed = readCookie(request, cookieName);
       const opened = sealed === undefined ? null : parseCorrelation(correlation.unprotect(sealed));
@@ -169,34 +154,23 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
         return refuse(request, reply, provider.name, 'no-correlation', 400, 'This sign-in was not started here or took too long. Start again from the login page.');
       }
       if (request.query.error !== undefined) {
-        return refuse(request, reply, provider.name, `provider-error:${request.query.error.slice(0, 64)}`, 400, `${provider.name} did not sign you in. Start again, or sign in with your password.`);
+        const error = authorizationErrorCode(request.query.error);
+        return refuse(request, reply, provider.name, `provider-error:${error}`, 400, `${provider.name} did not sign you in. Start again, or sign in with your password.`);
+      }
+      // Spent before the code is exchanged: a replayed callback, on any instance, costs the provider nothing.
+      if (request.query.state !== opened.state || !(await services.store.externalLogins.spendCorrelation(correlationId(opened), opened.expiresAt))) {
+        return refuse(request, reply, provider.name, 'correlation-spent-or-mismatched', 400, 'This sign-in was already used or does not match. Start again from the login page.');
       }
       let identity: ExternalIdentity;
       try {
-        const configuration = await configurationOf(provider);
-        const oidc = await openIdClient();
         const currentUrl = new URL(`${redirectUri(provider)}${request.url.slice(request.url.indexOf('?'))}`);
-        const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
-          pkceCodeVerifier: opened.verifier,
-          expectedState: opened.state,
-          expectedNonce: opened.nonce,
-          idTokenExpected: true,
-        });
-        const idToken = tokens.claims();
-        if (idToken === undefined) throw new Error('no ID token');
-        // Providers may keep e-mail and name out of the ID token: the user info endpoint has them,
-        // for the same subject (openid-client checks it).
-        const claims = typeof idToken.email === 'string' ? idToken : { ...(await oidc.fetchUserInfo(configuration, tokens.access_token, idToken.sub)), sub: idToken.sub };
-        identity = {
-          provider: provider.name,
-          subject: idToken.sub,
-          email: typeof claims.email === 'string' ? claims.email : undefined,
-          emailVerified: claims.email_verified === true,
-          name: typeof claims.name === 'string' ? claims.name : undefined,
-        };
+        const assertion = await clients.get(provider.name)!.assertion(currentUrl, opened);
+        identity = { provider: provider.name, ...assertion };
       } catch (error) {
-        request.log.warn({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error), provider: provider.name }, 'external sign-in failed');
-        return refuse(request, reply, provider.name, 'invalid-response', 400, `The answer from ${provider.name} could not be verified. Start again from the login page.`);
+        request.log.warn({ err: errorSummary(error), provider: provider.name }, 'external sign-in failed');
+        if (error instanceof ExternalProviderUnavailable) return unavailable(request, reply, provider.name);
+        const reason = error instanceof ExternalResponseRejected ? error.reason : 'invalid-response';
+        return refuse(request, reply, provider.name, reason, 400, `The answer from ${provider.name} could not be verified. Start again from the login page.`);
       }
       clearCorrelation(reply);
 
@@ -233,6 +207,23 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
       return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? paths.profile).send();
     },
   );
+}
+
+function openIdProvider(provider: OidcProviderConfig, now: () => number): OpenIdProvider {
+  const { name, issuer, clientId, clientSecret, timeoutMs } = provider;
+  return new OpenIdProvider({ name, issuer, clientId, clientSecret, timeoutMs, now });
+}
+
+/** The flow's server-side id: a hash of its state, so the store never holds a live state. */
+function correlationId(opened: Correlation): string {
+  return createHash('sha256').update(`${opened.provider}\0${opened.state}`).digest('hex');
+}
+
+/** What the log keeps of a failure: its kind and message, never a token or the provider's body. */
+function errorSummary(error: unknown): { name: string; message: string; cause?: string } {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
+  return { name: error.name, message: error.message, ...(cause === undefined ? {} : { cause }) };
 }
 
 function parseCorrelation(plain: string | null): Correlation | null {

@@ -24,6 +24,7 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   one_time_codes: OneTimeCodesTable;
   external_logins: ExternalLoginsTable;
+  spent_external_correlations: SpentExternalCorrelationsTable;
 }
 
 /**
@@ -49,6 +50,7 @@ export const gatehouseTables = [
   'recovery_codes',
   'one_time_codes',
   'external_logins',
+  'spent_external_correlations',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 // A table added to `Database` but not to the list fails to compile here.
@@ -61,6 +63,11 @@ export interface ExternalLoginsTable {
   provider: string;
   subject: string;
   created_at: number;
+}
+
+export interface SpentExternalCorrelationsTable {
+  id: string;
+  expires_at: number;
 }
 
 export interface AccountCodesTable {

@@ -44,6 +44,20 @@ export class KyselyExternalLoginStore implements ExternalLoginStore {
       return created;
     });
   }
+
+  async spendCorrelation(id: string, expiresAt: number): Promise<boolean> {
+    const result = await this.context.db
+      .insertInto('spent_external_correlations')
+      .values({ id, expires_at: expiresAt })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  async pruneSpentCorrelations(before: number): Promise<number> {
+    const result = await this.context.db.deleteFrom('spent_external_correlations').where('expires_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }
 
 function toLogin(row: Selectable<ExternalLoginsTable>): ExternalLogin {
