@@ -62,15 +62,6 @@ export class OpenIdProvider {
 
   constructor(private readonly options: OpenIdProviderOptions) {}
 
-  get name(): string {
-    return this.options.name;
-  }
-
-  /** The provider's origin, which the profile page's form-action must allow. */
-  get origin(): string {
-    return this.options.issuer.origin;
-  }
-
   /** A fresh verifier, state and nonce, and the URL that sends the browser to the provider. */
   async authorizationRequest(redirectUri: string): Promise<AuthorizationRequest> {
     const { configuration } = await this.withinTimeout(this.discovered());
