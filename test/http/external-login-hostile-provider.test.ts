@@ -202,6 +202,29 @@ describe('external sign-in against a hostile provider', () => {
     expect((await callback(back, correlation)).statusCode).toBe(302);
   });
 
+  it('spends the flow on an error answer, and refuses garbage callbacks without a token request (SEC-55)', async () => {
+    newAccount(evil);
+    const { back, correlation } = await flow(evil);
+    const before = evil.requests.token;
+    const state = back.searchParams.get('state')!;
+    const denied = await instance.app.inject({ url: `/signin-evil?error=access_denied&state=${encodeURIComponent(state)}`, headers: { cookie: correlation } });
+    expect(denied.statusCode).toBe(400);
+    // The provider's real code, delivered after the error with the same state and cookie, is refused unsent.
+    expect((await callback(back, correlation)).statusCode).toBe(400);
+    expect(evil.requests.token).toBe(before);
+
+    for (const garbage of ['code=', 'code=a&code=b', `code=${'x'.repeat(4000)}`]) {
+      const fresh = await flow(evil);
+      const freshState = encodeURIComponent(fresh.back.searchParams.get('state')!);
+      const answer = await instance.app.inject({ url: `/signin-evil?${garbage}&state=${freshState}`, headers: { cookie: fresh.correlation } });
+      expect(answer.statusCode).toBe(400);
+      expect(authSetCookie(answer)).toBeUndefined();
+    }
+    const posted = await instance.app.inject({ method: 'POST', url: `${back.pathname}${back.search}`, headers: { cookie: correlation } });
+    expect([404, 405]).toContain(posted.statusCode);
+    expect(authSetCookie(posted)).toBeUndefined();
+  });
+
   for (const behaviour of ['hang', 'reset', 'fail'] as const) {
     it(`answers 502 GH_EXTERNAL_PROVIDER_UNAVAILABLE within the timeout when the token endpoint ${behaviour === 'fail' ? 'answers 500' : behaviour === 'hang' ? 'hangs' : 'drops the connection'}`, async () => {
       newAccount(slow);

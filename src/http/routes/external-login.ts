@@ -153,12 +153,14 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
       if (opened === null || opened.provider !== provider.name || opened.expiresAt <= clock.now()) {
         return refuse(request, reply, provider.name, 'no-correlation', 400, 'This sign-in was not started here or took too long. Start again from the login page.');
       }
+      // Spent before the code is exchanged (and by an error answer too): a replayed callback, on
+      // any instance, costs the provider nothing. A state that does not match spends nothing.
+      const spent = request.query.state === opened.state && (await services.store.externalLogins.spendCorrelation(correlationId(opened), opened.expiresAt));
       if (request.query.error !== undefined) {
         const error = authorizationErrorCode(request.query.error);
         return refuse(request, reply, provider.name, `provider-error:${error}`, 400, `${provider.name} did not sign you in. Start again, or sign in with your password.`);
       }
-      // Spent before the code is exchanged: a replayed callback, on any instance, costs the provider nothing.
-      if (request.query.state !== opened.state || !(await services.store.externalLogins.spendCorrelation(correlationId(opened), opened.expiresAt))) {
+      if (!spent) {
         return refuse(request, reply, provider.name, 'correlation-spent-or-mismatched', 400, 'This sign-in was already used or does not match. Start again from the login page.');
       }
       let identity: ExternalIdentity;
