@@ -5,6 +5,7 @@ import { ApiKeyService } from './identity/api-keys.ts';
 import { PasswordHasher } from './identity/password-hasher.ts';
 import { lockoutMail } from './identity/account-mail.ts';
 import { CredentialChecks } from './identity/credential-checks.ts';
+import { ExternalLogins } from './identity/external-logins.ts';
 import { AccountLockout, type AccountLockoutOptions } from './identity/lockout.ts';
 import { PasswordReset } from './identity/password-reset.ts';
 import { Registration } from './identity/registration.ts';
@@ -66,6 +67,8 @@ export interface Services {
   readonly passwordReset: PasswordReset;
   /** The authenticator, recovery codes, sign-in codes by mail or SMS, phone numbers. */
   readonly twoFactor: TwoFactorManager;
+  /** Providers linked to and unlinked from existing accounts, with the owner's notices. */
+  readonly externalLogins: ExternalLogins;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -190,5 +193,6 @@ export async function createServices(config: Config, store: Store, dependencies:
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     twoFactor,
+    externalLogins: new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger }),
   };
 }

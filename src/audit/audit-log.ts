@@ -21,6 +21,7 @@ export type AuditEventType =
   | 'key.rotated'
   | 'key.revoked'
   | 'external.linked'
+  | 'external.unlinked'
   | 'external.refused';
 
 export interface AuditEntry {

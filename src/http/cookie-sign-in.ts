@@ -2,21 +2,40 @@ import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TwoFactorPending } from '../identity/sign-in-manager.ts';
 import type { Services } from '../services.ts';
-import type { User } from '../store/ports.ts';
+import type { SignInMethod, User } from '../store/ports.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
 import { readCookie } from './antiforgery.ts';
-import { authCookieName, authCookieProtector, setAuthCookie } from './auth-cookie.ts';
+import { authCookieName, authCookieProtector, clearAuthCookie, setAuthCookie } from './auth-cookie.ts';
 
 /** The first step's proof lasts five minutes (docs/reference/http.md). */
 const TWO_FACTOR_MS = 5 * 60 * 1000;
 /** "Remember this browser" skips the second step for 14 days, until the next security change. */
 const REMEMBER_CLIENT_MS = 14 * 24 * 60 * 60 * 1000;
 
-interface PendingCookie extends TwoFactorPending {
+/** A provider's login to link to the user when the second step succeeds: the first step matched the user by e-mail. */
+export interface PendingLink {
+  readonly provider: string;
+  readonly subject: string;
+}
+
+/** What the second step does besides opening the session. */
+export interface TwoFactorCompletion {
+  /** What the session records: `two-factor` after a password, `external:<provider>` after a provider. */
+  readonly method: SignInMethod;
+  readonly link?: PendingLink | undefined;
+}
+
+interface PendingCookie extends TwoFactorPending, Partial<TwoFactorCompletion> {
   /** Required here: the second step spends the cookie by it. */
   readonly startedAt: number;
   readonly persistent: boolean;
   readonly expiresAt: number;
+}
+
+/** The session that a request's cookie opens, as far as a re-issue must keep it. */
+export interface PresentedSession {
+  readonly persistent: boolean;
+  readonly method: SignInMethod | null;
 }
 
 interface RememberedCookie {
@@ -56,32 +75,38 @@ export class CookieSignIn {
     return value === undefined ? null : this.sessionProtector.unprotect(value);
   }
 
-  /** Whether the request's own cookie session is persistent; null when it carries no valid one (a bearer caller). */
-  async sessionPersistence(request: FastifyRequest): Promise<boolean | null> {
+  /** Whether the request's own cookie session is persistent, and how it was opened; null when it carries no valid one (a bearer caller). */
+  async sessionState(request: FastifyRequest): Promise<PresentedSession | null> {
     const token = this.presentedSession(request);
     if (token === null) return null;
     const session = await this.services.sessions.validate(token);
-    return session.valid ? session.persistent : null;
+    return session.valid ? { persistent: session.persistent, method: session.method } : null;
   }
 
-  /** A new session for every sign-in (no fixation); the one the browser held before ends. */
-  async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean): Promise<void> {
+  /** A new session for every sign-in (no fixation); the one the browser held before ends. `method` is how the user signed in. */
+  async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean, method: SignInMethod | null): Promise<void> {
     const { sessions, config, clock } = this.services;
     const previous = this.presentedSession(request);
     if (previous !== null) await sessions.signOut(previous);
-    const session = await sessions.signIn(user, { persistent });
+    const session = await sessions.signIn(user, { persistent, method });
     setAuthCookie(reply, config, { ...session, value: this.sessionProtector.protect(session.token) }, clock.now());
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
+  }
+
+  /** The browser forgets its auth cookie, whose session has ended. */
+  forgetSession(reply: FastifyReply): void {
+    clearAuthCookie(reply, this.services.config);
   }
 
   /**
    * The password was right: the second step has five minutes, on this browser only, and works
    * once (the sign-in spends the cookie in the store by `startedAt`; clearing it in the browser
-   * alone would leave a captured copy working).
+   * alone would leave a captured copy working). `completion` travels sealed with it: nothing of it
+   * happens unless the second step succeeds.
    */
-  startTwoFactor(reply: FastifyReply, user: User, persistent: boolean): void {
+  startTwoFactor(reply: FastifyReply, user: User, persistent: boolean, completion: TwoFactorCompletion): void {
     const startedAt = this.services.clock.now();
-    const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, startedAt, persistent, expiresAt: startedAt + TWO_FACTOR_MS };
+    const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, startedAt, persistent, expiresAt: startedAt + TWO_FACTOR_MS, ...completion };
     this.set(reply, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
   }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   confirmationMail,
+  externalLinkedMail,
+  externalUnlinkedMail,
   lockoutMail,
   reRegistrationConfirmationMail,
   registrationNoticeMail,
@@ -123,6 +125,24 @@ describe('lockoutMail', () => {
     expect(mail.text).toContain('2026-01-02 03:04 UTC');
     expect(linkish(mail.text)).toEqual([]);
     expect(sixDigitRuns(mail.text)).toEqual([]);
+  });
+});
+
+describe('the external login notices', () => {
+  it('go to the stored address, name the provider and how it was linked, and hold no link or code', () => {
+    const byEmail = externalLinkedMail(user, 'acme', 'email');
+    const byProfile = externalLinkedMail(user, 'acme', 'profile');
+    const unlinked = externalUnlinkedMail(user, 'acme');
+    for (const mail of [byEmail, byProfile, unlinked]) {
+      expect(mail.to).toBe(user.email);
+      expect(mail.subject).toContain('acme');
+      expect(linkish(mail.text)).toEqual([]);
+      expect(linkish(mail.html!)).toEqual([]);
+      expect(sixDigitRuns(mail.text)).toEqual([]);
+    }
+    expect(byEmail.text).toContain('confirmed your e-mail address');
+    expect(byProfile.text).toContain('from your profile');
+    expect(unlinked.text).toContain('can no longer sign in with it');
   });
 });
 

@@ -85,6 +85,30 @@ export function lockoutMail(user: Recipient, until: number): MailMessage {
   ]);
 }
 
+/**
+ * A provider's login was linked to the account: from the profile, or at a sign-in with the
+ * provider, because it asserted the account's address verified. The owner who did not do it
+ * learns of it while the link is new.
+ */
+export function externalLinkedMail(user: Recipient, provider: string, how: 'profile' | 'email'): MailMessage {
+  const why =
+    how === 'email'
+      ? `Someone signed in with ${provider}, which confirmed your e-mail address, and ${provider} was linked to your Gatehouse account.`
+      : `${provider} was linked to your Gatehouse account from your profile.`;
+  return plainMail(user, `${provider} was linked to your account`, [
+    `${why} From now on you can sign in with ${provider}.`,
+    `If this was not you, sign in, unlink ${provider} on your profile page and change your password.`,
+  ]);
+}
+
+/** A provider's login was unlinked: it signs in no more, and the sessions opened through it ended. */
+export function externalUnlinkedMail(user: Recipient, provider: string): MailMessage {
+  return plainMail(user, `${provider} was unlinked from your account`, [
+    `${provider} was unlinked from your Gatehouse account: you can no longer sign in with it, and the sessions opened with it have ended.`,
+    'If this was not you, someone is signed in to your account: change your password and sign out everywhere else.',
+  ]);
+}
+
 export function signInCodeMail(user: Recipient, code: string): MailMessage {
   if (!SIGN_IN_CODE.test(code)) throw new Error('A sign-in code is six digits.');
   return plainMail(user, 'Your sign-in code', [

@@ -28,18 +28,40 @@ describe('ExternalSignIn: the linking rule of docs/reference/http.md', () => {
 
   it('creates a confirmed user for a verified, free e-mail, and finds it by (provider, subject) next time', async () => {
     const first = await signIn(false).resolve(identity());
-    expect(first).toMatchObject({ kind: 'signed-in', how: 'created', user: { email: 'ada@example.com', emailConfirmed: true, passwordHash: null } });
+    expect(first).toMatchObject({ kind: 'created', user: { email: 'ada@example.com', emailConfirmed: true, passwordHash: null } });
     const again = await signIn(false).resolve(identity({ email: 'changed@example.com' }));
-    expect(again).toMatchObject({ kind: 'signed-in', how: 'existing' });
+    expect(again).toMatchObject({ kind: 'existing' });
     expect(await events()).toContain('external.linked');
   });
 
-  it('links to a confirmed account only from a trusted provider asserting the e-mail verified', async () => {
+  it('names a confirmed account to link only for a trusted provider asserting the e-mail verified, and links nothing itself', async () => {
     const user = await local('ada@example.com', true);
     expect(await signIn(false).resolve(identity())).toEqual({ kind: 'refused', reason: 'email-taken' });
     expect(await signIn(true).resolve(identity({ emailVerified: false }))).toEqual({ kind: 'refused', reason: 'email-not-verified' });
-    expect(await signIn(true).resolve(identity())).toMatchObject({ kind: 'signed-in', how: 'linked', user: { id: user.id } });
-    expect(await events()).toEqual(expect.arrayContaining(['external.refused', 'external.linked']));
+    expect(await signIn(true).resolve(identity({ email: 'ADA@example.com' }))).toMatchObject({
+      kind: 'link-by-email',
+      user: { id: user.id },
+      login: { provider: 'acme', subject: 'sub-1' },
+    });
+    // The caller links once the sign-in completes; refusals are the caller's to record.
+    expect(await store.externalLogins.find('acme', 'sub-1')).toBeNull();
+    expect(await events()).toEqual([]);
+  });
+
+  it('never names an account for an address that NFKC changes, on either side', async () => {
+    await local('victim@example.com', true);
+    for (const lookalike of ['\uFF56ictim@example.com', '\u{1D42F}ictim@example.com']) {
+      expect(await signIn(true).resolve(identity({ email: lookalike }))).toEqual({ kind: 'refused', reason: 'email-not-exact' });
+    }
+    await store.users.create({ email: '\uFB01sh@example.com', normalizedEmail: 'fish@example.com', userName: null, normalizedUserName: null, passwordHash: null, emailConfirmed: true, createdAt: 1 });
+    expect(await signIn(true).resolve(identity({ email: 'fish@example.com' }))).toEqual({ kind: 'refused', reason: 'email-not-exact' });
+    expect(await store.externalLogins.find('acme', 'sub-1')).toBeNull();
+  });
+
+  it('refuses to name an account that has a login of the provider already', async () => {
+    const user = await local('ada@example.com', true);
+    await store.externalLogins.add({ userId: user.id, provider: 'acme', subject: 'older', createdAt: 1 });
+    expect(await signIn(true).resolve(identity())).toEqual({ kind: 'refused', reason: 'email-taken' });
   });
 
   it('never links to an unconfirmed account, even from a trusted provider', async () => {

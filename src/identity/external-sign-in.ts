@@ -1,7 +1,8 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type ExternalLoginStore, StoreConflictError, type User, type UserStore } from '../store/ports.ts';
-import { isValidEmail, normalizeEmail } from './normalize.ts';
+import type { LoginToLink } from './external-logins.ts';
+import { isValidEmail, normalizeEmail, sameEmail } from './normalize.ts';
 
 /** What a provider asserted about the user, from its validated ID token and user info. */
 export interface ExternalIdentity {
@@ -12,9 +13,18 @@ export interface ExternalIdentity {
   readonly name?: string | undefined;
 }
 
+export type ExternalRefusal = 'email-not-verified' | 'email-taken' | 'email-not-exact' | 'no-email';
+
+/**
+ * Who an external sign-in is. `link-by-email` names an existing account and the login to link to
+ * it, not yet linked: the caller links (`ExternalLogins.link`) only once the sign-in completes,
+ * after the lockout check and the second factor.
+ */
 export type ExternalSignInOutcome =
-  | { readonly kind: 'signed-in'; readonly user: User; readonly how: 'existing' | 'linked' | 'created' }
-  | { readonly kind: 'refused'; readonly reason: 'email-not-verified' | 'email-taken' | 'no-email' };
+  | { readonly kind: 'existing'; readonly user: User }
+  | { readonly kind: 'link-by-email'; readonly user: User; readonly login: LoginToLink }
+  | { readonly kind: 'created'; readonly user: User }
+  | { readonly kind: 'refused'; readonly reason: ExternalRefusal };
 
 export interface ExternalSignInOptions {
   readonly logins: ExternalLoginStore;
@@ -26,11 +36,12 @@ export interface ExternalSignInOptions {
 }
 
 /**
- * Who an external sign-in is (docs/reference/http.md): the user linked to (provider, subject) first;
- * otherwise an existing confirmed account with the same e-mail, only when the provider is trusted
- * for e-mail and asserts it verified; otherwise a new user, only when the provider asserts a
- * verified e-mail that no account has; otherwise refused (the person signs in and links from the
- * profile). Never an unconfirmed account: whoever registered it has not proven the address.
+ * Who an external sign-in is (docs/external-login.md): the user linked to (provider, subject)
+ * first; otherwise an existing confirmed account with the same e-mail, only when the provider is
+ * trusted for e-mail, asserts it verified, and both addresses are exact (`sameEmail`); otherwise a
+ * new user, only when the provider asserts a verified e-mail that no account has; otherwise
+ * refused (the person signs in and links from the profile). Never an unconfirmed account:
+ * whoever registered it has not proven the address. Refusals are the caller's to record.
  */
 export class ExternalSignIn {
   constructor(private readonly options: ExternalSignInOptions) {}
@@ -40,32 +51,28 @@ export class ExternalSignIn {
     const linked = await logins.find(identity.provider, identity.subject);
     if (linked !== null) {
       const user = await users.findById(linked.userId);
-      if (user !== null) return { kind: 'signed-in', user, how: 'existing' };
+      if (user !== null) return { kind: 'existing', user };
     }
-    if (identity.email === undefined || !isValidEmail(identity.email)) return this.refuse(identity, 'no-email', context);
-    if (identity.emailVerified !== true) return this.refuse(identity, 'email-not-verified', context);
+    if (identity.email === undefined || !isValidEmail(identity.email)) return refused('no-email');
+    if (identity.emailVerified !== true) return refused('email-not-verified');
     const existing = await users.findByNormalizedEmail(normalizeEmail(identity.email));
-    if (existing !== null) {
-      if (!this.options.trustsEmail(identity.provider) || !existing.emailConfirmed) return this.refuse(identity, 'email-taken', context);
-      return this.link(existing, identity, context);
-    }
-    return this.create(identity, context);
+    if (existing !== null) return this.linkByEmail(existing, identity, identity.email);
+    return this.create(identity, identity.email, context);
   }
 
-  /** A signed-in user links a provider from the profile; false when that login belongs to someone else or the user has one there. */
-  async link(user: User, identity: ExternalIdentity, context: { ip?: string | null } = {}): Promise<ExternalSignInOutcome> {
-    try {
-      await this.options.logins.add({ userId: user.id, provider: identity.provider, subject: identity.subject, createdAt: this.options.clock.now() });
-    } catch (error) {
-      if (error instanceof StoreConflictError) return this.refuse(identity, 'email-taken', context);
-      throw error;
-    }
-    await this.options.audit.record('external.linked', { userId: user.id, ip: context.ip, detail: { provider: identity.provider } });
-    return { kind: 'signed-in', user, how: 'linked' };
+  /** The existing account with the provider's address, when the rule lets the provider sign in to it. */
+  private async linkByEmail(existing: User, identity: ExternalIdentity, email: string): Promise<ExternalSignInOutcome> {
+    if (!this.options.trustsEmail(identity.provider) || !existing.emailConfirmed) return refused('email-taken');
+    if (!sameEmail(email, existing.email)) return refused('email-not-exact');
+    // One login per provider: a second one of the same provider is linked from the profile, if at all.
+    const current = await this.options.logins.listForUser(existing.id);
+    if (current.some((login) => login.provider === identity.provider)) return refused('email-taken');
+    return { kind: 'link-by-email', user: existing, login: { provider: identity.provider, subject: identity.subject } };
   }
 
-  private async create(identity: ExternalIdentity, context: { ip?: string | null }): Promise<ExternalSignInOutcome> {
-    const email = identity.email as string;
+  private async create(identity: ExternalIdentity, email: string, context: { ip?: string | null }): Promise<ExternalSignInOutcome> {
+    // An address that NFKC changes is taken by its normalised form's account, if any (above); a
+    // new account keeps it as asserted, but the same rule refuses ever linking to it by e-mail.
     const now = this.options.clock.now();
     try {
       const user = await this.options.logins.createUserWithLogin(
@@ -73,16 +80,15 @@ export class ExternalSignIn {
         { provider: identity.provider, subject: identity.subject, createdAt: now },
       );
       await this.options.audit.record('external.linked', { userId: user.id, ip: context.ip, detail: { provider: identity.provider, created: true } });
-      return { kind: 'signed-in', user, how: 'created' };
+      return { kind: 'created', user };
     } catch (error) {
       // Registered or linked by someone else a moment ago.
-      if (error instanceof StoreConflictError) return this.refuse(identity, 'email-taken', context);
+      if (error instanceof StoreConflictError) return refused('email-taken');
       throw error;
     }
   }
+}
 
-  private async refuse(identity: ExternalIdentity, reason: Extract<ExternalSignInOutcome, { kind: 'refused' }>['reason'], context: { ip?: string | null }): Promise<ExternalSignInOutcome> {
-    await this.options.audit.record('external.refused', { ip: context.ip, detail: { provider: identity.provider, reason } });
-    return { kind: 'refused', reason };
-  }
+function refused(reason: ExternalRefusal): ExternalSignInOutcome {
+  return { kind: 'refused', reason };
 }

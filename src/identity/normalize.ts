@@ -7,6 +7,20 @@ export function normalizeEmail(email: string): string {
   return email.normalize('NFKC').toLowerCase();
 }
 
+/**
+ * Whether two addresses are the same mailbox beyond doubt, as linking by e-mail requires: equal
+ * after `normalizeEmail`, and each one already in NFKC form. NFKC folds look-alikes into plain
+ * letters (fullwidth `ｖ`, mathematical `𝐯`, the ligature `ﬁ`, the Kelvin sign `K`): such an
+ * address only resembles the account's, and whoever proved it owns another mailbox.
+ */
+export function sameEmail(asserted: string, stored: string): boolean {
+  return isNfkcStable(asserted) && isNfkcStable(stored) && normalizeEmail(asserted) === normalizeEmail(stored);
+}
+
+function isNfkcStable(email: string): boolean {
+  return email.normalize('NFKC') === email;
+}
+
 /** User names are ASCII (`[A-Za-z0-9._-]{3,64}`) and unique regardless of case. */
 export function normalizeUserName(userName: string): string {
   return userName.toLowerCase();

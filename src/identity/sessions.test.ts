@@ -45,7 +45,7 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
 
   it('signs in with a fresh 256-bit token of which only the hash is stored, and validates it to the user', async () => {
     const { store, manager, user } = await setup();
-    const session = await manager.signIn(user, { persistent: false });
+    const session = await manager.signIn(user, { persistent: false, method: 'password' });
     expect(session.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.expiresAt).toBe(clock.now() + HOUR);
     const stored = await store.sessions.findByTokenHash(sha256Hex(session.token), clock.now());
@@ -64,7 +64,7 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
 
   it('refuses unknown and malformed tokens, and a token after sign-out', async () => {
     const { manager, user } = await setup();
-    const { token } = await manager.signIn(user, { persistent: true });
+    const { token } = await manager.signIn(user, { persistent: true, method: 'password' });
     expect((await manager.validate('x'.repeat(43))).valid).toBe(false);
     expect((await manager.validate('not a token')).valid).toBe(false);
     await manager.signOut(token);
@@ -73,7 +73,7 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
 
   it('slides the expiry once more than half the lifetime has passed, and ends an idle session', async () => {
     const { manager, user } = await setup();
-    const { token, expiresAt } = await manager.signIn(user, { persistent: true });
+    const { token, expiresAt } = await manager.signIn(user, { persistent: true, method: 'password' });
     clock.advance(HOUR / 4);
     const early = await manager.validate(token);
     expect(early.valid && early.renewed).toBe(false);
@@ -88,7 +88,7 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
 
   it('reads the session without sliding it for current(): only a use keeps a session alive', async () => {
     const { manager, user } = await setup();
-    const { token, expiresAt } = await manager.signIn(user, { persistent: true });
+    const { token, expiresAt } = await manager.signIn(user, { persistent: true, method: 'password' });
     clock.advance((HOUR * 3) / 4);
     const read = await manager.current(token);
     expect(read.valid && read.renewed).toBe(false);
@@ -103,7 +103,7 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
     const day = 24 * HOUR;
     const { manager, user } = await setup(day);
     const signedInAt = clock.now();
-    const { token } = await manager.signIn(user, { persistent: true });
+    const { token } = await manager.signIn(user, { persistent: true, method: 'password' });
     for (let at = 0; at < ABSOLUTE_SESSION_MS; at += day * 0.75) {
       clock.set(signedInAt + at);
       expect((await manager.validate(token)).valid).toBe(true);
@@ -114,13 +114,13 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
 
   it('ends the session when the security stamp changes (admin lock) and when the user is deleted', async () => {
     const { store, manager, user } = await setup();
-    const { token } = await manager.signIn(user, { persistent: false });
+    const { token } = await manager.signIn(user, { persistent: false, method: 'password' });
     await store.users.setAdminLock(user.id, true);
     expect((await manager.validate(token)).valid).toBe(false);
     await store.users.setAdminLock(user.id, false);
     expect((await manager.validate(token)).valid).toBe(false);
 
-    const again = await manager.signIn((await store.users.findById(user.id))!, { persistent: false });
+    const again = await manager.signIn((await store.users.findById(user.id))!, { persistent: false, method: 'password' });
     expect((await manager.validate(again.token)).valid).toBe(true);
     await store.users.delete(user.id);
     expect((await manager.validate(again.token)).valid).toBe(false);
@@ -128,7 +128,7 @@ describe.each(engines)('SessionManager on $engine', (engine) => {
 
   it('keeps a session through a claims change, with the new claims', async () => {
     const { store, manager, user } = await setup();
-    const { token } = await manager.signIn(user, { persistent: false });
+    const { token } = await manager.signIn(user, { persistent: false, method: 'password' });
     await store.users.addRole(user.id, 'Editor');
     const validation = await manager.validate(token);
     expect(validation.valid && validation.principal.isInRole('Editor')).toBe(true);

@@ -4,7 +4,7 @@ import type { RevocationList } from '../revocation/revocation-list.ts';
 import type { CookieSessionValidation, CookieSessionValidator } from '../security/authentication/index.ts';
 import { COOKIES_SCHEME } from '../security/authentication/index.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
-import type { SessionStore, User, UserStore } from '../store/ports.ts';
+import type { SessionStore, SignInMethod, User, UserStore } from '../store/ports.ts';
 import { userPrincipal } from '../tokens/access-token.ts';
 
 /** However often a session slides, it ends this long after its sign-in. @default 30 days */
@@ -22,6 +22,11 @@ export interface SessionManagerOptions {
   /** `COOKIE_HOURS`: how long a session lives after its last renewal (ASP.NET's `ExpireTimeSpan`). */
   readonly lifetimeMs: number;
 }
+
+/** A cookie session's validation, with how the session was opened when it counts. */
+export type SessionValidation =
+  | (Extract<CookieSessionValidation, { valid: true }> & { readonly method: SignInMethod | null })
+  | Exclude<CookieSessionValidation, { valid: true }>;
 
 export interface SignedInSession {
   /** The token for the cookie; only its hash is stored. */
@@ -41,7 +46,8 @@ export interface SignedInSession {
 export class SessionManager implements CookieSessionValidator {
   constructor(private readonly options: SessionManagerOptions) {}
 
-  async signIn(user: User, { persistent }: { persistent: boolean }): Promise<SignedInSession> {
+  /** `method` is how the user signed in; a session re-issued after a security change keeps its predecessor's. */
+  async signIn(user: User, { persistent, method }: { persistent: boolean; method: SignInMethod | null }): Promise<SignedInSession> {
     const { sessions, clock, random } = this.options;
     const token = random.bytes(TOKEN_BYTES).toString('base64url');
     const now = clock.now();
@@ -50,6 +56,7 @@ export class SessionManager implements CookieSessionValidator {
       tokenHash: sha256Hex(token),
       securityStamp: user.securityStamp,
       persistent,
+      method,
       createdAt: now,
       expiresAt: this.expiryFrom(now, now),
     });
@@ -62,7 +69,7 @@ export class SessionManager implements CookieSessionValidator {
   }
 
   /** The session behind a cookie, for a request: a use, which slides the expiry when due. */
-  validate(token: string): Promise<CookieSessionValidation> {
+  validate(token: string): Promise<SessionValidation> {
     return this.read(token, true);
   }
 
@@ -70,7 +77,7 @@ export class SessionManager implements CookieSessionValidator {
    * The session behind a cookie as it is now, without counting as a use: an open socket re-reads
    * its session (its end, its user's claims) but does not keep it alive; only requests slide it.
    */
-  current(token: string): Promise<CookieSessionValidation> {
+  current(token: string): Promise<SessionValidation> {
     return this.read(token, false);
   }
 
@@ -79,7 +86,7 @@ export class SessionManager implements CookieSessionValidator {
     return { validate: (token) => this.current(token) };
   }
 
-  private async read(token: string, use: boolean): Promise<CookieSessionValidation> {
+  private async read(token: string, use: boolean): Promise<SessionValidation> {
     if (!TOKEN_SHAPE.test(token)) return INVALID;
     const { sessions, users, revocations, clock } = this.options;
     const now = clock.now();
@@ -103,7 +110,7 @@ export class SessionManager implements CookieSessionValidator {
       expiresAt = slidTo;
       await sessions.slide(session.id, expiresAt);
     }
-    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent: session.persistent, renewed };
+    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent: session.persistent, renewed, method: session.method };
   }
 
   /** More than half of the lifetime has passed since the expiry was last set. */
@@ -116,4 +123,4 @@ export class SessionManager implements CookieSessionValidator {
   }
 }
 
-const INVALID: CookieSessionValidation = Object.freeze({ valid: false });
+const INVALID: SessionValidation = Object.freeze({ valid: false });

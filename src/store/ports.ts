@@ -355,6 +355,18 @@ export interface TwoFactorStore {
   confirmPhoneNumber(userId: number, phoneNumber: string): Promise<boolean>;
 }
 
+/**
+ * How a session was opened (docs/reference/http.md, `GET /account/sessions`): a password alone, a
+ * passkey, a password and a second factor, or a provider's sign-in (`external:<provider>`, also
+ * when a second factor followed it: the provider is what a user cuts by unlinking it).
+ */
+export type SignInMethod = 'password' | 'passkey' | 'two-factor' | `external:${string}`;
+
+/** The method of a session opened through `provider`. */
+export function externalMethod(provider: string): SignInMethod {
+  return `external:${provider}`;
+}
+
 /** A cookie session: one sign-in, found by the hash of the token its cookie holds. */
 export interface Session {
   readonly id: number;
@@ -365,6 +377,8 @@ export interface Session {
   readonly securityStamp: number;
   /** Signed in with "remember me": the cookie outlives the browser session. */
   readonly persistent: boolean;
+  /** How it was opened; null for sessions opened before sessions recorded it. */
+  readonly method: SignInMethod | null;
   readonly createdAt: number;
   readonly expiresAt: number;
 }
@@ -379,6 +393,8 @@ export interface SessionStore {
   delete(tokenHash: string): Promise<boolean>;
   /** Deletes every session of the user, except the one with id `exceptId`, with a `session` revocation event; returns how many. */
   deleteUserSessions(userId: number, exceptId?: number): Promise<number>;
+  /** Deletes the user's sessions opened by `method`, with a `session` revocation event; returns how many. */
+  deleteUserSessionsByMethod(userId: number, method: SignInMethod): Promise<number>;
   /** Housekeeping: deletes sessions that expired before `before`; returns how many. */
   prune(before: number): Promise<number>;
 }
@@ -425,6 +441,12 @@ export interface ExternalLoginStore {
   add(login: ExternalLogin): Promise<void>;
   /** Unlinks; false when there was none. */
   remove(userId: number, provider: string): Promise<boolean>;
+  /**
+   * Unlinks unless it is the user's last way to sign in (no password and no other login), as one
+   * step: concurrent removals of the user's logins never leave none. `not-linked` when there was
+   * no such login (or no such user).
+   */
+  removeUnlessLastWayIn(userId: number, provider: string): Promise<'removed' | 'not-linked' | 'last-way-in'>;
   /**
    * Creates a user (e-mail confirmed by the provider, no password) with the login, in one
    * transaction; `StoreConflictError` when the e-mail or the pair is taken meanwhile.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StoreConflictError } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
+import { inSeparateProcesses } from './separate-processes.ts';
 
 const engines = await testEngines();
 
@@ -43,6 +44,48 @@ describe.each(engines)('ExternalLoginStore on $engine', (engine) => {
     const before = (await database.store.users.list()).length;
     await expect(logins().createUserWithLogin(newUser(), { provider: 'acme', subject: 'new', createdAt: 6 })).rejects.toBeInstanceOf(StoreConflictError);
     expect((await database.store.users.list()).length).toBe(before);
+  });
+
+  it('unlinks unless it is the last way to sign in: no password and no other login', async () => {
+    const passwordless = await database.store.users.create(newUser());
+    await logins().add({ userId: passwordless.id, provider: 'acme', subject: 'p-acme', createdAt: 1 });
+    await logins().add({ userId: passwordless.id, provider: 'beta', subject: 'p-beta', createdAt: 1 });
+    expect(await logins().removeUnlessLastWayIn(passwordless.id, 'gamma')).toBe('not-linked');
+    expect(await logins().removeUnlessLastWayIn(passwordless.id, 'acme')).toBe('removed');
+    expect(await logins().removeUnlessLastWayIn(passwordless.id, 'acme')).toBe('not-linked');
+    expect(await logins().removeUnlessLastWayIn(passwordless.id, 'beta')).toBe('last-way-in');
+    expect((await logins().listForUser(passwordless.id)).map((login) => login.provider)).toEqual(['beta']);
+
+    const withPassword = await database.store.users.create({ ...newUser(), passwordHash: '$argon2id$x' });
+    await logins().add({ userId: withPassword.id, provider: 'acme', subject: 'w-acme', createdAt: 1 });
+    expect(await logins().removeUnlessLastWayIn(withPassword.id, 'acme')).toBe('removed');
+    expect(await logins().listForUser(withPassword.id)).toEqual([]);
+    expect(await logins().removeUnlessLastWayIn(withPassword.id + 1_000, 'acme')).toBe('not-linked');
+  });
+
+  it('leaves one login when two processes unlink the two logins of a password-less user at once, round after round', async () => {
+    const rounds = 40;
+    const userIds: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const user = await database.store.users.create(newUser());
+      await logins().add({ userId: user.id, provider: 'acme', subject: `race-acme-${round}`, createdAt: 1 });
+      await logins().add({ userId: user.id, provider: 'beta', subject: `race-beta-${round}`, createdAt: 1 });
+      userIds.push(user.id);
+    }
+    // Each process holds its own store (its own connections) and removes one of the two logins of
+    // every user, in the same order: the two removals of a user run at the same time.
+    const outcomes = await inSeparateProcesses<string[]>(
+      2,
+      database.databaseUrl,
+      `const outcomes = [];
+       for (const userId of ${JSON.stringify(userIds)}) outcomes.push(await store.externalLogins.removeUnlessLastWayIn(userId, index === 0 ? 'acme' : 'beta'));
+       return outcomes;`,
+      engine.tables,
+    );
+    for (const [round, userId] of userIds.entries()) {
+      expect(await logins().listForUser(userId)).toHaveLength(1);
+      expect([outcomes[0]![round], outcomes[1]![round]].sort()).toEqual(['last-way-in', 'removed']);
+    }
   });
 
   it('goes with its user', async () => {

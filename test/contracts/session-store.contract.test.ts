@@ -31,19 +31,21 @@ describe.each(engines)('SessionStore on $label', (engine) => {
       tokenHash,
       securityStamp: options.securityStamp ?? 1,
       persistent: options.persistent ?? false,
+      method: options.method === undefined ? 'password' : options.method,
       createdAt: options.createdAt ?? 1_000,
       expiresAt: options.expiresAt ?? 10_000,
     });
 
   it('creates a session and finds it by its token hash while it has not expired', async () => {
     const userId = await createUser();
-    const created = await createSession('h1', { userId, securityStamp: 4, persistent: true });
+    const created = await createSession('h1', { userId, securityStamp: 4, persistent: true, method: 'external:acme' });
     expect(created).toEqual({
       id: expect.any(Number),
       userId,
       tokenHash: 'h1',
       securityStamp: 4,
       persistent: true,
+      method: 'external:acme',
       createdAt: 1_000,
       expiresAt: 10_000,
     });
@@ -110,6 +112,34 @@ describe.each(engines)('SessionStore on $label', (engine) => {
     expect(await sessions().deleteUserSessions(other)).toBe(2);
     expect(await sessions().deleteUserSessions(other)).toBe(0);
     expect(await sessionEvents()).toEqual([String(userId), String(other)]);
+  });
+
+  it('keeps how each session was opened, null for one that did not say', async () => {
+    const userId = await createUser();
+    for (const [hash, method] of [['p', 'password'], ['k', 'passkey'], ['t', 'two-factor'], ['e', 'external:acme'], ['n', null]] as const) {
+      await createSession(hash, { userId, method });
+      expect((await sessions().findByTokenHash(hash, 2_000))?.method).toBe(method);
+    }
+  });
+
+  it("deletes the user's sessions opened by one method only, announcing them, and leaves other users' alone", async () => {
+    const userId = await createUser();
+    const other = await createUser();
+    await createSession('acme-1', { userId, method: 'external:acme' });
+    await createSession('acme-2', { userId, method: 'external:acme' });
+    await createSession('beta', { userId, method: 'external:beta' });
+    await createSession('password', { userId, method: 'password' });
+    await createSession('unknown', { userId, method: null });
+    await createSession('other-acme', { userId: other, method: 'external:acme' });
+    const sessionEvents = async () =>
+      (await database.store.revocations.listSince(0)).filter((event) => event.kind === 'session').map((event) => event.subject);
+
+    expect(await sessions().deleteUserSessionsByMethod(userId, 'external:acme')).toBe(2);
+    expect(await sessionEvents()).toEqual([String(userId)]);
+    for (const gone of ['acme-1', 'acme-2']) expect(await sessions().findByTokenHash(gone, 2_000)).toBeNull();
+    for (const kept of ['beta', 'password', 'unknown', 'other-acme']) expect(await sessions().findByTokenHash(kept, 2_000)).not.toBeNull();
+    expect(await sessions().deleteUserSessionsByMethod(userId, 'external:acme')).toBe(0);
+    expect(await sessionEvents()).toEqual([String(userId)]);
   });
 
   it('goes with its user when the user is deleted', async () => {

@@ -29,7 +29,7 @@ const ada: NewUser = {
 };
 
 /** Gatehouse's migrations, as its bookkeeping table lists them. */
-const GATEHOUSE_MIGRATIONS = 11;
+const GATEHOUSE_MIGRATIONS = 13;
 
 /** The application's first migration: its own `users` and `sessions`, with an index name a framework might choose. */
 const applicationTables: Migration = {
@@ -106,7 +106,7 @@ describe.each(engines)('A database shared with an application, on $engine', (eng
     await store.migrate();
     const user = await store.users.create(ada);
     await expect(store.users.create(ada)).rejects.toEqual(new StoreConflictError('email'));
-    await store.sessions.create({ tokenHash: 'session-1', userId: user.id, securityStamp: user.securityStamp, persistent: false, createdAt: 1, expiresAt: 10 });
+    await store.sessions.create({ tokenHash: 'session-1', userId: user.id, securityStamp: user.securityStamp, persistent: false, method: 'password', createdAt: 1, expiresAt: 10 });
 
     // The application's tables: as it left them, its columns only.
     expect(await app.selectFrom('users').selectAll().execute()).toEqual([{ id: 1, name: 'the application’s user' }]);

@@ -7,7 +7,7 @@ import { TwoFactorError } from '../../identity/two-factor/two-factor-manager.ts'
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import { CookieSignIn, type PresentedSession } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import type { Html } from '../pages/html.ts';
@@ -117,8 +117,10 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
       const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
       return sendPage(reply, await renderLogin(request, reply, { errors: { '': [message] } }), 401);
     }
+    // A provider's login matched by e-mail at the first step is linked only now that both steps passed.
+    if (pending.link !== undefined) await services.externalLogins.link(result.user, pending.link, { ip: request.ip, how: 'email' });
     const persistent = pending.persistent || isOn(options.rememberMe);
-    await cookies.signIn(request, reply, result.user, persistent);
+    await cookies.signIn(request, reply, result.user, persistent, pending.method ?? 'two-factor');
     if (isOn(options.rememberClient)) cookies.rememberClient(reply, result.user);
     if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
     return noStore(reply).send({ succeeded: true });
@@ -261,16 +263,16 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
   }));
 
   change<Static<typeof RequiredCode>>('/account/2fa/enable', RequiredCode, async (user, body, request, reply) => {
-    const persistent = await cookies.sessionPersistence(request);
+    const presented = await cookies.sessionState(request);
     const recoveryCodes = await twoFactor.enable(user, body.code, { ip: request.ip });
-    await reissueSession(request, reply, persistent);
+    await reissueSession(request, reply, presented);
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' } };
   });
 
   change<Static<typeof RequiredCode>>('/account/2fa/disable', RequiredCode, async (user, body, request, reply) => {
-    const persistent = await cookies.sessionPersistence(request);
+    const presented = await cookies.sessionState(request);
     await twoFactor.disable(user, body.code, { ip: request.ip });
-    await reissueSession(request, reply, persistent);
+    await reissueSession(request, reply, presented);
     return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
   });
 
@@ -311,11 +313,11 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
 
   /**
    * Turning two-factor on or off is a security change: every session ends, and the one that asked
-   * goes on under the new stamp (as with a password change).
+   * goes on under the new stamp (as with a password change), opened as it was.
    */
-  async function reissueSession(request: FastifyRequest, reply: FastifyReply, persistent: boolean | null): Promise<void> {
+  async function reissueSession(request: FastifyRequest, reply: FastifyReply, presented: PresentedSession | null): Promise<void> {
     await services.revocationFeed.changed();
-    if (persistent !== null) await cookies.signIn(request, reply, await currentUser(request), persistent);
+    if (presented !== null) await cookies.signIn(request, reply, await currentUser(request), presented.persistent, presented.method);
   }
 }
 

@@ -108,7 +108,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
           });
           const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
           if (result.requiresTwoFactor) {
-            cookies.startTwoFactor(reply, result.user, persistent);
+            cookies.startTwoFactor(reply, result.user, persistent, { method: 'two-factor' });
             const returnUrl = returnUrlOf(request.query);
             if (isFormPost(request)) return seeOther(noStore(reply), paths.withReturnUrl(paths.twoFactorLogin, returnUrl));
             return noStore(reply).send({ succeeded: false, requiresTwoFactor: true });
@@ -119,7 +119,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
             const failed = { login, errors: { '': [message] }, unconfirmedEmail: result.isNotAllowed === true };
             return sendPage(reply, renderLogin(request, reply, failed), 401);
           }
-          await cookies.signIn(request, reply, result.user, persistent);
+          await cookies.signIn(request, reply, result.user, persistent, 'password');
           if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
           return noStore(reply).send({ succeeded: true });
         },
@@ -196,7 +196,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
           if (previous !== null && current?.valid) {
             await sessions.signOut(previous);
             const changed = await currentUser(request);
-            const session = await sessions.signIn(changed, { persistent: current.persistent });
+            const session = await sessions.signIn(changed, { persistent: current.persistent, method: current.method });
             setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
           }
           if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);

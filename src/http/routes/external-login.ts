@@ -128,15 +128,20 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
     '/account/logins/:provider',
     { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } },
     async (request, reply) => {
-      const userId = userIdOf(request);
-      const [user, logins] = await Promise.all([services.store.users.findById(userId), services.store.externalLogins.listForUser(userId)]);
-      if (user === null || !logins.some((login) => login.provider === request.params.provider)) throw GatehouseError.notFound('This provider is not linked.');
+      const { provider } = request.params;
+      // Read before the unlink ends it: the session that asks may be one opened through this provider.
+      const asking = await cookies.sessionState(request);
+      const user = await services.store.users.findById(userIdOf(request));
+      const outcome = user === null ? 'not-linked' : await services.externalLogins.unlink(user, provider, { ip: request.ip });
+      if (outcome === 'not-linked') throw GatehouseError.notFound('This provider is not linked.');
       // The last way to sign in stays: without a password, one login must remain.
-      if (user.passwordHash === null && logins.length === 1) {
-        throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
-      }
-      await services.store.externalLogins.remove(userId, request.params.provider);
-      if (isFormPost(request)) return seeOther(reply, paths.profile);
+      if (outcome === 'last-way-in') throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
+      // The sessions opened through the provider ended: their sockets close now, here and elsewhere.
+      await services.revocationFeed.changed();
+      const signedOut = asking?.method === `external:${provider}`;
+      if (signedOut) cookies.forgetSession(reply);
+      reply.header('cache-control', 'no-store');
+      if (isFormPost(request)) return seeOther(reply, signedOut ? paths.login : paths.profile);
       return reply.code(204).send();
     },
   );
@@ -184,28 +189,33 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
           return refuse(request, reply, provider.name, 'link-without-session', 403, 'Sign in again, then link the provider from your profile.');
         }
         const user = await services.store.users.findById(opened.linkUserId);
-        const outcome = user === null ? null : await externalSignIn.link(user, identity, { ip: request.ip });
-        if (outcome?.kind !== 'signed-in') {
+        const linked = user !== null && (await services.externalLogins.link(user, identity, { ip: request.ip, how: 'profile' }));
+        if (!linked) {
           return refuse(request, reply, provider.name, 'link-taken', 403, `This ${provider.name} account is linked to another user already.`);
         }
-        return seeOther(reply, paths.profile);
+        return seeOther(reply.header('cache-control', 'no-store'), paths.profile);
       }
 
+      const emailTaken = 'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.';
       const outcome = await externalSignIn.resolve(identity, { ip: request.ip });
-      if (outcome.kind === 'refused') {
-        return refuse(request, reply, provider.name, outcome.reason, 403,
-          'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.');
-      }
-      const user = outcome.user;
+      if (outcome.kind === 'refused') return refuse(request, reply, provider.name, outcome.reason, 403, emailTaken);
+      const { user } = outcome;
+      // A login matched by e-mail is linked only once the sign-in completes: not for a locked
+      // account, and after the second factor when the user has it on.
       if (user.lockedByAdmin || services.users.isLockedOut(user)) {
         return refuse(request, reply, provider.name, 'locked-out', 403, 'This account is locked for now.');
       }
+      const method = `external:${provider.name}` as const;
+      const link = outcome.kind === 'link-by-email' ? outcome.login : undefined;
       if (user.twoFactorEnabled && !cookies.rememberedClient(request)(user)) {
-        cookies.startTwoFactor(reply, user, false);
-        return reply.code(302).header('location', paths.withReturnUrl(paths.twoFactorLogin, opened.returnUrl)).send();
+        cookies.startTwoFactor(reply, user, false, { method, link });
+        return reply.code(302).header('cache-control', 'no-store').header('location', paths.withReturnUrl(paths.twoFactorLogin, opened.returnUrl)).send();
       }
-      await cookies.signIn(request, reply, user, false);
-      await audit.record('signin.succeeded', { userId: user.id, ip: request.ip, detail: { factor: `external:${provider.name}` } });
+      if (link !== undefined && !(await services.externalLogins.link(user, link, { ip: request.ip, how: 'email' }))) {
+        return refuse(request, reply, provider.name, 'email-taken', 403, emailTaken);
+      }
+      await cookies.signIn(request, reply, user, false, method);
+      await audit.record('signin.succeeded', { userId: user.id, ip: request.ip, detail: { factor: method } });
       return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? paths.profile).send();
     },
   );

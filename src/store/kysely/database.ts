@@ -224,6 +224,8 @@ export interface SessionsTable {
   user_id: number;
   security_stamp: number;
   persistent: number;
+  /** `SignInMethod`; null for sessions opened before it was recorded. */
+  method: string | null;
   created_at: number;
   expires_at: number;
 }

@@ -34,6 +34,26 @@ export class KyselyExternalLoginStore implements ExternalLoginStore {
     return result.numDeletedRows > 0n;
   }
 
+  async removeUnlessLastWayIn(userId: number, provider: string): Promise<'removed' | 'not-linked' | 'last-way-in'> {
+    return this.context.transaction(async (trx) => {
+      // Concurrent removals of the user's logins queue here: under READ COMMITTED each would
+      // otherwise count the other's login as still there. SQLite's transaction holds the write
+      // lock from its start (BEGIN IMMEDIATE) and has no row locks to take.
+      const user = await trx
+        .selectFrom('users')
+        .select('password_hash')
+        .where('id', '=', userId)
+        .$if(this.context.engine === 'postgres', (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (user === undefined) return 'not-linked';
+      const logins = await trx.selectFrom('external_logins').select('provider').where('user_id', '=', userId).execute();
+      if (!logins.some((login) => login.provider === provider)) return 'not-linked';
+      if (user.password_hash === null && logins.length === 1) return 'last-way-in';
+      await trx.deleteFrom('external_logins').where('user_id', '=', userId).where('provider', '=', provider).execute();
+      return 'removed';
+    });
+  }
+
   async createUserWithLogin(user: NewUser, login: Omit<ExternalLogin, 'userId'>): Promise<User> {
     return this.context.transaction(async (trx) => {
       const created = await insertUser(trx, user);

@@ -42,6 +42,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
   const context: StoreContext = {
     db,
     clock: options.clock,
+    engine,
     transaction: (work) => inTransaction(db, engine, work),
   };
   return atBoundary<Store>({

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Session, SessionStore } from '../ports.ts';
+import type { Session, SessionStore, SignInMethod } from '../ports.ts';
 import type { Database, SessionsTable } from './database.ts';
 import { ReusableQuery } from './reusable-query.ts';
 import { appendRevocations } from './revocation-store.ts';
@@ -21,6 +21,7 @@ export class KyselySessionStore implements SessionStore {
         user_id: p.user_id,
         security_stamp: p.security_stamp,
         persistent: p.persistent,
+        method: p.method,
         created_at: p.created_at,
         expires_at: p.expires_at,
       })
@@ -38,6 +39,7 @@ export class KyselySessionStore implements SessionStore {
       user_id: session.userId,
       security_stamp: session.securityStamp,
       persistent: session.persistent ? 1 : 0,
+      method: session.method,
       created_at: session.createdAt,
       expires_at: session.expiresAt,
     });
@@ -75,6 +77,15 @@ export class KyselySessionStore implements SessionStore {
     });
   }
 
+  async deleteUserSessionsByMethod(userId: number, method: SignInMethod): Promise<number> {
+    return this.context.transaction(async (trx) => {
+      const result = await trx.deleteFrom('sessions').where('user_id', '=', userId).where('method', '=', method).executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      if (count > 0) await appendRevocations(trx, [{ kind: 'session', subject: String(userId), at: this.context.clock.now() }]);
+      return count;
+    });
+  }
+
   async prune(before: number): Promise<number> {
     const result = await this.context.db.deleteFrom('sessions').where('expires_at', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
@@ -89,6 +100,7 @@ function toSession(row: Selectable<SessionsTable>): Session {
     tokenHash: row.token_hash,
     securityStamp: row.security_stamp,
     persistent: row.persistent === 1,
+    method: row.method as SignInMethod | null,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
   };

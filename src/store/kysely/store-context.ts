@@ -1,11 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
+import type { StoreEngine } from '../ports.ts';
 import type { Database } from './database.ts';
 
 /** What every Kysely port needs: the database, the clock for stamp times, and transactions. */
 export interface StoreContext {
   readonly db: Kysely<Database>;
   readonly clock: Clock;
+  /** For the few statements the engines spell differently (a row lock exists only in PostgreSQL). */
+  readonly engine: StoreEngine;
   /**
    * Runs `work` as one transaction; see `transaction.ts` for the engine differences. Inside
    * `work`, query through `trx` only: on SQLite `db` waits for the connection the transaction holds.

@@ -11,6 +11,7 @@ import * as posts from './0008-posts.ts';
 import * as externalLogins from './0009-external-logins.ts';
 import * as twoFactorStepsSpent from './0010-two-factor-steps-spent.ts';
 import * as noPendingPasswords from './0011-no-pending-passwords.ts';
+import * as sessionMethods from './0012-session-methods.ts';
 import * as spentExternalCorrelations from './0013-spent-external-correlations.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
@@ -36,6 +37,7 @@ const migrations: Record<string, EngineMigration> = {
   '0009-external-logins': externalLogins,
   '0010-two-factor-steps-spent': twoFactorStepsSpent,
   '0011-no-pending-passwords': noPendingPasswords,
+  '0012-session-methods': sessionMethods,
   '0013-spent-external-correlations': spentExternalCorrelations,
 };
 
