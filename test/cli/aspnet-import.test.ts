@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { aspNetV2Hash, aspNetV3Hash } from '../helpers/aspnet-hashes.ts';
+import { aspNetV2Hash, aspNetV2HashOfLength, aspNetV3Hash, aspNetV3HashShape } from '../helpers/aspnet-hashes.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { runCli } from '../helpers/processes.ts';
 import { json, startTestApp } from '../helpers/test-app.ts';
@@ -85,4 +85,33 @@ describe.each(engines)('users import --aspnet on $engine', (engine) => {
     const listed = await runCli(['users', 'list', '--json'], { DATABASE_URL: databaseUrl });
     expect(listed.stdout).toBe('');
   });
+
+  // A hash's header says how much CPU checking it costs; a hostile export makes every wrong guess
+  // at its account a CPU weapon. Rows over the caps refuse the file, with the row and the reason.
+  it.each([
+    ['a V3 hash with 10,000,000 iterations', () => aspNetV3HashShape('sha1', 10_000_000), 'PasswordHash has 10000000 iterations; at most 1000000 are accepted'],
+    ['a V3 hash with a 256-byte subkey', () => aspNetV3HashShape('sha1', 100_000, 16, 256), 'PasswordHash has a 256-byte subkey (13 PBKDF2 blocks of HMAC-SHA1); at most 64 bytes are accepted'],
+    ['a V2 hash with a 64-byte subkey', () => aspNetV2HashOfLength(1 + 16 + 64), 'PasswordHash is a V2 hash of 81 bytes; V2 is exactly 49 (0x00, a 16-byte salt, a 32-byte subkey)'],
+    ['a V3 hash naming an unknown PRF', () => unknownPrf(), 'PasswordHash names PRF 3, which ASP.NET does not have; its PRFs are 0 (HMAC-SHA1), 1 (HMAC-SHA256), 2 (HMAC-SHA512)'],
+  ])('refuses %s at import, naming the row and why in one line, and writes nothing', async (_attack, hostileHash, reason) => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    const hash = hostileHash();
+    const rows = [
+      { Id: 'a1', UserName: null, Email: 'fine@example.com', EmailConfirmed: true, PasswordHash: aspNetV2Hash(PASSWORD), Roles: [] },
+      { Id: 'b2', UserName: null, Email: 'hostile@example.com', EmailConfirmed: true, PasswordHash: hash, Roles: ['Admin'] },
+    ];
+    const result = await importFile(databaseUrl, rows);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`gatehouse: nothing imported: row 2: ${reason}\n`);
+    expect(result.stderr).not.toContain(hash.slice(0, 16));
+    expect((await runCli(['users', 'list', '--json'], { DATABASE_URL: databaseUrl })).stdout).toBe('');
+  });
 });
+
+/** A V3 hash whose PRF field is 3: ASP.NET has 0 to 2. */
+function unknownPrf(): string {
+  const bytes = Buffer.from(aspNetV3HashShape('sha256', 10_000), 'base64');
+  bytes.writeUInt32BE(3, 1);
+  return bytes.toString('base64');
+}
