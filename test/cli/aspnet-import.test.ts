@@ -107,6 +107,55 @@ describe.each(engines)('users import --aspnet on $engine', (engine) => {
     expect(result.stderr).not.toContain(hash.slice(0, 16));
     expect((await runCli(['users', 'list', '--json'], { DATABASE_URL: databaseUrl })).stdout).toBe('');
   });
+
+  it('never computes a hash over the caps already in the database (written before them): the right password fails, and each such user is reported at start-up', async () => {
+    const databaseUrl = await engine.createDatabaseUrl();
+    const hostile = aspNetV3HashShape('sha1', 10_000_000, 16, 256);
+    // Right for PASSWORD: only a computed PBKDF2 could let it sign in.
+    const longSubkey = aspNetV3Hash(PASSWORD, 'sha256', 1000, 16, 65);
+    const first = await startTestApp(databaseUrl);
+    let ids: number[];
+    try {
+      expect(first.logs.join('')).not.toMatch(/password hash/);
+      // As an older version's import could have written them.
+      const written = await first.services.store.users.createMany(
+        [hostile, longSubkey, aspNetV2Hash(PASSWORD)].map((passwordHash, index) => ({
+          email: `old${index}@example.com`,
+          normalizedEmail: `old${index}@example.com`,
+          userName: null,
+          normalizedUserName: null,
+          passwordHash,
+          emailConfirmed: true,
+          createdAt: Date.now(),
+        })),
+      );
+      ids = written.map((user) => user.id);
+    } finally {
+      await first.close();
+    }
+
+    const instance = await startTestApp(databaseUrl);
+    try {
+      const warnings = instance.logs.map((line) => JSON.parse(line) as { level: number; msg: string; userId?: number; refused?: number }).filter((line) => line.level === 40);
+      const aboutUsers = warnings.filter((line) => line.userId !== undefined);
+      expect(aboutUsers.map((line) => line.userId)).toEqual([ids[0], ids[1]]);
+      expect(aboutUsers[0]!.msg).toBe(
+        `user ${ids[0]}: the stored password hash has 10000000 iterations; at most 1000000 are accepted; it is never checked, so this user cannot sign in with a password until it is reset`,
+      );
+      expect(aboutUsers[1]!.msg).toMatch(new RegExp(`^user ${ids[1]}: the stored password hash has a 65-byte subkey .*until it is reset$`));
+      expect(warnings.filter((line) => line.refused !== undefined)).toEqual([expect.objectContaining({ refused: 2, msg: expect.stringMatching(/^2 users have a stored password hash that is not accepted/) })]);
+      for (const hash of [hostile, longSubkey]) expect(instance.logs.join('')).not.toContain(hash.slice(0, 16));
+
+      for (const [index, expected] of [[0, 401], [1, 401], [2, 200]] as const) {
+        const signIn = await instance.app.inject({ method: 'POST', url: '/account/login', payload: { email: `old${index}@example.com`, password: PASSWORD } });
+        expect(signIn.statusCode, `old${index}`).toBe(expected);
+      }
+      // Refused, not upgraded: the hash stays until the password is reset.
+      expect((await instance.services.store.users.findById(ids[1]!))!.passwordHash).toBe(longSubkey);
+    } finally {
+      await instance.close();
+    }
+  });
 });
 
 /** A V3 hash whose PRF field is 3: ASP.NET has 0 to 2. */
