@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import { type Config, requireMailInProduction } from '../config/config.ts';
 import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
+import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
 import type { UserManager } from '../identity/user-manager.ts';
 import type { Clock } from '../platform/clock.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
@@ -206,6 +207,8 @@ async function wireGatehouse(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
   });
+  // Rows written before the caps on imported hashes existed, or by hand: told at every start.
+  await reportRefusedPasswordHashes(store.users, services.logger);
   const policies = policyProvider(options);
   const handlers = [...membershipHandlers(), ...(options.handlers ?? [])];
   const authorization = new AuthorizationService({ handlers, onFailure: logAuthorizationFailure(app.log) });

@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock.ts';
 import type { NewUser, UserStore } from '../store/ports.ts';
-import { isAspNetPasswordHash } from './aspnet-password-hash.ts';
+import { aspNetPasswordHashProblem } from './aspnet-password-hash.ts';
 import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
 
 /** A row of ASP.NET Core Identity's `AspNetUsers`, as exported for `users import --aspnet` (docs/reference/cli.md). */
@@ -30,9 +30,11 @@ export interface AspNetImportReport {
 /**
  * Imports exported ASP.NET Core Identity users: new integer ids with the old `Id` kept as the
  * external id, password hashes kept as they are (verified in their V2/V3 format and replaced by
- * Argon2id at the next sign-in), roles created on first use. A `UserName` equal to the e-mail or
- * outside Gatehouse's user-name rule is dropped; a row whose e-mail exists is skipped. The whole
- * file is checked before anything is written, and the users are written in one transaction.
+ * Argon2id at the next sign-in), roles created on first use. A hash over the caps of
+ * aspnet-password-hash.ts refuses the file: such a row would make every wrong guess at its
+ * account expensive. A `UserName` equal to the e-mail or outside Gatehouse's user-name rule is
+ * dropped; a row whose e-mail exists is skipped. The whole file is checked before anything is
+ * written, and the users are written in one transaction.
  */
 export async function importAspNetUsers(content: string, users: UserStore, clock: Clock): Promise<AspNetImportReport> {
   const rows = parseRows(content);
@@ -104,8 +106,11 @@ function checkRow(row: unknown, position: number): AspNetUserRow {
   if (typeof Email !== 'string' || !isValidEmail(Email)) throw fail('Email is missing or not an e-mail address');
   if (UserName !== undefined && UserName !== null && typeof UserName !== 'string') throw fail('UserName must be a string or null');
   if (EmailConfirmed !== undefined && typeof EmailConfirmed !== 'boolean') throw fail('EmailConfirmed must be true or false');
-  if (PasswordHash !== undefined && PasswordHash !== null && (typeof PasswordHash !== 'string' || !isAspNetPasswordHash(PasswordHash))) {
-    throw fail('PasswordHash is not an ASP.NET Core Identity V2 or V3 hash');
+  if (PasswordHash !== undefined && PasswordHash !== null) {
+    if (typeof PasswordHash !== 'string') throw fail('PasswordHash must be a string or null');
+    // Specific (iterations, subkey, PRF, V2 layout) so the exporter knows what to fix; never the hash itself.
+    const problem = aspNetPasswordHashProblem(PasswordHash);
+    if (problem !== null) throw fail(`PasswordHash ${problem}`);
   }
   if (Roles !== undefined && Roles !== null && (!Array.isArray(Roles) || !Roles.every((role) => typeof role === 'string' && role.trim() !== ''))) {
     throw fail('Roles must be an array of role names');

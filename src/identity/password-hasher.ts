@@ -24,6 +24,9 @@ export class PasswordHasher {
   async verify(storedHash: string | null, password: string): Promise<boolean> {
     // Imported from ASP.NET Core Identity: PBKDF2 on libuv's pool, the password as typed (ASP.NET does not normalise).
     if (storedHash !== null && isAspNetPasswordHash(storedHash)) return verifyAspNetPasswordHash(storedHash, password);
+    // No hash, or one no check accepts: malformed, or an ASP.NET hash over the caps (written before
+    // they existed, or by hand), whose own PBKDF2 is never run. It takes a real check's time all
+    // the same, so that such an account looks like any other to a guesser.
     if (storedHash === null || !storedHash.startsWith('$argon2')) {
       await this.verifyDummy(password);
       return false;

@@ -126,6 +126,17 @@ export interface UserStore {
    * `expectedHash`: not a security change (sessions and tokens go on). False otherwise.
    */
   upgradePasswordHash(userId: number, expectedHash: string, newHash: string): Promise<boolean>;
+  /**
+   * A page of the password hashes that are not Argon2 (`$argon2…`): those of users imported from
+   * another system who have not signed in since. At most `limit`, by user id, after `afterUserId`;
+   * only the id and the hash are read, so a scan of a large users table stays cheap.
+   */
+  listNonArgon2PasswordHashes(afterUserId: number, limit: number): Promise<StoredPasswordHash[]>;
+}
+
+export interface StoredPasswordHash {
+  readonly userId: number;
+  readonly passwordHash: string;
 }
 
 export interface FailedSignIn {

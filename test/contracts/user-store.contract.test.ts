@@ -446,4 +446,41 @@ describe.each(engines)('UserStore on $label', (engine) => {
       expect(second.id).toBeGreaterThan(first.id);
     });
   });
+
+  describe('password hashes that are not Argon2', () => {
+    /** One user per hash, e-mails and names apart; returns their ids in order. */
+    async function usersWithHashes(hashes: readonly (string | null)[]): Promise<number[]> {
+      const created = await users().createMany(
+        hashes.map((passwordHash, index) =>
+          newUser({ email: `u${index}@example.com`, normalizedEmail: `u${index}@example.com`, userName: null, normalizedUserName: null, passwordHash }),
+        ),
+      );
+      return created.map((user) => user.id);
+    }
+
+    it('lists only the users whose hash is set and does not begin with "$argon2" (case counts), by id, with the hash', async () => {
+      const ids = await usersWithHashes(['$argon2id$v=19$m=19456,t=2,p=1$a$b', 'AQAAAAIAAYag', null, '$argon2i$old', '$ARGON2id$not-ours', 'plain', '$argon']);
+      expect(await users().listNonArgon2PasswordHashes(0, 100)).toEqual([
+        { userId: ids[1], passwordHash: 'AQAAAAIAAYag' },
+        { userId: ids[4], passwordHash: '$ARGON2id$not-ours' },
+        { userId: ids[5], passwordHash: 'plain' },
+        { userId: ids[6], passwordHash: '$argon' },
+      ]);
+    });
+
+    it('pages by id: at most `limit`, after the given id, and nothing past the last', async () => {
+      const ids = await usersWithHashes(['h1', '$argon2id$x', 'h2', 'h3', 'h4']);
+      const first = await users().listNonArgon2PasswordHashes(0, 2);
+      expect(first.map((row) => row.userId)).toEqual([ids[0], ids[2]]);
+      const second = await users().listNonArgon2PasswordHashes(first[1]!.userId, 2);
+      expect(second.map((row) => row.passwordHash)).toEqual(['h3', 'h4']);
+      expect(await users().listNonArgon2PasswordHashes(ids[4]!, 2)).toEqual([]);
+    });
+
+    it('is empty when every hash is Argon2 or there are no users', async () => {
+      expect(await users().listNonArgon2PasswordHashes(0, 10)).toEqual([]);
+      await usersWithHashes(['$argon2id$x', null]);
+      expect(await users().listNonArgon2PasswordHashes(0, 10)).toEqual([]);
+    });
+  });
 });

@@ -21,10 +21,27 @@ export function aspNetV3Hash(password: string, prf: keyof typeof PRFS, iteration
   const [id, hash] = PRFS[prf];
   const salt = randomBytes(saltBytes);
   const subkey = pbkdf2(hash, new TextEncoder().encode(password), salt, { c: iterations, dkLen: subkeyBytes });
+  return Buffer.concat([v3Header(id, iterations, saltBytes), salt, Buffer.from(subkey)]).toString('base64');
+}
+
+/**
+ * A V3 hash with these parameters and a random subkey, computed by nothing: how a hostile row
+ * looks (10,000,000 iterations, a 256-byte subkey) without spending what it asks for.
+ */
+export function aspNetV3HashShape(prf: keyof typeof PRFS, iterations: number, saltBytes = 16, subkeyBytes = 32): string {
+  return Buffer.concat([v3Header(PRFS[prf][0], iterations, saltBytes), randomBytes(saltBytes + subkeyBytes)]).toString('base64');
+}
+
+/** Something that begins as V2 (0x00) but is `totalBytes` long: V2 has one layout, of 49 bytes. */
+export function aspNetV2HashOfLength(totalBytes: number): string {
+  return Buffer.concat([Buffer.from([0]), randomBytes(totalBytes - 1)]).toString('base64');
+}
+
+function v3Header(prfId: number, iterations: number, saltBytes: number): Buffer {
   const header = Buffer.alloc(13);
   header[0] = 1;
-  header.writeUInt32BE(id, 1);
+  header.writeUInt32BE(prfId, 1);
   header.writeUInt32BE(iterations, 5);
   header.writeUInt32BE(saltBytes, 9);
-  return Buffer.concat([header, salt, Buffer.from(subkey)]).toString('base64');
+  return header;
 }

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database } from './database.ts';
-import type { FailedSignIn, NewUser, User, UserClaim, UserStore } from '../ports.ts';
+import type { FailedSignIn, NewUser, StoredPasswordHash, User, UserClaim, UserStore } from '../ports.ts';
 import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
 import { appendRevocations } from './revocation-store.ts';
@@ -211,6 +211,21 @@ export class KyselyUserStore implements UserStore {
       .where('password_hash', '=', expectedHash)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  async listNonArgon2PasswordHashes(afterUserId: number, limit: number): Promise<StoredPasswordHash[]> {
+    // substr, not LIKE: SQLite's LIKE ignores case and PostgreSQL's does not; this compares bytes on both.
+    const rows = await this.context.db
+      .selectFrom('users')
+      .select(['id', 'password_hash'])
+      .where('id', '>', afterUserId)
+      .where('password_hash', 'is not', null)
+      .where(sql<string>`substr(${sql.ref('password_hash')}, 1, 7)`, '<>', '$argon2')
+      .orderBy('id')
+      .limit(limit)
+      .$narrowType<{ password_hash: string }>()
+      .execute();
+    return rows.map((row) => ({ userId: row.id, passwordHash: row.password_hash }));
   }
 }
 
