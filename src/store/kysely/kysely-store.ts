@@ -41,6 +41,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
   const atBoundary = <Port extends object>(port: Port) => atPortBoundary(port, naming.tablePrefix);
   const context: StoreContext = {
     db,
+    engine,
     clock: options.clock,
     transaction: (work) => inTransaction(db, engine, work),
   };

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
+import type { StoreEngine } from '../ports.ts';
 import type { Database } from './database.ts';
 
 /** What every Kysely port needs: the database, the clock for stamp times, and transactions. */
 export interface StoreContext {
   readonly db: Kysely<Database>;
+  /** For the few statements the engines write differently (row locks). */
+  readonly engine: StoreEngine;
   readonly clock: Clock;
   /**
    * Runs `work` as one transaction; see `transaction.ts` for the engine differences. Inside
