@@ -5,8 +5,8 @@ import type { Database } from './database.ts';
 /**
  * Whether taking `userId` away from the usable holders of `adminRole` (a lock, a deletion, the
  * role's removal) would leave none: the user holds the role and every other holder is locked by
- * an admin. An automatic lockout does not count: it ends by itself. Run it after
- * `serializeAdminChanges`, in the same transaction as the change.
+ * an admin. An automatic lockout does not count: it ends by itself. Run it in the transaction
+ * of the change, before it: from here to the commit, no other such change can count.
  */
 export async function isLastUsableAdmin(
   trx: Kysely<Database>,
