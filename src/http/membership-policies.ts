@@ -1,3 +1,4 @@
+import { ADMIN_ROLE } from '../identity/admin-role.ts';
 import { AuthorizationPolicyBuilder } from '../security/authorization/index.ts';
 import { RoleGrantHandler } from '../policies/role-grant.ts';
 import { UserSubjectRequirement } from '../policies/user-subject-requirement.ts';
@@ -10,7 +11,7 @@ export const membershipPolicies = {
   /** A signed-in user (a principal with `sub`): API-key callers act for no user. */
   user: new AuthorizationPolicyBuilder().requireAuthenticatedUser().addRequirement(new UserSubjectRequirement()).build(),
   /** The admin API: role `Admin`. */
-  admin: new AuthorizationPolicyBuilder().requireAuthenticatedUser().requireRole('Admin').build(),
+  admin: new AuthorizationPolicyBuilder().requireAuthenticatedUser().requireRole(ADMIN_ROLE).build(),
   /** Any authenticated caller: the routes of Gatehouse that say nothing else. */
   authenticated: new AuthorizationPolicyBuilder().requireAuthenticatedUser().build(),
 };

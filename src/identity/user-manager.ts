@@ -1,8 +1,9 @@
 import { RESERVED_CLAIM_TYPES } from '../security/claims/index.ts';
 import { type FieldErrors, GatehouseError } from '../security/errors.ts';
 import type { Clock } from '../platform/clock.ts';
-import { StoreConflictError, type User, type UserClaim, type UserStore } from '../store/ports.ts';
+import { type AdminKeepingChange, StoreConflictError, type User, type UserClaim, type UserStore } from '../store/ports.ts';
 import { STAMP_CLAIM } from '../tokens/access-token.ts';
+import { ADMIN_ROLE } from './admin-role.ts';
 import type { CredentialChecks } from './credential-checks.ts';
 import { type FailureContext, isLockedOutAt } from './lockout.ts';
 import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
@@ -146,6 +147,24 @@ export class UserManager {
     return this.users.delete(userId);
   }
 
+  /**
+   * The admin API's deletion, lock and removal of a role: 409 (`GH_CONFLICT`), nothing changed,
+   * when the user is the last holder of `Admin` not locked by an admin. False for an unknown
+   * user (or, removing a role, one without it). The CLI uses `delete` and `removeRole`, which
+   * keep nobody: it is the way back into a service without an admin.
+   */
+  async deleteKeepingAdmin(userId: number): Promise<boolean> {
+    return keptAdmin(await this.users.deleteKeepingAdmin(userId, ADMIN_ROLE));
+  }
+
+  async lockKeepingAdmin(userId: number): Promise<boolean> {
+    return keptAdmin(await this.users.lockKeepingAdmin(userId, ADMIN_ROLE));
+  }
+
+  async removeRoleKeepingAdmin(userId: number, role: string): Promise<boolean> {
+    return keptAdmin(await this.users.removeRoleKeepingAdmin(userId, role, ADMIN_ROLE));
+  }
+
   /** Lifts an admin lock and an automatic lockout alike. */
   async unlock(userId: number): Promise<boolean> {
     const found = await this.users.setAdminLock(userId, false);
@@ -160,6 +179,14 @@ export class UserManager {
   isLockedOut(user: User): boolean {
     return isLockedOutAt(user, this.clock.now());
   }
+}
+
+/** Whether the change was made; the 409 when it would have left no usable admin. */
+function keptAdmin(change: AdminKeepingChange): boolean {
+  if (change === 'last-admin') {
+    throw new GatehouseError('GH_CONFLICT', `No other user with role ${ADMIN_ROLE} can sign in: grant ${ADMIN_ROLE} to another user first.`);
+  }
+  return change === 'done';
 }
 
 /** Why a custom claim is refused, or null. Reserved types belong to the service. */

@@ -11,5 +11,5 @@ export type {
   ApplicationMigrations,
   GatehouseTable,
 } from './application-database.ts';
-export type { DataVersion, Store, StoreEngine, User, UserStore } from './ports.ts';
+export type { AdminKeepingChange, DataVersion, Store, StoreEngine, User, UserStore } from './ports.ts';
 export { StoreConflictError, StoreUnavailableError } from './ports.ts';

@@ -97,6 +97,17 @@ export interface UserStore {
   removeClaim(userId: number, claim: UserClaim): Promise<boolean>;
   /** Sets or clears the admin lock; a lock is a security change (bumps both stamps). False for an unknown user. */
   setAdminLock(userId: number, locked: boolean): Promise<boolean>;
+  /**
+   * The admin API's lock, deletion and role removal: each as `setAdminLock(userId, true)`,
+   * `delete` and `removeRole`, unless the user holds `adminRole` and no other holder of it is
+   * free of an admin lock; then nothing changes and the answer is 'last-admin'. The check and
+   * the change are one step: of concurrent calls that each take away one admin, the last one
+   * left stays, whichever engine and however many processes. 'absent' for an unknown user (or,
+   * removing a role, one without it).
+   */
+  lockKeepingAdmin(userId: number, adminRole: string): Promise<AdminKeepingChange>;
+  deleteKeepingAdmin(userId: number, adminRole: string): Promise<AdminKeepingChange>;
+  removeRoleKeepingAdmin(userId: number, role: string, adminRole: string): Promise<AdminKeepingChange>;
   /** Clears an automatic lockout and the failure count; false for an unknown user. */
   clearLockout(userId: number): Promise<boolean>;
   /** A new password hash: a security change (stamps bumped, refresh families revoked, a revocation event). False for an unknown user. */
@@ -138,6 +149,9 @@ export interface StoredPasswordHash {
   readonly userId: number;
   readonly passwordHash: string;
 }
+
+/** What a change that must leave a usable admin did. */
+export type AdminKeepingChange = 'done' | 'absent' | 'last-admin';
 
 export interface FailedSignIn {
   readonly maxAttempts: number;

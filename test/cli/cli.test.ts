@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
 import { runCli, type RunResult, useProcessCleanup } from '../helpers/processes.ts';
-import { json, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bearer, json, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const engines = await testEngines();
 const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -294,6 +294,21 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       expect(result.stdout).toBe('');
       expect(await instance.services.users.findById(user.id)).toBeNull();
       expect(await instance.services.users.findById(other.user.id)).not.toBeNull();
+    });
+
+    it('is the way back: takes Admin from and deletes the last admin, whom the admin API keeps (409)', async () => {
+      const { user } = await instance.createUser({ roles: ['Admin', 'Reader'] });
+      const headers = bearer(await instance.tokenFor(user));
+      const demote = await instance.app.inject({ method: 'DELETE', url: `/admin/users/${user.id}/roles/Admin`, headers });
+      expect(demote.statusCode, 'the last admin').toBe(409);
+
+      const removed = await cli('users', 'roles', 'remove', '--email', user.email, '--role', 'Admin');
+      expect(removed.code, removed.stderr).toBe(0);
+      expect((await listed(user.email))?.roles).toEqual(['Reader']);
+      expect((await cli('users', 'roles', 'add', '--email', user.email, '--role', 'Admin')).code).toBe(0);
+      const deleted = await cli('users', 'delete', '--email', user.email);
+      expect(deleted.code, deleted.stderr).toBe(0);
+      expect(await instance.services.users.findById(user.id)).toBeNull();
     });
 
     it('unlocks a user locked by an admin, so users list --json shows lockedOut false', async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { StoreConflictError, type NewUser } from '../../src/store/ports.ts';
+import { createStore } from '../../src/store/create-store.ts';
+import { StoreConflictError, type NewUser, type Store } from '../../src/store/ports.ts';
 import { testEnginesWithPrefixedTables } from '../helpers/databases.ts';
 import { useMigratedStore } from './migrated-store.ts';
+import { inSeparateProcesses } from './separate-processes.ts';
 
 // Also with the tables under a prefix (and a schema): a representative set of the ports.
 const engines = await testEnginesWithPrefixedTables();
@@ -425,6 +427,143 @@ describe.each(engines)('UserStore on $label', (engine) => {
       await users().addRole(user.id, 'editor');
       await users().addClaim(user.id, { type: 'age', value: '30' });
       expect((await database.store.refreshTokens.find('t0'))?.family.revokedAt).toBeNull();
+    });
+  });
+
+  describe('keeping a usable admin (lock, delete, remove role)', () => {
+    let serial = 0;
+    /** A user of its own e-mail with these roles. */
+    const holder = (roles: string[]) => {
+      serial += 1;
+      const email = `holder${serial}@x.io`;
+      return users().create(newUser({ email, normalizedEmail: email, userName: null, normalizedUserName: null, roles }));
+    };
+    const stateOf = async (id: number) => {
+      const user = await users().findById(id);
+      return user && { roles: user.roles, lockedByAdmin: user.lockedByAdmin, securityStamp: user.securityStamp, claimsStamp: user.claimsStamp };
+    };
+    /** Every guarded change, aimed at one user. */
+    const guardedChanges = (id: number, adminRole = 'Admin') => [
+      () => users().lockKeepingAdmin(id, adminRole),
+      () => users().deleteKeepingAdmin(id, adminRole),
+      () => users().removeRoleKeepingAdmin(id, adminRole, adminRole),
+    ];
+
+    it('refuses to lock, delete or take the role from the only holder of it, and changes nothing, the feed included', async () => {
+      const admin = await holder(['Admin', 'Editor']);
+      const before = await stateOf(admin.id);
+      for (const change of guardedChanges(admin.id)) expect(await change()).toBe('last-admin');
+      expect(await stateOf(admin.id)).toEqual(before);
+      expect(await feed()).toEqual([]);
+    });
+
+    it('counts neither an admin-locked holder nor one of another spelling as the admin that remains', async () => {
+      const admin = await holder(['Admin']);
+      const locked = await holder(['Admin']);
+      await users().setAdminLock(locked.id, true);
+      await holder(['admin', 'ADMIN']);
+      for (const change of guardedChanges(admin.id)) expect(await change()).toBe('last-admin');
+      expect(await stateOf(admin.id)).toMatchObject({ roles: ['Admin'], lockedByAdmin: false });
+      // The locked one is no usable admin either way: it may go while the usable one stays.
+      expect(await users().deleteKeepingAdmin(locked.id, 'Admin')).toBe('done');
+    });
+
+    it('counts a holder within an automatic lockout as remaining: that lockout ends by itself', async () => {
+      const admin = await holder(['Admin']);
+      const lockedOut = await holder(['Admin']);
+      await users().recordFailedSignIn(lockedOut.id, { maxAttempts: 1, lockoutEnd: 90_000, now: 50_000 });
+      expect(await users().lockKeepingAdmin(admin.id, 'Admin')).toBe('done');
+      expect(await users().lockKeepingAdmin(lockedOut.id, 'Admin')).toBe('last-admin');
+    });
+
+    it('lets a holder go when another usable one remains, the holder acting on itself included, each as the plain change does', async () => {
+      const [first, second, third] = [await holder(['Admin']), await holder(['Admin']), await holder(['Admin'])];
+      clock.set(70_000);
+      expect(await users().removeRoleKeepingAdmin(first.id, 'Admin', 'Admin')).toBe('done');
+      expect(await stateOf(first.id)).toMatchObject({ roles: [], claimsStamp: 2, securityStamp: 1 });
+      expect(await users().lockKeepingAdmin(second.id, 'Admin')).toBe('done');
+      expect(await stateOf(second.id)).toMatchObject({ lockedByAdmin: true, claimsStamp: 2, securityStamp: 2 });
+      expect(await users().deleteKeepingAdmin(second.id, 'Admin')).toBe('done');
+      expect(await users().findById(second.id)).toBeNull();
+      expect((await feed()).map((event) => [event.kind, event.subject, event.at])).toEqual([
+        ['user', String(first.id), 70_000],
+        ['user', String(second.id), 70_000],
+        ['user-deleted', String(second.id), 70_000],
+      ]);
+      for (const change of guardedChanges(third.id)) expect(await change()).toBe('last-admin');
+    });
+
+    it('changes users without the role and other roles of the last holder freely, and answers absent for an unknown user or a role not held', async () => {
+      const admin = await holder(['Admin', 'Editor']);
+      const plain = await holder(['Editor']);
+      expect(await users().removeRoleKeepingAdmin(admin.id, 'Editor', 'Admin')).toBe('done');
+      expect(await users().removeRoleKeepingAdmin(admin.id, 'Editor', 'Admin')).toBe('absent');
+      expect(await users().removeRoleKeepingAdmin(plain.id, 'Admin', 'Admin')).toBe('absent');
+      expect(await users().lockKeepingAdmin(plain.id, 'Admin')).toBe('done');
+      expect(await users().deleteKeepingAdmin(plain.id, 'Admin')).toBe('done');
+      for (const change of guardedChanges(4242)) expect(await change()).toBe('absent');
+      expect(await stateOf(admin.id)).toMatchObject({ roles: ['Admin'], lockedByAdmin: false });
+    });
+
+    it('answers as the plain change does when the role was never used: nobody holds it', async () => {
+      const user = await holder(['Editor']);
+      expect(await users().lockKeepingAdmin(user.id, 'Admin')).toBe('done');
+      expect(await users().deleteKeepingAdmin(user.id, 'Admin')).toBe('done');
+    });
+
+    /**
+     * Two admins, each taking the other away (the role, a lock or a deletion by turns), 20 pairs
+     * at once; each pair has a role of its own, so that every pair is the only holders of it.
+     * Exactly one of each pair goes and one stays usable.
+     */
+    const ROUNDS = 20;
+    const CHANGES = ['removeRoleKeepingAdmin', 'lockKeepingAdmin', 'deleteKeepingAdmin'] as const;
+    async function adminPairs() {
+      const pairs: { role: string; ids: [number, number]; change: (typeof CHANGES)[number] }[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const role = `Admin${round}`;
+        const ids: [number, number] = [(await holder([role])).id, (await holder([role])).id];
+        pairs.push({ role, ids, change: CHANGES[round % CHANGES.length]! });
+      }
+      return pairs;
+    }
+    async function expectOneUsableHolderEach(pairs: Awaited<ReturnType<typeof adminPairs>>, outcomes: string[][]) {
+      for (const [round, { role, ids }] of pairs.entries()) {
+        expect(outcomes[round]!.slice().sort(), `round ${round}`).toEqual(['done', 'last-admin']);
+        const usable = (await users().findByIds(ids)).filter((user) => user.roles.includes(role) && !user.lockedByAdmin);
+        expect(usable, `round ${round}`).toHaveLength(1);
+      }
+    }
+    const callOf = (store: Store, { role, ids, change }: Awaited<ReturnType<typeof adminPairs>>[number], side: 0 | 1) => {
+      // Side 0 takes away the second admin, side 1 the first.
+      const target = ids[1 - side]!;
+      return change === 'removeRoleKeepingAdmin' ? store.users.removeRoleKeepingAdmin(target, role, role) : store.users[change](target, role);
+    };
+
+    it('never leaves a pair of admins that take each other away at once without a usable one, each side on a store of its own', async () => {
+      const pairs = await adminPairs();
+      const sides = [await createStore(database.databaseUrl, engine.tables), await createStore(database.databaseUrl, engine.tables)];
+      try {
+        const outcomes = await Promise.all(pairs.map((pair) => Promise.all([callOf(sides[0]!, pair, 0), callOf(sides[1]!, pair, 1)])));
+        await expectOneUsableHolderEach(pairs, outcomes);
+      } finally {
+        await Promise.all(sides.map((store) => store.close()));
+      }
+    });
+
+    it('never leaves a pair of admins that take each other away at once without a usable one, each side in a process of its own', async () => {
+      const pairs = await adminPairs();
+      const perSide = await inSeparateProcesses<string[]>(
+        2,
+        database.databaseUrl,
+        `const pairs = ${JSON.stringify(pairs)};
+         return Promise.all(pairs.map(({ role, ids, change }) => {
+           const target = ids[1 - index];
+           return change === 'removeRoleKeepingAdmin' ? store.users.removeRoleKeepingAdmin(target, role, role) : store.users[change](target, role);
+         }));`,
+        engine.tables,
+      );
+      await expectOneUsableHolderEach(pairs, pairs.map((_, round) => [perSide[0]![round]!, perSide[1]![round]!]));
     });
   });
 

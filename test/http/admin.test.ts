@@ -389,6 +389,74 @@ describe.each(engines)('admin API on $engine', (engine) => {
     });
   });
 
+  describe('the last admin (409: the API keeps one admin who can sign in)', () => {
+    /** The caller as an admin: its token's headers, and itself. */
+    async function admin(): Promise<{ user: User; headers: Record<string, string> }> {
+      const { user } = await ctx.createUser({ roles: ['Admin', 'Editor'] });
+      return { user, headers: bearer(await ctx.tokenFor(user)) };
+    }
+    const selfRemovals = (id: number): [string, AdminRequest][] => [
+      ['lock', { method: 'POST', url: `/admin/users/${id}/lock` }],
+      ['delete', { method: 'DELETE', url: `/admin/users/${id}` }],
+      ['demote', { method: 'DELETE', url: `/admin/users/${id}/roles/Admin` }],
+    ];
+
+    /** 409 problem+json, the user and its token as they were, and no audit event of a change. */
+    async function expectRefusedAsLastAdmin(request: AdminRequest, self: { user: User; headers: Record<string, string> }) {
+      const before = await stateOf(self.user.id);
+      const response = await send(request, self.headers);
+      expect(response.statusCode, `${request.method} ${request.url}`).toBe(409);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(json(response)).toMatchObject({ status: 409, title: 'Conflict', code: 'GH_CONFLICT', type: 'urn:gatehouse:problem:conflict' });
+      expect(json<{ detail: string }>(response).detail).toMatch(/Admin/);
+      expect(await stateOf(self.user.id)).toEqual(before);
+      expect((await listUsers(self.headers)).find((entry) => entry.id === self.user.id)).toMatchObject({ roles: ['Admin', 'Editor'], lockedOut: false });
+      const events = await ctx.services.store.audit.list({ limit: 100 });
+      const changes = events.filter((event) => event.userId === self.user.id && ['user.locked', 'user.deleted', 'role.removed'].includes(event.type));
+      expect(changes).toEqual([]);
+    }
+
+    for (const [attack, index] of [['lock', 0], ['delete', 1], ['demote', 2]] as const) {
+      it(`the last admin cannot ${attack} itself: 409, nothing changed`, async () => {
+        const self = await admin();
+        await expectRefusedAsLastAdmin(selfRemovals(self.user.id)[index]![1], self);
+      });
+    }
+
+    it('an admin-locked admin is no admin that remains: the only one who can sign in cannot lock, delete or demote itself either', async () => {
+      const self = await admin();
+      const { user: locked } = await ctx.createUser({ roles: ['Admin'] });
+      expect((await send({ method: 'POST', url: `/admin/users/${locked.id}/lock` }, self.headers)).statusCode).toBe(204);
+      for (const [, request] of selfRemovals(self.user.id)) await expectRefusedAsLastAdmin(request, self);
+    });
+
+    it('an admin may lock, delete or demote itself while another admin who can sign in remains', async () => {
+      for (const [attack, index] of [['lock', 0], ['delete', 1], ['demote', 2]] as const) {
+        const self = await admin();
+        const other = await admin();
+        const response = await send(selfRemovals(self.user.id)[index]![1], self.headers);
+        expect(response.statusCode, attack).toBe(204);
+        // What remains is the last admin now, refused in its turn.
+        await expectRefusedAsLastAdmin(selfRemovals(other.user.id)[index]![1], other);
+        // Out of the way of the next round: the CLI's way, which keeps nobody.
+        await ctx.services.users.lock(other.user.id);
+      }
+    });
+
+    it('two admins demoting each other at once leave one admin: one 204, and the other 409 (or 401, its token older than its demotion)', async () => {
+      const [first, second] = [await admin(), await admin()];
+      const responses = await Promise.all([
+        send({ method: 'DELETE', url: `/admin/users/${second.user.id}/roles/Admin` }, first.headers),
+        send({ method: 'DELETE', url: `/admin/users/${first.user.id}/roles/Admin` }, second.headers),
+      ]);
+      const statuses = responses.map((response) => response.statusCode).sort();
+      expect(statuses[0]).toBe(204);
+      expect([401, 409]).toContain(statuses[1]);
+      const admins = (await ctx.services.users.list()).filter((user) => user.roles.includes('Admin'));
+      expect(admins).toHaveLength(1);
+    });
+  });
+
   describe('audit', () => {
     it('records user.deleted, role.added, role.removed, user.locked and user.unlocked with the userId and the caller ip', async () => {
       const headers = await adminHeaders();

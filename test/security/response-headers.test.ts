@@ -12,9 +12,12 @@
  */
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInWithCookie } from '../helpers/auth-cookie.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { authSetCookie, signInWithCookie } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';
-import { bearer, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { pageForm } from '../helpers/page-forms.ts';
+import { bearer, json, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { userWithAuthenticator } from '../helpers/two-factor.ts';
 
 const [sqlite] = await testEngines();
 
@@ -88,6 +91,35 @@ describe.runIf(sqlite)('response headers (docs/reference/http.md)', () => {
   it('puts Cache-Control: no-store on every answer to a request with credentials or for an endpoint that needs or issues them', async () => {
     const { credentialed } = await answers(development);
     for (const { label, response } of credentialed) expect(response.headers['cache-control'], label).toBe('no-store');
+  });
+
+  it('puts nosniff on /health and the JWKS over a real socket too, HEAD included', async () => {
+    const base = await development.app.listen({ host: '127.0.0.1', port: 0 });
+    for (const path of ['/health', '/.well-known/jwks.json']) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await fetch(`${base}${path}`, { method });
+        await response.arrayBuffer();
+        expect(response.status, `${method} ${path}`).toBe(200);
+        expect(response.headers.get('x-content-type-options'), `${method} ${path}`).toBe('nosniff');
+      }
+    }
+  });
+
+  it('answers the password step of a two-factor sign-in, which sets gh.twofactor, with no-store: JSON 200 and form 303', async () => {
+    const { email, password } = await userWithAuthenticator(development, systemClock);
+    // No Cookie header: the endpoint's own no-store, not the one any credentialed request gets.
+    const asJson = await development.app.inject({ method: 'POST', url: '/account/login', payload: { email, password } });
+    expect(asJson.statusCode).toBe(200);
+    expect(json(asJson)).toEqual({ succeeded: false, requiresTwoFactor: true });
+    expect(authSetCookie(asJson, 'gh.twofactor')).toBeDefined();
+    expect(asJson.headers['cache-control']).toBe('no-store');
+
+    const login = await pageForm(development.app, '/account/login', '/account/login');
+    const asForm = await login.submit({ origin: development.app.gatehouse.config.publicUrl.origin }, { email, password });
+    expect(asForm.statusCode).toBe(303);
+    expect(asForm.headers.location).toBe('/account/login/2fa');
+    expect(authSetCookie(asForm, 'gh.twofactor')).toBeDefined();
+    expect(asForm.headers['cache-control']).toBe('no-store');
   });
 
   it('leaves public answers to requests without credentials cacheable', async () => {

@@ -27,7 +27,9 @@ const AUDIT_PAGE_MAX = 200;
  * The admin API, all under the group policy `AdminOnly`. Deleting and locking are security
  * changes (every session, refresh family and token of the user ends); role changes are claims
  * changes (older access tokens are refused). Each change is announced to every instance at once.
- * Only a `SuperAdmin` grants or removes `SuperAdmin` (a resource check on the role, 403).
+ * Only a `SuperAdmin` grants or removes `SuperAdmin` (a resource check on the role, 403). The
+ * last user with role `Admin` who is not locked cannot be locked, deleted or lose the role (409):
+ * the API would have nobody left to answer to.
  */
 export async function adminRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
   const { users, audit, revocationFeed } = services;
@@ -51,7 +53,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
 
   app.delete<ById>('/admin/users/:id', { schema: { params: IdParams } }, async (request, reply) => {
     const user = await existingUser(request.params.id);
-    if (!(await users.delete(user.id))) throw GatehouseError.notFound('There is no such user.');
+    if (!(await users.deleteKeepingAdmin(user.id))) throw GatehouseError.notFound('There is no such user.');
     await audit.record('user.deleted', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
     await revocationFeed.changed();
     return reply.code(204).send();
@@ -80,7 +82,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
       const { role } = request.params;
       await authorizeResource(authorization, request, { role }, roleGrant);
       const user = await existingUser(request.params.id);
-      if (await users.removeRole(user.id, role)) {
+      if (await users.removeRoleKeepingAdmin(user.id, role)) {
         await audit.record('role.removed', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
         await revocationFeed.changed();
       }
@@ -90,7 +92,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
 
   app.post<ById>('/admin/users/:id/lock', { schema: { params: IdParams } }, async (request, reply) => {
     const user = await existingUser(request.params.id);
-    await users.lock(user.id);
+    if (!(await users.lockKeepingAdmin(user.id))) throw GatehouseError.notFound('There is no such user.');
     await audit.record('user.locked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
     await revocationFeed.changed();
     return reply.code(204).send();

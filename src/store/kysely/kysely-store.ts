@@ -41,8 +41,8 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
   const atBoundary = <Port extends object>(port: Port) => atPortBoundary(port, naming.tablePrefix);
   const context: StoreContext = {
     db,
-    clock: options.clock,
     engine,
+    clock: options.clock,
     transaction: (work) => inTransaction(db, engine, work),
   };
   return atBoundary<Store>({

@@ -6,9 +6,9 @@ import type { Database } from './database.ts';
 /** What every Kysely port needs: the database, the clock for stamp times, and transactions. */
 export interface StoreContext {
   readonly db: Kysely<Database>;
-  readonly clock: Clock;
-  /** For the few statements the engines spell differently (a row lock exists only in PostgreSQL). */
+  /** For the few statements the engines write differently (a row lock exists only in PostgreSQL). */
   readonly engine: StoreEngine;
+  readonly clock: Clock;
   /**
    * Runs `work` as one transaction; see `transaction.ts` for the engine differences. Inside
    * `work`, query through `trx` only: on SQLite `db` waits for the connection the transaction holds.

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database } from './database.ts';
-import type { FailedSignIn, NewUser, StoredPasswordHash, User, UserClaim, UserStore } from '../ports.ts';
+import type { AdminKeepingChange, FailedSignIn, NewUser, StoredPasswordHash, User, UserClaim, UserStore } from '../ports.ts';
+import { isLastUsableAdmin } from './admin-holders.ts';
 import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
 import { appendRevocations } from './revocation-store.ts';
@@ -56,14 +57,11 @@ export class KyselyUserStore implements UserStore {
   }
 
   async delete(id: number): Promise<boolean> {
-    return this.context.transaction(async (trx) => {
-      // Roles links, claims, documents and refresh families go with it (ON DELETE CASCADE);
-      // audit rows stay.
-      const result = await trx.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-      if (result.numDeletedRows === 0n) return false;
-      await appendRevocations(trx, [{ kind: 'user-deleted', subject: String(id), at: this.context.clock.now() }]);
-      return true;
-    });
+    return this.context.transaction((trx) => deleteUser(trx, id, this.context.clock.now()));
+  }
+
+  async deleteKeepingAdmin(id: number, adminRole: string): Promise<AdminKeepingChange> {
+    return this.keepingAdmin(id, adminRole, (trx) => deleteUser(trx, id, this.context.clock.now()));
   }
 
   async addRole(userId: number, role: string): Promise<boolean> {
@@ -77,16 +75,14 @@ export class KyselyUserStore implements UserStore {
   }
 
   async removeRole(userId: number, role: string): Promise<boolean> {
-    return this.context.transaction(async (trx) => {
-      const result = await trx
-        .deleteFrom('user_roles')
-        .where('user_id', '=', userId)
-        .where('role_id', 'in', trx.selectFrom('roles').select('id').where('name', '=', role))
-        .executeTakeFirst();
-      if (result.numDeletedRows === 0n) return false;
-      await bumpClaimsStamp(trx, userId, this.context.clock.now());
-      return true;
-    });
+    return this.context.transaction((trx) => removeRole(trx, userId, role, this.context.clock.now()));
+  }
+
+  async removeRoleKeepingAdmin(userId: number, role: string, adminRole: string): Promise<AdminKeepingChange> {
+    const remove = (trx: Kysely<Database>) => removeRole(trx, userId, role, this.context.clock.now());
+    // Only the admin role's holders are counted; any other role goes as with removeRole.
+    if (role !== adminRole) return (await this.context.transaction(remove)) ? 'done' : 'absent';
+    return this.keepingAdmin(userId, adminRole, remove);
   }
 
   async addClaim(userId: number, claim: UserClaim): Promise<boolean> {
@@ -127,24 +123,22 @@ export class KyselyUserStore implements UserStore {
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     }
+    return this.context.transaction((trx) => lockUser(trx, userId, this.context.clock.now()));
+  }
+
+  async lockKeepingAdmin(userId: number, adminRole: string): Promise<AdminKeepingChange> {
+    return this.keepingAdmin(userId, adminRole, (trx) => lockUser(trx, userId, this.context.clock.now()));
+  }
+
+  /** `change` in one transaction with the check that the user is not the last usable admin. */
+  private keepingAdmin(
+    userId: number,
+    adminRole: string,
+    change: (trx: Kysely<Database>) => Promise<boolean>,
+  ): Promise<AdminKeepingChange> {
     return this.context.transaction(async (trx) => {
-      const now = this.context.clock.now();
-      // A lock is a security change: sessions, refresh families and tokens end.
-      const stamps = await trx
-        .updateTable('users')
-        .set((eb) => ({
-          locked_by_admin: 1,
-          security_stamp: eb('security_stamp', '+', 1),
-          claims_stamp: eb('claims_stamp', '+', 1),
-          stamp_changed_at: now,
-        }))
-        .where('id', '=', userId)
-        .returning(['claims_stamp', 'security_stamp'])
-        .executeTakeFirst();
-      if (!stamps) return false;
-      await appendStampChange(trx, userId, stamps, now);
-      await revokeLiveFamilies(trx, userId, now);
-      return true;
+      if (await isLastUsableAdmin(trx, this.context.engine, userId, adminRole)) return 'last-admin';
+      return (await change(trx)) ? 'done' : 'absent';
     });
   }
 
@@ -227,6 +221,48 @@ export class KyselyUserStore implements UserStore {
       .execute();
     return rows.map((row) => ({ userId: row.id, passwordHash: row.password_hash }));
   }
+}
+
+/** Deletes the user inside the caller's transaction; false when there was none. */
+async function deleteUser(trx: Kysely<Database>, id: number, now: number): Promise<boolean> {
+  // Roles links, claims, documents and refresh families go with it (ON DELETE CASCADE);
+  // audit rows stay.
+  const result = await trx.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  if (result.numDeletedRows === 0n) return false;
+  await appendRevocations(trx, [{ kind: 'user-deleted', subject: String(id), at: now }]);
+  return true;
+}
+
+/** Takes the role from the user inside the caller's transaction; false when the user lacked it. */
+async function removeRole(trx: Kysely<Database>, userId: number, role: string, now: number): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('user_roles')
+    .where('user_id', '=', userId)
+    .where('role_id', 'in', trx.selectFrom('roles').select('id').where('name', '=', role))
+    .executeTakeFirst();
+  if (result.numDeletedRows === 0n) return false;
+  await bumpClaimsStamp(trx, userId, now);
+  return true;
+}
+
+/** An admin lock inside the caller's transaction; false for an unknown user. */
+async function lockUser(trx: Kysely<Database>, userId: number, now: number): Promise<boolean> {
+  // A lock is a security change: sessions, refresh families and tokens end.
+  const stamps = await trx
+    .updateTable('users')
+    .set((eb) => ({
+      locked_by_admin: 1,
+      security_stamp: eb('security_stamp', '+', 1),
+      claims_stamp: eb('claims_stamp', '+', 1),
+      stamp_changed_at: now,
+    }))
+    .where('id', '=', userId)
+    .returning(['claims_stamp', 'security_stamp'])
+    .executeTakeFirst();
+  if (!stamps) return false;
+  await appendStampChange(trx, userId, stamps, now);
+  await revokeLiveFamilies(trx, userId, now);
+  return true;
 }
 
 /** Neither locked by an admin nor in a lockout at `now`. */
