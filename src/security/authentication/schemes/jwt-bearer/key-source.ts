@@ -96,7 +96,7 @@ export async function loadKeys(keys: VerificationKeys): Promise<void> {
 type RemoteKeySet = JWTVerifyGetKey & { load(): Promise<void> };
 
 /** Errors about the token's header (no key for its `kid`, several, or an unusable one), not about the fetch. */
-function isTokenFault(error: unknown): boolean {
+export function isTokenFault(error: unknown): boolean {
   return (
     error instanceof joseErrors.JWKSNoMatchingKey ||
     error instanceof joseErrors.JWKSMultipleMatchingKeys ||

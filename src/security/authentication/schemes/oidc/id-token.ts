@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { isTokenFault } from '../jwt-bearer/key-source.ts';
 import { ExternalProviderUnavailable, ExternalResponseRejected } from './provider-errors.ts';
 
 /**
@@ -48,7 +49,7 @@ export class IdTokenVerifier {
   async verify(idToken: string): Promise<JWTPayload> {
     const algorithm = headerAlgorithm(idToken);
     if (!this.algorithms.includes(algorithm)) {
-      throw new ExternalResponseRejected('id-token-algorithm', `The ID token is signed with ${JSON.stringify(algorithm)}, which is not allowed.`);
+      throw new ExternalResponseRejected('id-token-algorithm', `The ID token is signed with ${JSON.stringify(algorithm.slice(0, 16))}, which is not allowed.`);
     }
     const key = (SYMMETRIC as readonly string[]).includes(algorithm) ? this.secret : this.keySet;
     let payload: JWTPayload;
@@ -125,15 +126,6 @@ function publishedKeys(url: URL, timeoutMs: number): JWTVerifyGetKey {
       throw new ExternalProviderUnavailable(`The provider’s key set ${url.href} could not be fetched.`, { cause: error });
     }
   };
-}
-
-function isTokenFault(error: unknown): boolean {
-  return (
-    error instanceof joseErrors.JWKSNoMatchingKey ||
-    error instanceof joseErrors.JWKSMultipleMatchingKeys ||
-    error instanceof joseErrors.JOSENotSupported ||
-    error instanceof joseErrors.JOSEAlgNotAllowed
-  );
 }
 
 /** The token's faults, each with a reason for the audit log; the provider's outage passes through. */
