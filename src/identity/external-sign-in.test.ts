@@ -58,6 +58,11 @@ describe('ExternalSignIn: the linking rule of docs/reference/http.md', () => {
     expect(await store.externalLogins.find('acme', 'sub-1')).toBeNull();
   });
 
+  it('creates no account for a look-alike address whose plain form is free', async () => {
+    expect(await signIn(true).resolve(identity({ email: '\uFF56acant@example.com' }))).toEqual({ kind: 'refused', reason: 'email-not-exact' });
+    expect(await store.users.findByNormalizedEmail('vacant@example.com')).toBeNull();
+  });
+
   it('refuses to name an account that has a login of the provider already', async () => {
     const user = await local('ada@example.com', true);
     await store.externalLogins.add({ userId: user.id, provider: 'acme', subject: 'older', createdAt: 1 });

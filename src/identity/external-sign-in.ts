@@ -2,7 +2,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type ExternalLoginStore, StoreConflictError, type User, type UserStore } from '../store/ports.ts';
 import type { LoginToLink } from './external-logins.ts';
-import { isValidEmail, normalizeEmail, sameEmail } from './normalize.ts';
+import { isNfkcStable, isValidEmail, normalizeEmail, sameEmail } from './normalize.ts';
 
 /** What a provider asserted about the user, from its validated ID token and user info. */
 export interface ExternalIdentity {
@@ -39,7 +39,7 @@ export interface ExternalSignInOptions {
  * Who an external sign-in is (docs/external-login.md): the user linked to (provider, subject)
  * first; otherwise an existing confirmed account with the same e-mail, only when the provider is
  * trusted for e-mail, asserts it verified, and both addresses are exact (`sameEmail`); otherwise a
- * new user, only when the provider asserts a verified e-mail that no account has; otherwise
+ * new user, only when the provider asserts a verified e-mail, in NFKC form, that no account has; otherwise
  * refused (the person signs in and links from the profile). Never an unconfirmed account:
  * whoever registered it has not proven the address. Refusals are the caller's to record.
  */
@@ -55,6 +55,9 @@ export class ExternalSignIn {
     }
     if (identity.email === undefined || !isValidEmail(identity.email)) return refused('no-email');
     if (identity.emailVerified !== true) return refused('email-not-verified');
+    // A look-alike address names no account, old or new: a new one would hold the plain
+    // address's normalised form, which its real owner could then never register.
+    if (!isNfkcStable(identity.email)) return refused('email-not-exact');
     const existing = await users.findByNormalizedEmail(normalizeEmail(identity.email));
     if (existing !== null) return this.linkByEmail(existing, identity, identity.email);
     return this.create(identity, identity.email, context);
@@ -71,8 +74,6 @@ export class ExternalSignIn {
   }
 
   private async create(identity: ExternalIdentity, email: string, context: { ip?: string | null }): Promise<ExternalSignInOutcome> {
-    // An address that NFKC changes is taken by its normalised form's account, if any (above); a
-    // new account keeps it as asserted, but the same rule refuses ever linking to it by e-mail.
     const now = this.options.clock.now();
     try {
       const user = await this.options.logins.createUserWithLogin(

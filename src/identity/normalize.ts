@@ -17,7 +17,8 @@ export function sameEmail(asserted: string, stored: string): boolean {
   return isNfkcStable(asserted) && isNfkcStable(stored) && normalizeEmail(asserted) === normalizeEmail(stored);
 }
 
-function isNfkcStable(email: string): boolean {
+/** Whether NFKC leaves the address as it is: no look-alike letters folded into plain ones. */
+export function isNfkcStable(email: string): boolean {
   return email.normalize('NFKC') === email;
 }
 
