@@ -36,6 +36,8 @@ export interface HostileProvider {
   algorithms: string[];
   /** Replaces the discovery document's `jwks_uri` when set. */
   jwksUri: string | undefined;
+  /** Replaces the discovery document's `issuer` when set (a provider speaking for another). */
+  claimedIssuer: string | undefined;
   /** The keys the JWKS publishes; the first signs by default. */
   publishedKeys: SigningKey[];
   /** A key of the same kind whose public half is never published. */
@@ -80,6 +82,7 @@ export async function startHostileProvider(redirectUri: string): Promise<Hostile
     behaviour: { discovery: 'answer', jwks: 'answer', token: 'answer' },
     algorithms: ['RS256'],
     jwksUri: undefined,
+    claimedIssuer: undefined,
     publishedKeys: [firstKey],
     unpublishedKey: await newSigningKey(firstKey.kid),
     account: { sub: 'someone', email: 'someone@example.com', email_verified: true },
@@ -133,7 +136,7 @@ export async function startHostileProvider(redirectUri: string): Promise<Hostile
           provider.requests.discovery += 1;
           return behave(provider.behaviour.discovery, response, () =>
             json(response, 200, {
-              issuer,
+              issuer: provider.claimedIssuer ?? issuer,
               authorization_endpoint: `${issuer}/authorize`,
               token_endpoint: `${issuer}/token`,
               userinfo_endpoint: `${issuer}/userinfo`,

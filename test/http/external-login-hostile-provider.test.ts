@@ -304,6 +304,7 @@ describe('external sign-in against a hostile provider', () => {
 describe('external sign-in: limits and the provider’s metadata', () => {
   let evil: HostileProvider;
   let spoof: HostileProvider;
+  let impostor: HostileProvider;
   let clockOffset = 0;
   let instance: TestApp;
 
@@ -312,8 +313,11 @@ describe('external sign-in: limits and the provider’s metadata', () => {
     spoof = await startHostileProvider(`${PUBLIC_URL}/signin-spoof`);
     // Keys from another host over plain http: anyone on the path could have swapped them.
     spoof.jwksUri = 'http://127.0.0.2:9/jwks';
+    // A discovery document that names another issuer: one provider speaking for another.
+    impostor = await startHostileProvider(`${PUBLIC_URL}/signin-impostor`);
+    impostor.claimedIssuer = evil.issuer;
     instance = await startTestApp(await sqlite!.createDatabaseUrl(), {
-      env: { PUBLIC_URL, RATE_LIMIT_IP_PER_MINUTE: '6', ...providerEnv('EVIL', evil), ...providerEnv('SPOOF', spoof) },
+      env: { PUBLIC_URL, RATE_LIMIT_IP_PER_MINUTE: '6', ...providerEnv('EVIL', evil), ...providerEnv('SPOOF', spoof), ...providerEnv('IMPOSTOR', impostor) },
       clock: { now: () => Date.now() + clockOffset },
     });
   });
@@ -321,6 +325,7 @@ describe('external sign-in: limits and the provider’s metadata', () => {
     await instance?.close();
     await evil?.close();
     await spoof?.close();
+    await impostor?.close();
     await sqlite!.dropAll();
   });
 
@@ -331,6 +336,13 @@ describe('external sign-in: limits and the provider’s metadata', () => {
     expect(answer.statusCode).toBe(502);
     expect(json<{ code: string }>(answer).code).toBe('GH_EXTERNAL_PROVIDER_UNAVAILABLE');
     expect(spoof.requests.jwks).toBe(0);
+  });
+
+  it('refuses a provider whose discovery document names another issuer (SEC-53)', async () => {
+    const answer = await instance.app.inject({ url: '/account/external-login/impostor', ...from('10.0.0.1') });
+    expect(answer.statusCode).toBe(502);
+    expect(json<{ code: string }>(answer).code).toBe('GH_EXTERNAL_PROVIDER_UNAVAILABLE');
+    expect(impostor.requests.authorize).toBe(0);
   });
 
   it('reads the discovery document again once it is a day old', async () => {
