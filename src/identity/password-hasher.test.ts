@@ -1,8 +1,11 @@
+import { pbkdf2 } from 'node:crypto';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { aspNetV2Hash, aspNetV3Hash, aspNetV3HashShape } from '../../test/helpers/aspnet-hashes.ts';
 import { PasswordHasher } from './password-hasher.ts';
 
 const PASSWORD = 'an old password from ASP.NET';
+const pbkdf2Async = promisify(pbkdf2);
 
 /** Counts the dummy verifications it spends, and spends them as the real one does. */
 class CountingHasher extends PasswordHasher {
@@ -29,5 +32,20 @@ describe('PasswordHasher with stored hashes no check accepts', () => {
     expect(await hasher.verify(aspNetV2Hash(PASSWORD), PASSWORD)).toBe(true);
     expect(await hasher.verify(aspNetV3Hash(PASSWORD, 'sha512', 1000, 16, 64), 'not it')).toBe(false);
     expect(hasher.dummies).toBe(0);
+  });
+});
+
+describe('PasswordHasher under guesses at costly imported hashes', () => {
+  it('leaves libuv’s pool free for other work while guesses at costly imported hashes are in flight', async () => {
+    const hasher = new PasswordHasher();
+    // At the iteration cap; four of them are as many as libuv's pool has threads, which Argon2id's checks share.
+    const costly = aspNetV3HashShape('sha256', 1_000_000, 16, 32);
+    const finished: string[] = [];
+    const guesses = Array.from({ length: 4 }, (_, guess) => hasher.verify(costly, 'a wrong guess').then(() => finished.push(`guess ${guess}`)));
+    // A task of microseconds on the same pool: it waits for none of the guesses, since they hold one thread in turn.
+    await pbkdf2Async('other work', 'salt', 1, 32, 'sha256').then(() => finished.push('other work'));
+    expect(finished).toEqual(['other work']);
+    await Promise.all(guesses);
+    expect(finished).toEqual(['other work', ...Array.from({ length: 4 }, (_, guess) => `guess ${guess}`)]);
   });
 });
