@@ -144,15 +144,15 @@ function titles(subscription: Subscription): string[] {
  * answer of its own that says so.
  */
 async function untilSubscribed(subscriptions: readonly Subscription[], service: RunningService, token: string, tag: string): Promise<void> {
+  const probe = `${tag} probe`;
+  const allHaveOne = () => subscriptions.every((subscription) => titles(subscription).some((title) => title.startsWith(probe)));
   const deadline = Date.now() + 15_000;
-  for (let n = 1; ; n++) {
-    await createPost(service, token, `${tag} probe ${n}`);
-    const settle = Date.now() + 500;
-    while (Date.now() < settle && !subscriptions.every((s) => titles(s).some((title) => title.startsWith(`${tag} probe`)))) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-    }
-    if (subscriptions.every((s) => titles(s).some((title) => title.startsWith(`${tag} probe`)))) return;
+  for (let n = 1; !allHaveOne(); n++) {
     if (Date.now() >= deadline) throw new Error('subscriptions not active within 15 s');
+    await createPost(service, token, `${probe} ${n}`);
+    // Half a second for this probe to arrive before the next one.
+    const next = Date.now() + 500;
+    while (Date.now() < next && !allHaveOne()) await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }
 }
 
@@ -166,7 +166,7 @@ describe.skipIf(!postgres || !withRedis)('three service processes on one Postgre
   const all = () => [a, b, c] as const;
   const sockets: TestSocket[] = [];
   let admin: ClusterUser;
-  /** Users made before the tests, side by side (a CLI process each); a test takes what it needs. */
+  /** Users registered before the tests, side by side; a test takes what it needs. */
   let users: ClusterUser[];
   const someone = (): ClusterUser => {
     const user = users.pop();
