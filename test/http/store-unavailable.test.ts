@@ -74,6 +74,7 @@ describe.skipIf(!postgres)('an unreachable store', () => {
     expect(document.statusCode).toBe(503);
     expect(document.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(json(document)).toMatchObject({ status: 503, title: 'Service Unavailable' });
+    expect(document.headers['retry-after']).toBe('5');
     const byKey = await ctx.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': key } });
     expect(byKey.statusCode).toBe(503);
 
