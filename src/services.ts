@@ -109,7 +109,7 @@ export async function createServices(config: Config, store: Store, dependencies:
   const checks = new CredentialChecks({ lockout, userStore: store.users, audit });
   const users = new UserManager(store.users, hasher, clock, config.passwordMinLength, checks);
   const revocations = new RevocationList();
-  const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger }) : null;
+  const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, clock }) : null;
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from './clock.ts';
 import { createRedis } from './redis.ts';
 
 /** A command sent while Redis answers fails after this long at most (and its caller falls back). */
@@ -14,6 +15,8 @@ const COMMAND_FAILURE_LOG_INTERVAL_MS = 60_000;
 export interface RedisConnectionOptions {
   readonly url: string;
   readonly logger: Pick<Logger, 'warn' | 'info'>;
+  /** Spaces the warnings of failing commands. @default the system clock */
+  readonly clock?: Clock;
 }
 
 type State = 'connecting' | 'up' | 'down';
@@ -100,7 +103,7 @@ export class RedisConnection {
    * minute; the caller has fallen back on its own.
    */
   commandFailed(what: string, error: unknown): void {
-    const now = Date.now();
+    const now = (this.options.clock ?? systemClock).now();
     if (this.state !== 'up' || now - this.lastCommandFailureLoggedAt < COMMAND_FAILURE_LOG_INTERVAL_MS) return;
     this.lastCommandFailureLoggedAt = now;
     this.options.logger.warn({ reason: reasonOf(error) }, `a Redis command (${what}) failed; this instance went on with its own view`);

@@ -46,7 +46,7 @@ export class RevocationFeed {
 
   constructor(private readonly options: RevocationFeedOptions) {
     this.ownsConnection = !options.redis && options.redisUrl !== undefined;
-    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger }) : undefined);
+    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
   }
 
   /** Reads the recent past, then keeps reading; starts with Redis away as well (it polls meanwhile). */

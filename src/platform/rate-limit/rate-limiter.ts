@@ -36,7 +36,7 @@ export class RateLimiter {
   constructor(options: RateLimiterOptions) {
     this.local = new MemoryWindowStore(options.clock);
     this.ownsConnection = !options.redis && options.redisUrl !== undefined;
-    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger }) : undefined);
+    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
     this.shared = this.connection ? new RedisWindowStore(this.connection) : undefined;
     this.windowMs = options.windowMs ?? MINUTE_MS;
   }
