@@ -19,6 +19,7 @@ import { type Clock, systemClock } from './platform/clock.ts';
 import { createMailer } from './platform/mail/create-mailer.ts';
 import type { Mailer } from './platform/mail/mailer.ts';
 import { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
+import { RedisConnection } from './platform/redis-connection.ts';
 import { cryptoRandom, type Random } from './platform/random.ts';
 import { Sealer } from './security/crypto/sealer.ts';
 import type { Store } from './store/ports.ts';
@@ -57,6 +58,12 @@ export interface Services {
   /** Cookie sessions: sign-in, sign-out, and the Cookies scheme's validator. */
   readonly sessions: SessionManager;
   readonly apiKeys: ApiKeyService;
+  /**
+   * Redis when REDIS_URL is set (else null), shared by the revocation feed, the rate limits and
+   * the application's events (`createEvents({ redis })`): whether it answers, told once in the
+   * log when it goes away and when it comes back; close it with the app.
+   */
+  readonly redis: RedisConnection | null;
   /** Counters of the sign-in and account routes' rate limits (through Redis when REDIS_URL is set); close with the app. */
   readonly rateLimiter: RateLimiter;
   /** SMTP when SMTP_URL is set, else the dev outbox; its pooled connections close with the app. */
@@ -102,6 +109,7 @@ export async function createServices(config: Config, store: Store, dependencies:
   const checks = new CredentialChecks({ lockout, userStore: store.users, audit });
   const users = new UserManager(store.users, hasher, clock, config.passwordMinLength, checks);
   const revocations = new RevocationList();
+  const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, clock }) : null;
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,
@@ -147,7 +155,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       logger,
       // Access tokens are the longest-lived credentials checked against the feed's memory.
       lookBackMs: (config.accessTokenSeconds + CLOCK_SKEW_SECONDS) * 1000 + RevocationFeed.OVERLAP_MS,
-      ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+      redis,
     }),
     users,
     signIn: new SignInManager({
@@ -170,7 +178,8 @@ export async function createServices(config: Config, store: Store, dependencies:
       lifetimeMs: config.cookieSeconds * 1000,
     }),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
-    rateLimiter: new RateLimiter({ clock, logger, redisUrl: config.redisUrl }),
+    redis,
+    rateLimiter: new RateLimiter({ clock, logger, redis }),
     mailer,
     registration: new Registration({
       users,

@@ -12,18 +12,18 @@ export interface PostsGraphQLOptions {
   readonly store: Store;
   readonly posts: PostStore;
   readonly clock: Clock;
-  /** New posts reach the subscribers of every instance through Redis when given. */
-  readonly redisUrl?: string | null | undefined;
   readonly logger: Logger;
 }
 
 /**
  * The posts schema of docs/reference/graphql.md on `/graphql`: an application of gatehouse-auth/graphql
  * like any other, with its posts in Gatehouse's database (so answers every caller gets alike are
- * kept while the database is unchanged: `dataVersion`) and its events in memory or through Redis.
+ * kept while the database is unchanged: `dataVersion`) and its events in memory, or through
+ * Gatehouse's Redis connection when REDIS_URL is set (to every instance; while Redis is away, to
+ * this instance's subscribers).
  */
-export async function postsGraphQL(app: FastifyInstance, { store, posts: postStore, clock, redisUrl, logger }: PostsGraphQLOptions): Promise<void> {
-  const events = createEvents<PostTopics>({ redisUrl, logger });
+export async function postsGraphQL(app: FastifyInstance, { store, posts: postStore, clock, logger }: PostsGraphQLOptions): Promise<void> {
+  const events = createEvents<PostTopics>({ redis: app.gatehouse.redis, logger });
   const posts = new Posts({ store: postStore, events, clock });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,

@@ -69,6 +69,7 @@ async function withStore(env: NodeJS.ProcessEnv, use: (services: () => Promise<S
       await use(async () => (services = await createServices(config, store, { logger })));
     } finally {
       await services?.revocationFeed.stop();
+      await services?.redis?.close();
     }
   } finally {
     await store.close();

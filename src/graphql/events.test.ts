@@ -71,3 +71,21 @@ describe.skipIf(!withRedis)('events through Redis across instances', () => {
     }
   });
 });
+
+describe('events through a Redis that does not answer', () => {
+  it('start at once and reach the subscribers of this instance, once each', async () => {
+    // Port 1: nothing listens there.
+    const events = createEvents<Topics>({ redisUrl: 'redis://127.0.0.1:1', channelPrefix: `gatehouse-test:${process.pid}:away:` });
+    try {
+      await events.start();
+      const counted = events.subscribe('counted');
+      await events.publish('counted', 1);
+      await events.publish('counted', 2);
+      expect([(await counted.next()).value, (await counted.next()).value]).toEqual([1, 2]);
+      await counted.return!();
+    } finally {
+      await events.close();
+    }
+  });
+});
+

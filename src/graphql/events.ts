@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { RedisConnection } from '../platform/redis-connection.ts';
 import { eventStream, type PushableStream } from './event-stream.ts';
 import { RedisEvents } from './redis-events.ts';
 import { TopicListeners } from './topic-listeners.ts';
@@ -25,21 +26,32 @@ export interface Events<Topics extends EventTopics = EventTopics> {
 }
 
 export interface EventsOptions {
-  /** Through Redis pub/sub across instances when given; in memory, for this instance only, when not. */
+  /**
+   * Through this Redis connection across instances: Gatehouse's (`app.gatehouse.redis`), so that
+   * one state of Redis — up or away, told once in the log, seen by readiness — covers it too.
+   */
+  readonly redis?: RedisConnection | null | undefined;
+  /** Or through a Redis connection of the events' own, to this URL; in memory, for this instance only, when neither is given. */
   readonly redisUrl?: string | null | undefined;
   /** Prefix of the Redis channels, one channel a topic. @default 'gatehouse:events:' */
   readonly channelPrefix?: string;
-  /** Where Redis connection problems and malformed messages are told. */
-  readonly logger?: Pick<Logger, 'warn'>;
+  /** Where Redis going away and coming back, and malformed messages, are told. */
+  readonly logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
-/** The event source of an application's subscriptions: Redis with `redisUrl`, else in memory. */
+/**
+ * The event source of an application's subscriptions: Redis with `redis` or `redisUrl`, else in
+ * memory. While Redis is away, events reach the subscribers of the instance that published them.
+ */
 export function createEvents<Topics extends EventTopics = EventTopics>(options: EventsOptions = {}): Events<Topics> {
+  const logger = options.logger ?? SILENT;
+  const channelPrefix = options.channelPrefix ?? 'gatehouse:events:';
+  if (options.redis) return new RedisEvents<Topics>(options.redis, channelPrefix, logger, false);
   if (!options.redisUrl) return new InMemoryEvents<Topics>();
-  return new RedisEvents<Topics>(options.redisUrl, options.channelPrefix ?? 'gatehouse:events:', options.logger ?? SILENT);
+  return new RedisEvents<Topics>(new RedisConnection({ url: options.redisUrl, logger }), channelPrefix, logger, true);
 }
 
-const SILENT: Pick<Logger, 'warn'> = { warn: () => undefined };
+const SILENT: Pick<Logger, 'warn' | 'info'> = { warn: () => undefined, info: () => undefined };
 
 class InMemoryEvents<Topics extends EventTopics> implements Events<Topics> {
   private readonly listeners = new TopicListeners();

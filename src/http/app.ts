@@ -22,6 +22,8 @@ import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes
 import type { UserManager } from '../identity/user-manager.ts';
 import type { Clock } from '../platform/clock.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
+import { checkReadiness, type Readiness } from '../platform/readiness.ts';
+import type { RedisConnection } from '../platform/redis-connection.ts';
 import type { AuthenticationHandler } from '../security/authentication/index.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
 import {
@@ -150,6 +152,16 @@ export interface Gatehouse {
   readonly services: Services;
   /** The schemes that are on: GraphQL's sockets authenticate with the same as requests. */
   readonly schemes: SchemeOptions;
+  /**
+   * Redis when REDIS_URL is set, else null. Give it to `createEvents({ redis })`: the
+   * application's events then share its state (told once in the log, seen by `readiness()`).
+   */
+  readonly redis: RedisConnection | null;
+  /**
+   * Whether this instance can serve: the store answers a trivial query and Redis (when set) is
+   * connected, each checked within 2 seconds. For a readiness route (`GET /health/ready`).
+   */
+  readiness(): Promise<Readiness>;
 }
 
 declare module 'fastify' {
@@ -225,7 +237,18 @@ async function wireGatehouse(
   const paths = new MembershipPaths(options.prefix ?? '');
   const context: RouteContext = { services, authorization, policies, schemeOptions, paths };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
-  app.decorate('gatehouse', { config, store, users: services.users, authorization, policies, clock: services.clock, services, schemes: schemeOptions });
+  app.decorate('gatehouse', {
+    config,
+    store,
+    users: services.users,
+    authorization,
+    policies,
+    clock: services.clock,
+    services,
+    schemes: schemeOptions,
+    redis: services.redis,
+    readiness: () => checkReadiness(store, services.redis),
+  });
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   await app.register(pagesPlugin, {
@@ -325,6 +348,8 @@ async function startBackgroundWork(app: FastifyInstance, services: Services): Pr
   app.addHook('onClose', () => services.revocationFeed.stop());
   app.addHook('onClose', () => closeMailer(services.mailer));
   app.addHook('onClose', () => services.rateLimiter.close());
+  // Every client of the connection, the application's events' included (releasing one after is harmless).
+  app.addHook('onClose', async () => services.redis?.close());
   keepHouse(app, services);
 }
 

@@ -19,6 +19,8 @@ export { loadConfig, type Config } from '../config/config.ts';
 export { configFromSettings, type GatehouseSettings, type OidcProviderSettings } from '../config/settings.ts';
 export { ConfigError } from '../config/config-error.ts';
 export { createLogger } from '../platform/logger.ts';
+export type { CheckState, Readiness } from '../platform/readiness.ts';
+export type { RedisConnection } from '../platform/redis-connection.ts';
 /** The logger `serverOptions` and Gatehouse take: pino's. */
 export type { Logger } from 'pino';
 export { UnsealError } from '../security/crypto/sealer.ts';

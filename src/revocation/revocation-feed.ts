@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { createRedis } from '../platform/redis.ts';
 import type { Logger } from 'pino';
+import { RedisConnection, REDIS_COMMAND_TIMEOUT_MS, within } from '../platform/redis-connection.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { RevocationStore } from '../store/ports.ts';
 import type { RevocationList } from './revocation-list.ts';
@@ -18,6 +18,8 @@ export interface RevocationFeedOptions {
   /** @default 1000, well inside the contract's 2 s */
   readonly pollMs?: number;
   /** When set, changes are announced through Redis and applied at once by every instance. */
+  readonly redis?: RedisConnection | null | undefined;
+  /** Or a URL: the feed opens a connection of its own, closed with it. */
   readonly redisUrl?: string;
 }
 
@@ -25,7 +27,8 @@ export interface RevocationFeedOptions {
  * Keeps a `RevocationList` current: reads the store's revocation events every second (each read
  * overlaps the previous by a few seconds, since transactions commit out of order), and when
  * `REDIS_URL` is set, reads at once whenever any instance or the CLI announces a change. The
- * store stays the truth; Redis carries only the nudge.
+ * store stays the truth; Redis carries only the nudge, so while Redis is away the feed goes on
+ * polling, and when it answers again the feed reads at once (for the nudges it missed).
  */
 export class RevocationFeed {
   /** Each read goes this far behind the previous one. */
@@ -35,19 +38,24 @@ export class RevocationFeed {
   private reading: Promise<void> | undefined;
   /** The read queued behind the running one: it starts after, so it sees what committed since. */
   private queued: Promise<void> | undefined;
-  private publisher: Redis | undefined;
   private stopped = false;
   private subscriber: Redis | undefined;
+  private stopListening: (() => void) | undefined;
+  private readonly connection: RedisConnection | undefined;
+  private readonly ownsConnection: boolean;
 
-  constructor(private readonly options: RevocationFeedOptions) {}
+  constructor(private readonly options: RevocationFeedOptions) {
+    this.ownsConnection = !options.redis && options.redisUrl !== undefined;
+    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
+  }
 
-  /** Reads the recent past, then keeps reading. */
+  /** Reads the recent past, then keeps reading; starts with Redis away as well (it polls meanwhile). */
   async start(): Promise<void> {
     this.readPoint = this.options.clock.now() - this.options.lookBackMs;
     await this.read();
     this.timer = setInterval(() => void this.read(), this.options.pollMs ?? 1_000);
     this.timer.unref();
-    if (this.options.redisUrl) await this.subscribe(this.options.redisUrl);
+    if (this.connection) await this.subscribe(this.connection);
   }
 
   /**
@@ -78,17 +86,23 @@ export class RevocationFeed {
 
   /** Tells the other instances to read the feed now (a no-op without Redis; they poll anyway). */
   async announce(): Promise<void> {
-    if (!this.options.redisUrl || this.stopped) return;
-    this.publisher ??= this.connect(this.options.redisUrl);
-    await this.publisher.publish(REVOCATION_CHANNEL, String(this.options.clock.now())).catch((error: unknown) => {
-      this.options.logger.warn({ err: error }, 'could not announce a revocation through Redis; other instances poll within a second');
-    });
+    const { connection } = this;
+    if (!connection || this.stopped) return;
+    await connection.connected();
+    // Redis away: the others poll the store within a second; the connection has told the log.
+    if (!connection.up) return;
+    await connection
+      .commands()
+      .publish(REVOCATION_CHANNEL, String(this.options.clock.now()))
+      .catch((error: unknown) => connection.commandFailed('revocation notice', error));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await Promise.all([this.subscriber?.quit(), this.publisher?.quit()].map((quit) => quit?.catch(() => undefined)));
+    this.stopListening?.();
+    if (this.subscriber) this.connection?.release(this.subscriber);
+    if (this.ownsConnection) await this.connection?.close();
     await this.reading;
   }
 
@@ -102,15 +116,16 @@ export class RevocationFeed {
     list.forgetUsersChangedBefore(startedAt - this.options.lookBackMs);
   }
 
-  private async subscribe(redisUrl: string): Promise<void> {
-    this.subscriber = this.connect(redisUrl);
+  /**
+   * Subscribes to the nudges; waits for the subscription only while Redis answers, and then
+   * boundedly: a start never hangs on Redis. The subscription is made again whenever Redis returns.
+   */
+  private async subscribe(connection: RedisConnection): Promise<void> {
+    this.subscriber = connection.subscriber();
     this.subscriber.on('message', () => void this.read());
-    await this.subscriber.subscribe(REVOCATION_CHANNEL);
-  }
-
-  private connect(redisUrl: string): Redis {
-    const client = createRedis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-    client.on('error', (error: unknown) => this.options.logger.warn({ err: error }, 'Redis connection problem'));
-    return client;
+    this.stopListening = connection.onUp(() => void this.read());
+    const subscribed = this.subscriber.subscribe(REVOCATION_CHANNEL).catch(() => undefined);
+    await connection.connected();
+    if (connection.up) await within(subscribed, 4 * REDIS_COMMAND_TIMEOUT_MS);
   }
 }

@@ -23,6 +23,12 @@ const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
 const NOT_VALID = 'The request is not valid.';
 
 /**
+ * `Retry-After` of a 503 for an unreachable store: about the store's connect timeout, so a client
+ * that waits this long meets a store that is back, or a fresh, prompt refusal.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
  * Any other refusal with a 4xx status (Fastify's, its plugins', Node's stream errors such as a
  * body the client stopped sending, the application's own) as Gatehouse's problem of that status;
  * statuses Gatehouse has no problem of keep their status (`statusProblem`).
@@ -89,6 +95,7 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
     if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
     if (isStoreUnavailable(error)) {
       request.log.error({ err: error instanceof StoreUnavailableError ? (error.cause ?? error) : error }, 'the store is unavailable');
+      reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
       return sendProblem(reply, problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'));
     }
     if (error instanceof SmsDeliveryError) {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { MemoryWindowStore } from './memory-window-store.ts';
+import { RedisConnection } from '../redis-connection.ts';
 import { RedisWindowStore } from './redis-window-store.ts';
 import type { WindowStore } from './window-store.ts';
 
@@ -10,30 +11,33 @@ export type RateLimitDecision = { readonly allowed: true } | { readonly allowed:
 export interface RateLimiterOptions {
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Shares the counters across instances; unset: per instance. */
+  /** Shares the counters across instances (Gatehouse's connection, whose state says when Redis is away); unset: per instance. */
+  readonly redis?: RedisConnection | null | undefined;
+  /** Or a URL: the limiter opens a connection of its own, closed with it. */
   readonly redisUrl?: string | undefined;
   /** @default one minute, the unit of RATE_LIMIT_*_PER_MINUTE */
   readonly windowMs?: number;
 }
 
 const MINUTE_MS = 60_000;
-/** How often a failing Redis is reported while the limiter counts locally. */
-const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Fixed-window request counting (`limit` requests per window per key). With Redis, a failed
  * hit is counted in this instance's memory instead: requests go on, limited per instance, until
- * Redis answers again (docs/decisions/0017-rate-limits.md).
+ * Redis answers again (docs/decisions/0017-rate-limits.md); the connection tells the log once.
  */
 export class RateLimiter {
   private readonly local: MemoryWindowStore;
   private readonly shared: WindowStore | undefined;
   private readonly windowMs: number;
-  private lastFailureLoggedAt = -Infinity;
+  private readonly connection: RedisConnection | undefined;
+  private readonly ownsConnection: boolean;
 
-  constructor(private readonly options: RateLimiterOptions) {
+  constructor(options: RateLimiterOptions) {
     this.local = new MemoryWindowStore(options.clock);
-    this.shared = options.redisUrl ? new RedisWindowStore(options.redisUrl, options.logger) : undefined;
+    this.ownsConnection = !options.redis && options.redisUrl !== undefined;
+    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
+    this.shared = this.connection ? new RedisWindowStore(this.connection) : undefined;
     this.windowMs = options.windowMs ?? MINUTE_MS;
   }
 
@@ -45,7 +49,7 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.local.close(), this.shared?.close()]);
+    await Promise.all([this.local.close(), this.shared?.close(), this.ownsConnection ? this.connection?.close() : undefined]);
   }
 
   private async hit(key: string) {
@@ -53,15 +57,8 @@ export class RateLimiter {
     try {
       return await this.shared.hit(key, this.windowMs);
     } catch (error) {
-      this.reportFailure(error);
+      this.connection?.commandFailed('rate-limit hit', error);
       return this.local.hit(key, this.windowMs);
     }
-  }
-
-  private reportFailure(error: unknown): void {
-    const now = this.options.clock.now();
-    if (now - this.lastFailureLoggedAt < FAILURE_LOG_INTERVAL_MS) return;
-    this.lastFailureLoggedAt = now;
-    this.options.logger.warn({ err: error }, 'rate limits cannot reach Redis; counting per instance until it answers');
   }
 }

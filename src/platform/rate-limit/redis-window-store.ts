@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createRedis } from '../redis.ts';
-import type { Logger } from 'pino';
+import type { RedisConnection } from '../redis-connection.ts';
 import type { WindowCount, WindowStore } from './window-store.ts';
 
 /** Every key this service writes for rate limits starts with this. */
@@ -19,33 +18,37 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {count, ttl}
 `;
 
-/** A slow Redis must not hold sign-ins up; past this the hit fails (and the limiter falls back). */
-const COMMAND_TIMEOUT_MS = 500;
+type HitCommand = (key: string, windowMs: number) => Promise<[number, number]>;
 
-/** Counters shared by every instance through one Redis. */
+/**
+ * Counters shared by every instance through one Redis. A slow Redis must not hold sign-ins up:
+ * the connection's command client fails a hit within its command timeout, and at once while
+ * Redis is away (the limiter then counts in this instance).
+ */
 export class RedisWindowStore implements WindowStore {
-  private readonly redis: Redis;
-  private connectedOnce = false;
+  private client: Redis | undefined;
 
-  constructor(redisUrl: string, logger: Logger) {
-    // Connects at the first hit: the CLI builds the same services and must not hold a connection open.
-    this.redis = createRedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
-    this.redis.on('ready', () => (this.connectedOnce = true));
-    this.redis.on('error', (error: unknown) => logger.warn({ err: error }, 'Redis connection problem (rate limits)'));
-    this.redis.defineCommand('gatehouseHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-  }
+  constructor(private readonly connection: RedisConnection) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    // Hits wait (at most COMMAND_TIMEOUT_MS) for the first connection, so that the first
-    // requests after a start are shared too; once a working connection is lost they fail at
-    // once, and the limiter counts locally until Redis is back.
-    if (this.connectedOnce && this.redis.status !== 'ready') throw new Error(`Redis is ${this.redis.status}.`);
-    const hit = (this.redis as unknown as { gatehouseHit(key: string, windowMs: number): Promise<[number, number]> }).gatehouseHit;
-    const [count, ttl] = await hit.call(this.redis, REDIS_KEY_PREFIX + key, windowMs);
+    // The first hit waits (boundedly) for the first connection, so that the first requests
+    // after a start are shared too; the CLI builds the same services and opens nothing.
+    await this.connection.connected();
+    if (!this.connection.up) throw new Error('Redis does not answer.');
+    const [count, ttl] = await this.hitCommand()(REDIS_KEY_PREFIX + key, windowMs);
     return { count, resetInMs: ttl };
   }
 
-  async close(): Promise<void> {
-    this.redis.disconnect();
+  /** The connection's owner closes it. */
+  async close(): Promise<void> {}
+
+  private hitCommand(): HitCommand {
+    const client = this.connection.commands();
+    if (this.client !== client) {
+      if (!('gatehouseHit' in client)) client.defineCommand('gatehouseHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+      this.client = client;
+    }
+    const command = (client as unknown as { gatehouseHit: HitCommand }).gatehouseHit;
+    return command.bind(client);
   }
 }

@@ -9,6 +9,7 @@ import { KyselyAuditStore } from './audit-store.ts';
 import type { Database } from './database.ts';
 import { KyselyKeyRingStore } from './key-ring-store.ts';
 import { migrateToLatest } from './migrate.ts';
+import { withoutQueryTimeout } from './query-timeout.ts';
 import { KyselyOutboxStore } from './outbox-store.ts';
 import { atPortBoundary } from './port-boundary.ts';
 import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
@@ -60,7 +61,8 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     externalLogins: atBoundary(new KyselyExternalLoginStore(context)),
     database: applicationDatabase(connections, engine, naming),
     dataVersion: options.dataVersion ?? null,
-    migrate: () => migrateToLatest(db, engine, naming, options.migrations),
+    // A migration may take its time, or wait for another process's: no query timeout there.
+    migrate: () => withoutQueryTimeout(() => migrateToLatest(db, engine, naming, options.migrations)),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

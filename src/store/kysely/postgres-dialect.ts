@@ -1,17 +1,34 @@
-import { PostgresAdapter, PostgresDialect, sql, type DialectAdapter, type Kysely, type MigrationLockOptions } from 'kysely';
+import {
+  PostgresAdapter,
+  PostgresDialect,
+  sql,
+  type DialectAdapter,
+  type Kysely,
+  type MigrationLockOptions,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from 'kysely';
 import pg from 'pg';
+import { queryTimeoutMs } from './query-timeout.ts';
 
 /** int8 (bigint): epoch-millisecond columns, counts and sums. */
 const INT8_OID = 20;
 
-/** How long to wait for a connection before the store reports itself unavailable. */
+/**
+ * How long to wait for a connection before the store reports itself unavailable: a new one
+ * (a server that accepts TCP and never answers included), or a free one of the pool's.
+ */
 const CONNECT_TIMEOUT_MS = 5000;
 
 /** How long a migration waits for another process's, as Kysely's own lock does. */
 const MIGRATION_LOCK_TIMEOUT_MS = 60 * 60 * 1000;
 
 /**
- * PostgreSQL through a node-postgres pool (connected lazily, on the first query).
+ * PostgreSQL through a node-postgres pool (connected lazily, on the first query). Every wait is
+ * bounded, so that a request meets `StoreUnavailableError` (503) instead of hanging while the
+ * server is down or unreachable: the connection (`CONNECT_TIMEOUT_MS`, which also bounds the wait
+ * for a free connection of the pool) and each query (`QUERY_TIMEOUT_MS`). The pool recovers on
+ * its own: a dead connection is dropped, and the next query opens a new one.
  *
  * int8 is parsed to a JS number for this pool only (not through `pg.types.setTypeParser`,
  * which would change every pool in the process): times are epoch milliseconds, far below 2^53.
@@ -34,7 +51,35 @@ export function postgresDialect(connectionString: string, onIdleError: (error: E
   // its 'error' on a dropped connection would crash the process too. The query in flight, if
   // any, rejects on its own and becomes StoreUnavailableError.
   pool.on('connect', (client) => client.on('error', onIdleError));
-  return new GatehousePostgresDialect({ pool });
+  return new GatehousePostgresDialect({ pool: boundedPool(pool) });
+}
+
+/** The pool as Kysely uses it, with each query's timeout. */
+function boundedPool(pool: pg.Pool): PostgresPool {
+  return {
+    connect: async () => boundedClient(await pool.connect()),
+    end: () => pool.end(),
+  };
+}
+
+/**
+ * A query that had no answer in time leaves its connection waiting for that answer: released
+ * with the error, the pool closes it instead of handing it to the next query.
+ */
+function boundedClient(client: pg.PoolClient): PostgresPoolClient {
+  let unanswered: Error | undefined;
+  const query = (text: string, values: readonly unknown[]) => {
+    const timeout = queryTimeoutMs();
+    return client.query({ text, values: [...values], ...(timeout === undefined ? {} : { query_timeout: timeout }) }).catch((error: unknown) => {
+      if (error instanceof Error && error.message === 'Query read timeout') unanswered = error;
+      throw error;
+    });
+  };
+  return {
+    query: ((textOrCursor: unknown, values: readonly unknown[] = []) =>
+      typeof textOrCursor === 'string' ? query(textOrCursor, values) : client.query(textOrCursor as pg.Submittable)) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(unanswered),
+  };
 }
 
 class GatehousePostgresDialect extends PostgresDialect {

@@ -40,9 +40,9 @@ const networkCodes = new Set([
  */
 const postgresUnavailableStates = new Set(['57P01', '57P02', '57P03', '53300', '3D000', '28000', '28P01']);
 
-/** node-postgres reports some connection failures by message only. */
+/** node-postgres reports some connection failures by message only (a query unanswered past its timeout among them). */
 const postgresUnavailableMessage =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
 
 /** SQLite result codes meaning the file cannot be used now (locked past busy_timeout, unreadable, full). */
 const sqliteUnavailablePrefixes = [
