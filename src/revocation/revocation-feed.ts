@@ -41,6 +41,14 @@ export class RevocationFeed {
 
   constructor(private readonly options: RevocationFeedOptions) {}
 
+  /**
+   * When the last successful read started (epoch ms): this instance knows the revocations made
+   * before then. Until the first read succeeds, the start of the look-back; undefined before `start`.
+   */
+  get lastReadAt(): number | undefined {
+    return this.readPoint === 0 ? undefined : this.readPoint;
+  }
+
   /** Reads the recent past, then keeps reading. */
   async start(): Promise<void> {
     this.readPoint = this.options.clock.now() - this.options.lookBackMs;
