@@ -4,15 +4,19 @@
  * only), with series whose counts follow what the service does, labelled by route pattern so that
  * junk paths add no series, and with no secret in the text.
  */
+import { createServer, type Server, type Socket, connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { openSocket } from '../helpers/graphql-socket.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { runNode } from '../helpers/processes.ts';
+import { bearer, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
-const sqlite = (await testEngines()).find((engine) => engine.engine === 'sqlite')!;
+const engines = await testEngines();
+const sqlite = engines.find((engine) => engine.engine === 'sqlite')!;
+const postgres = engines.find((engine) => engine.engine === 'postgres');
 const TOKEN = 'metrics-token-0123456789-abcdefghijklmnopqrstuvwxyz';
 const KEYRING_SECRET = 'keyring-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 /** An address of this machine that is not loopback: a caller from there is "elsewhere". */
@@ -233,6 +237,94 @@ describe('the metrics settings', () => {
 
   it('is off by default', () => {
     expect(loadConfig({})).toMatchObject({ metrics: false, metricsToken: undefined });
+  });
+});
+
+describe('prom-client', () => {
+  /** Registers the built library with metrics on or off in a fresh process, and tells whether prom-client was loaded. */
+  const loadsPromClient = async (metrics: boolean) => {
+    const program = `
+      import { createRequire } from 'node:module';
+      import Fastify from 'fastify';
+      import { gatehouse } from 'gatehouse-auth/fastify';
+      const app = Fastify();
+      await app.register(gatehouse, { settings: { databaseUrl: 'sqlite::memory:', metrics: ${metrics} } });
+      await app.ready();
+      const cache = createRequire(process.cwd() + '/').cache;
+      process.stdout.write(JSON.stringify({ loaded: Object.keys(cache).some((path) => path.includes('/node_modules/prom-client/')) }));
+      await app.close();`;
+    const result = await runNode(['--input-type=module', '-e', program]);
+    expect(result.code, result.stderr).toBe(0);
+    return (JSON.parse(result.stdout) as { loaded: boolean }).loaded;
+  };
+
+  it('is loaded only by a service with metrics on', async () => {
+    expect(await loadsPromClient(false)).toBe(false);
+    expect(await loadsPromClient(true)).toBe(true);
+  });
+});
+
+/** A relay to PostgreSQL that can drop every connection and refuse new ones. */
+class Relay {
+  private readonly sockets = new Set<Socket>();
+  private server: Server | undefined;
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.target);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as { port: number }).port;
+  }
+
+  async cut(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+}
+
+describe.skipIf(!postgres)('gatehouse_store_unavailable_total', () => {
+  it('counts the requests answered 503 while the store is gone, from a route and from authentication', async () => {
+    const url = new URL(await postgres!.createDatabaseUrl());
+    const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
+    await relay.open();
+    url.host = `127.0.0.1:${relay.port}`;
+    const app = await startTestApp(url.toString(), { env: { KEYRING_SECRET, METRICS: 'true' } });
+    ctx = app;
+    try {
+      const { user } = await app.createUser();
+      const key = await app.apiKey('ops');
+      const headers = bearer(await app.tokenFor(user));
+      const read = async () => (await app.app.inject({ url: '/metrics' })).body;
+      expect(sample(await read(), 'gatehouse_store_unavailable_total')).toBe(0);
+      await relay.cut();
+      expect((await app.app.inject({ method: 'POST', url: '/documents', headers, payload: { title: 'a', body: 'b' } })).statusCode).toBe(503);
+      expect((await app.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': key } })).statusCode).toBe(503);
+      const text = await read();
+      expect(sample(text, 'gatehouse_store_unavailable_total')).toBe(2);
+      expect(sample(text, 'gatehouse_http_request_duration_seconds_count{method="POST",route="/documents",status="503"}')).toBe(1);
+    } finally {
+      // The relay again, so that the app closes its pool without waiting on dead connections.
+      await relay.open();
+      await app.close();
+      ctx = undefined;
+      await relay.cut();
+      await postgres!.dropAll();
+    }
   });
 });
 
