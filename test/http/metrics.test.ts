@@ -6,6 +6,7 @@
  */
 import { createServer, type Server, type Socket, connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { Counter } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -92,6 +93,14 @@ describe('GET /metrics', () => {
     expect(sample(response.text, 'gatehouse_hash_queue_depth')).toBe(0);
     // The feed read the store at start: its lag is well under the poll's second or two.
     expect(sample(response.text, 'gatehouse_revocation_feed_lag_seconds')).toBeLessThan(60);
+  });
+
+  it('serves the application’s own metrics beside Gatehouse’s', async () => {
+    const { app, port } = await start({ METRICS: 'true' });
+    const invoices = new Counter({ name: 'app_invoices_sent_total', help: 'Invoices sent.', registers: [] });
+    app.app.gatehouse.metrics!.registry.registerMetric(invoices);
+    invoices.inc(3);
+    expect(sample((await get('127.0.0.1', port, '/metrics')).text, 'app_invoices_sent_total')).toBe(3);
   });
 
   it('counts a failed sign-in, a lockout and the requests by route and status', async () => {

@@ -20,6 +20,17 @@ export interface ObservableRevocationFeed {
   readonly lastReadAt: number | undefined;
 }
 
+/**
+ * prom-client's `Registry` as far as an application needs it: its own metrics join Gatehouse's
+ * with `registerMetric(new Counter({ …, registers: [] }))`. Declared here so that Gatehouse's
+ * type declarations do not need prom-client where metrics are off.
+ */
+export interface MetricsRegistry {
+  registerMetric(metric: unknown): void;
+  metrics(): Promise<string>;
+  readonly contentType: string;
+}
+
 /** Which step of a sign-in a result answers. */
 export type SignInStep = 'password' | 'second_factor';
 
@@ -52,7 +63,7 @@ type PromClient = typeof import('prom-client');
  * optional peer) is loaded here, so a service without metrics never loads it.
  */
 export class GatehouseMetrics {
-  readonly registry: Registry;
+  readonly registry: MetricsRegistry;
   /** Live GraphQL WebSockets. */
   readonly graphqlSockets: LiveCount;
   /** Live GraphQL subscriptions, on every socket. */
@@ -68,7 +79,8 @@ export class GatehouseMetrics {
 
   constructor(private readonly clock: Clock) {
     const prom = requirePeer<PromClient>('prom-client', 'Metrics (METRICS=true)');
-    const registry = (this.registry = new prom.Registry());
+    const registry: Registry = new prom.Registry();
+    this.registry = registry;
     const registers = [registry];
     this.startedAt = clock.now();
     prom.collectDefaultMetrics({ register: registry });
