@@ -260,12 +260,12 @@ async function wireGatehouse(
   const evaluator = new PolicyEvaluator(schemes, authorization);
   await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
   decorateResourceChecks(app, authorization, policies, evaluator);
-  // Before every route it counts, its own included.
+  await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
+  // Before the routes it counts (its own among them), after those whose hooks its route needs.
   if (metrics) {
     const path = (typeof metricsOptions === 'object' ? metricsOptions.path : undefined) ?? DEFAULT_METRICS_PATH;
     await app.register(metricsPlugin, { metrics, services, path, token: config.metricsToken, trustProxy: config.trustProxy });
   }
-  await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
   // Before the routes, which it learns as they are registered.
   if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
   await registerCors(app, config);

@@ -39,9 +39,9 @@ async function start(env: Record<string, string>): Promise<{ app: TestApp; port:
   return { app, port: (app.app.server.address() as { port: number }).port };
 }
 
-async function get(host: string, port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; text: string }> {
+async function get(host: string, port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; text: string; headers: Record<string, string> }> {
   const response = await fetch(`http://${host}:${port}${path}`, { headers });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text() };
+  return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text(), headers: Object.fromEntries(response.headers) };
 }
 
 /** The value of one series (`name{labels}` exactly as written), or undefined when absent. */
@@ -75,6 +75,8 @@ describe('GET /metrics', () => {
     const response = await get('127.0.0.1', port, '/metrics');
     expect(response.status).toBe(200);
     expect(response.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['cache-control']).toBe('no-store');
     for (const name of [
       'gatehouse_http_request_duration_seconds',
       'gatehouse_sign_ins_total',
