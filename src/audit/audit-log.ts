@@ -33,6 +33,8 @@ export interface AuditEntry {
 
 /** Writes security events to the audit table and the log. */
 export class AuditLog {
+  private readonly listeners = new Set<(type: AuditEventType) => void>();
+
   constructor(
     private readonly store: AuditStore,
     private readonly clock: Clock,
@@ -43,5 +45,12 @@ export class AuditLog {
     const event = { type, userId: entry.userId ?? null, at: this.clock.now(), ip: entry.ip ?? null, detail: entry.detail ?? null };
     this.logger.info({ audit: event }, `security event ${type}`);
     await this.store.append(event);
+    for (const listener of this.listeners) listener(type);
+  }
+
+  /** Hears the type of each event once it is written (the metrics count them); returns the way to stop. */
+  onRecorded(listener: (type: AuditEventType) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }

@@ -50,6 +50,10 @@ export interface Config {
   readonly graphqlMaxSubscriptionsPerSocket: number;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
+  /** Serve Prometheus metrics at `/metrics` (`METRICS`). */
+  readonly metrics: boolean;
+  /** A bearer token that lets a scraper read the metrics from anywhere (`METRICS_TOKEN`); a secret. */
+  readonly metricsToken: string | undefined;
 }
 
 /** The longest password the service hashes, in code points (docs/reference/configuration.md). */
@@ -68,6 +72,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('KEYRING_SECRET', 'at least 32 bytes of random text (e.g. `openssl rand -base64 32`)', null);
   }
   const databaseUrl = readDatabaseUrl(env);
+  const trustProxy = readBoolean(env, 'TRUST_PROXY', false);
+  const metrics = readBoolean(env, 'METRICS', false);
+  const metricsToken = readMetricsToken(env);
+  if (metrics) requireMetricsToken({ trustProxy, metricsToken });
   return {
     production,
     host,
@@ -93,7 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitIpPerMinute: readInteger(env, 'RATE_LIMIT_IP_PER_MINUTE', 600, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
     requestTimeoutSeconds: readDuration(env, 'REQUEST_TIMEOUT_SECONDS', 30),
-    trustProxy: readBoolean(env, 'TRUST_PROXY', false),
+    trustProxy,
     corsOrigins: readCorsOrigins(env),
     graphqlMaxDepth: readInteger(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
     graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
@@ -101,6 +109,8 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxSubscriptionsPerSocket: readInteger(env, 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 100_000),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
+    metrics,
+    metricsToken,
   };
 }
 
@@ -123,6 +133,26 @@ export function requireMailInProduction(config: Config, sendsMail: boolean): voi
   if (config.production && sendsMail && config.smtpUrl === undefined) {
     throw new ConfigError('SMTP_URL', 'set in production (smtp://user:pass@host:port)', null);
   }
+}
+
+/**
+ * Behind a trusted proxy every request may reach the service from loopback, which then proves
+ * nothing: metrics are served only to the bearer of `METRICS_TOKEN` (decision 0057).
+ */
+export function requireMetricsToken(config: Pick<Config, 'trustProxy' | 'metricsToken'>): void {
+  if (config.trustProxy && config.metricsToken === undefined) {
+    throw new ConfigError('METRICS_TOKEN', 'set when metrics are on and TRUST_PROXY=true (behind a proxy every caller may look local)', null);
+  }
+}
+
+/** Sent as `Authorization: Bearer <token>`: header-safe characters only. The value never appears in a message. */
+function readMetricsToken(env: Env): string | undefined {
+  const value = readString(env, 'METRICS_TOKEN');
+  if (value === undefined) return undefined;
+  if (Buffer.byteLength(value) < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value)) {
+    throw new ConfigError('METRICS_TOKEN', 'at least 32 characters of letters, digits and -._~+/ (e.g. `openssl rand -base64 32`)', null);
+  }
+  return value;
 }
 
 function readDatabaseUrl(env: Env): string {

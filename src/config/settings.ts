@@ -81,6 +81,10 @@ export interface GatehouseSettings {
   readonly jwtIssuer?: string;
   /** `aud` of issued tokens. @default gatehouse */
   readonly jwtAudience?: string;
+  /** Prometheus metrics at `/metrics`, for loopback callers and the bearer of `metricsToken` (the plugin's `metrics` option wins). @default false */
+  readonly metrics?: boolean;
+  /** Lets a scraper that sends `Authorization: Bearer <metricsToken>` read the metrics from anywhere; required with `trustProxy`. At least 32 characters. */
+  readonly metricsToken?: string;
 }
 
 /** Every setting's name: a misspelt one is refused at start (JavaScript callers have no compiler to catch it). */
@@ -89,7 +93,7 @@ export const SETTING_NAMES = [
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
-  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience',
+  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'metrics', 'metricsToken',
 ] as const satisfies readonly (keyof GatehouseSettings)[];
 
 // Fails to compile when a setting is added to the interface and not to the list.

@@ -1,4 +1,5 @@
 import type { ExecutionResult } from 'graphql';
+import type { LiveCount } from '../platform/metrics/live-count.ts';
 
 /*
  * Subscription sources, and the iterators graphql-ws consumes them through: mapped to results
@@ -159,6 +160,43 @@ export function mapEvents(
     },
     async throw(error: unknown) {
       await source.return?.();
+      throw error;
+    },
+  };
+}
+
+/**
+ * `stream`, told to `live` as opened now and as closed once, when it ends, fails or is returned
+ * (graphql-ws returns it when the subscriber completes or its socket closes).
+ */
+export function countedWhileOpen<T>(stream: AsyncIterableIterator<T>, live: LiveCount): AsyncIterableIterator<T> {
+  live.opened();
+  let open = true;
+  const close = () => {
+    if (open) live.closed();
+    open = false;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      try {
+        const step = await stream.next();
+        if (step.done) close();
+        return step;
+      } catch (error) {
+        close();
+        throw error;
+      }
+    },
+    async return(value?: unknown) {
+      close();
+      return stream.return ? stream.return(value) : { done: true, value: value as T };
+    },
+    async throw(error?: unknown) {
+      close();
+      if (stream.throw) return stream.throw(error);
       throw error;
     },
   };

@@ -18,7 +18,8 @@ import type { Logger } from 'pino';
 import type { OperationContext } from './context.ts';
 import { type GraphQLErrorCode } from './errors.ts';
 import { type DocumentLimits, exceededLimit, measureDocument } from './limits.ts';
-import { deliverEvents, mapEvents } from './event-stream.ts';
+import { countedWhileOpen, deliverEvents, mapEvents } from './event-stream.ts';
+import type { LiveCount } from '../platform/metrics/live-count.ts';
 import { BoundedCache, stringBytes } from './bounded-cache.ts';
 import { ResultCache } from './result-cache.ts';
 import { withoutSuggestions } from './suggestions.ts';
@@ -115,6 +116,8 @@ export interface GraphQLServiceOptions {
   readonly logger: Logger;
   /** The store's data version: answers that are the same for every caller are kept while it holds. */
   readonly dataVersion?: DataVersion | null;
+  /** Hears each subscription's stream open and close (the metrics' count of live subscriptions). */
+  readonly liveSubscriptions?: LiveCount;
 }
 
 /**
@@ -215,6 +218,12 @@ export class GraphQLService {
    * iterator then yields nothing; it ends when the source ends, and returning it unsubscribes.
    */
   async subscribeArgs(args: OperationArgs, delivery: EventDelivery): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const stream = await this.subscriptionStream(args, delivery);
+    const live = this.options.liveSubscriptions;
+    return live !== undefined && isAsyncIterable(stream) ? countedWhileOpen(stream as AsyncIterableIterator<ExecutionResult>, live) : stream;
+  }
+
+  private async subscriptionStream(args: OperationArgs, delivery: EventDelivery): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const { schema } = this.options;
     const source = await createSourceEventStream(schema, args.document, undefined, args.contextValue, args.variableValues ?? undefined, args.operationName ?? undefined);
     if (!isAsyncIterable(source)) return source as ExecutionResult;

@@ -1,4 +1,5 @@
-import fastifyWebsocket from '@fastify/websocket';
+import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
+import type { LiveCount } from '../platform/metrics/live-count.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
 import { COOKIES_SCHEME } from '../security/authentication/index.ts';
@@ -24,6 +25,8 @@ export interface TransportOptions {
   readonly schemeOptions: SchemeOptions;
   /** Subscriptions a socket may hold at once. */
   readonly maxSubscriptions: number;
+  /** Hears each socket open and close (the metrics' count of live sockets). */
+  readonly liveSockets?: LiveCount;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface TransportOptions {
  * pipeline; anonymous callers get field errors. 400 and 405 answer in the GraphQL error shape, in
  * the media type the client accepts.
  */
-export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions }: TransportOptions): Promise<void> {
+export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions, liveSockets }: TransportOptions): Promise<void> {
   const { config, clock, logger } = services;
 
   const run = async (request: FastifyRequest, reply: FastifyReply, body: GraphQLRequest, allowed: readonly ('query' | 'mutation')[]) => {
@@ -92,7 +95,7 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
           await sendProblem(reply, problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.'));
         }
       },
-      wsHandler: socketHandler,
+      wsHandler: liveSockets ? countedSockets(socketHandler, liveSockets) : socketHandler,
       handler: async (request, reply) => {
         const { query, variables, operationName, extensions } = request.query;
         let parsed: { variables: unknown; extensions: unknown };
@@ -107,6 +110,15 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       },
     });
   });
+}
+
+/** `handler`, with each socket told to `live` as it opens and as it closes. */
+function countedSockets(handler: (socket: WebSocket, request: FastifyRequest) => void, live: LiveCount): (socket: WebSocket, request: FastifyRequest) => void {
+  return (socket, request) => {
+    live.opened();
+    socket.once('close', () => live.closed());
+    handler(socket, request);
+  };
 }
 
 function isUpgrade(request: FastifyRequest): boolean {

@@ -56,7 +56,7 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<void> {
   checkOptions(options);
-  const { services, authorization, policies, schemes: schemeOptions } = gatehouseOf(app);
+  const { services, authorization, policies, schemes: schemeOptions, metrics } = gatehouseOf(app);
   const { config } = services;
   const path = options.path ?? '/graphql';
   const schema = schemaOf(options);
@@ -82,6 +82,7 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
     suggestions: options.suggestions ?? !config.production,
     logger: services.logger,
     dataVersion: options.dataVersion ?? null,
+    ...(metrics ? { liveSubscriptions: metrics.graphqlSubscriptions } : {}),
   });
   const { events } = options;
   if (events !== undefined) {
@@ -95,6 +96,7 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
     services,
     schemeOptions,
     maxSubscriptions: options.maxSubscriptionsPerSocket ?? config.graphqlMaxSubscriptionsPerSocket,
+    ...(metrics ? { liveSockets: metrics.graphqlSockets } : {}),
   });
 }
 

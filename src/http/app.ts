@@ -15,7 +15,7 @@ import type { ServerOptions } from 'node:http';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { type Config, requireMailInProduction } from '../config/config.ts';
+import { type Config, requireMailInProduction, requireMetricsToken } from '../config/config.ts';
 import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
 import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
@@ -35,6 +35,8 @@ import {
 import { createServices, type Services } from '../services.ts';
 import type { ApplicationMigrations } from '../store/application-database.ts';
 import { createStore } from '../store/create-store.ts';
+import { GatehouseMetrics } from '../platform/metrics/gatehouse-metrics.ts';
+import { DEFAULT_METRICS_PATH, metricsPlugin } from './metrics-plugin.ts';
 import { validatorsByPart } from './request-validation.ts';
 import { logAuthorizationFailure } from './authorization-log.ts';
 import type { Store } from '../store/ports.ts';
@@ -133,10 +135,21 @@ export interface GatehouseOptions {
   readonly pages?: PageOptions;
   /** Serves an OpenAPI 3.1 document of the routes (at `/openapi.json` unless `path` says otherwise). @default off */
   readonly openapi?: boolean | OpenApiOptions;
+  /**
+   * Prometheus metrics at `/metrics` (or `path`), for loopback callers and for the bearer of the
+   * `METRICS_TOKEN` setting (docs/operations.md); `true` or an object turns them on. Needs the
+   * prom-client package. @default the `METRICS` setting (off)
+   */
+  readonly metrics?: boolean | MetricsOptions;
   /** The clock of lifetimes, lockouts and time-based policies. @default the system clock */
   readonly clock?: Clock;
   /** Hears of each lockout instead of the default notice mail to the account's owner. */
   readonly onLockout?: AccountLockoutOptions['onLockout'];
+}
+
+export interface MetricsOptions {
+  /** Where the metrics are served. @default '/metrics' */
+  readonly path?: string;
 }
 
 /** What the plugin puts on the Fastify instance as `app.gatehouse`. */
@@ -162,6 +175,8 @@ export interface Gatehouse {
    * connected, each checked within 2 seconds. For a readiness route (`GET /health/ready`).
    */
   readiness(): Promise<Readiness>;
+  /** The metrics when they are on (their `registry` takes the application's own), else undefined. */
+  readonly metrics: GatehouseMetrics | undefined;
 }
 
 declare module 'fastify' {
@@ -182,6 +197,7 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
   const features: Required<GatehouseFeatures> = { ...ALL_FEATURES, ...options.features };
   // Before anything is opened: a start that cannot send its mail fails with nothing to undo.
   requireMailInProduction(config, signsInWithPasswords(features));
+  checkMetricsOptions(options.metrics ?? config.metrics, config);
   if (options.store && (options.tablePrefix !== undefined || options.schema !== undefined || options.migrations !== undefined)) {
     throw new Error(
       'tablePrefix, schema and migrations are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema, migrations }).',
@@ -237,6 +253,8 @@ async function wireGatehouse(
   const paths = new MembershipPaths(options.prefix ?? '');
   const context: RouteContext = { services, authorization, policies, schemeOptions, paths };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
+  const metricsOptions = options.metrics ?? config.metrics;
+  const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
   app.decorate('gatehouse', {
     config,
     store,
@@ -248,6 +266,7 @@ async function wireGatehouse(
     schemes: schemeOptions,
     redis: services.redis,
     readiness: () => checkReadiness(store, services.redis),
+    metrics,
   });
 
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
@@ -266,6 +285,11 @@ async function wireGatehouse(
   await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
   decorateResourceChecks(app, authorization, policies, evaluator);
   await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
+  // Before the routes it counts (its own among them), after those whose hooks its route needs.
+  if (metrics) {
+    const path = (typeof metricsOptions === 'object' ? metricsOptions.path : undefined) ?? DEFAULT_METRICS_PATH;
+    await app.register(metricsPlugin, { metrics, services, path, token: config.metricsToken, trustProxy: config.trustProxy });
+  }
   // Before the routes, which it learns as they are registered.
   if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
   await registerCors(app, config);
@@ -304,6 +328,13 @@ async function membershipRoutes(
     },
     { prefix: context.paths.prefix },
   );
+}
+
+function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config): void {
+  if (metrics === false) return;
+  requireMetricsToken(config);
+  const path = typeof metrics === 'object' ? metrics.path : undefined;
+  if (path !== undefined && !/^\/[^\s?#]*$/.test(path)) throw new Error(`metrics.path must start with "/" (got "${path}").`);
 }
 
 /** Registration, confirmation and reset (and their mail) serve a sign-in with a password: by cookie or for Gatehouse's tokens. */

@@ -8,7 +8,9 @@ export {
   type Gatehouse,
   type GatehouseFeatures,
   type GatehouseOptions,
+  type MetricsOptions,
 } from './app.ts';
+export type { GatehouseMetrics, MetricsRegistry, ObservableHashQueue } from '../platform/metrics/gatehouse-metrics.ts';
 export type { GatehousePolicies, PolicyName } from './policy-names.ts';
 export { MembershipPaths } from './membership-paths.ts';
 export type { OpenApiOptions } from './plugins/openapi.ts';

@@ -49,6 +49,14 @@ export class RevocationFeed {
     this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
   }
 
+  /**
+   * When the last successful read started (epoch ms): this instance knows the revocations made
+   * before then. Until the first read succeeds, the start of the look-back; undefined before `start`.
+   */
+  get lastReadAt(): number | undefined {
+    return this.readPoint === 0 ? undefined : this.readPoint;
+  }
+
   /** Reads the recent past, then keeps reading; starts with Redis away as well (it polls meanwhile). */
   async start(): Promise<void> {
     this.readPoint = this.options.clock.now() - this.options.lookBackMs;

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { argon2Workers } from '../identity/argon2-workers.ts';
+import type { SignInManager } from '../identity/sign-in-manager.ts';
+import type { SignInResult } from '../identity/sign-in-result.ts';
+import type { GatehouseMetrics, SignInStep } from '../platform/metrics/gatehouse-metrics.ts';
+import type { Services } from '../services.ts';
+import { isStoreUnavailable } from '../store/kysely/store-errors.ts';
+import { type MetricsCaller, metricsAccess } from './metrics-access.ts';
+import { problem, sendProblem } from './problem.ts';
+
+/** Where the metrics are served unless the plugin's `metrics.path` says otherwise. */
+export const DEFAULT_METRICS_PATH = '/metrics';
+
+export interface MetricsPluginOptions {
+  readonly metrics: GatehouseMetrics;
+  readonly services: Services;
+  readonly path: string;
+  /** `METRICS_TOKEN`, if any. */
+  readonly token: string | undefined;
+  readonly trustProxy: boolean;
+}
+
+/**
+ * `GET /metrics` in Prometheus's text format, for the callers `metricsAccess` lets in; everyone
+ * else gets the 404 of a path that does not exist. Registered before the routes, whose answers it
+ * times by route pattern (never the raw URL: ids and junk paths would make a series each).
+ */
+async function metricsRoutes(app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
+  const { metrics } = options;
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.requestAnswered(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
+  });
+  // Counted here rather than where the error becomes a 503: the error handler stays one mapping.
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isStoreUnavailable(error)) metrics.storeWasUnavailable();
+  });
+  observeServices(metrics, options.services);
+
+  const allowed = metricsAccess({ token: options.token, trustProxy: options.trustProxy });
+  app.get(
+    options.path,
+    // Anonymous to the pipeline (no scheme reads the token); the check below is the metrics' own.
+    { schema: { hide: true }, config: { authorization: { allowAnonymous: true } } },
+    async (request, reply) => {
+      const caller: MetricsCaller = { socketAddress: request.socket.remoteAddress, authorization: request.headers.authorization };
+      if (!allowed(caller)) return sendProblem(reply, problem('GH_NOT_FOUND', 'There is no such resource.'));
+      const { contentType, text } = await metrics.exposition();
+      return reply.header('cache-control', 'no-store').type(contentType).send(text);
+    },
+  );
+}
+
+/** What the metrics learn from the services: sign-in results, security events, the revocation feed and the hashing queue. */
+function observeServices(metrics: GatehouseMetrics, services: Services): void {
+  observeSignIns(services.signIn, (step, result) => metrics.signInAnswered(step, result));
+  services.audit.onRecorded((type) => metrics.securityEvent(type));
+  metrics.watchRevocationFeed(services.revocationFeed);
+  // The threads' own queue depth, read at each scrape; their waits reach the histogram once the pool reports them.
+  metrics.watchHashQueue({
+    get queueDepth() {
+      return argon2Workers.load.waiting;
+    },
+  });
+}
+
+/**
+ * Hears the result of each sign-in step as the routes receive it, by wrapping the manager's two
+ * entry points on this one instance: the manager itself stays free of metrics.
+ */
+function observeSignIns(signIn: SignInManager, listener: (step: SignInStep, result: SignInResult) => void): void {
+  const password = signIn.passwordSignIn.bind(signIn);
+  const secondFactor = signIn.twoFactorSignIn.bind(signIn);
+  signIn.passwordSignIn = async (...args) => {
+    const result = await password(...args);
+    listener('password', result);
+    return result;
+  };
+  signIn.twoFactorSignIn = async (...args) => {
+    const result = await secondFactor(...args);
+    listener('second_factor', result);
+    return result;
+  };
+}
+
+export const metricsPlugin = fp(metricsRoutes, { name: 'gatehouse-metrics', fastify: '5.x' });
