@@ -112,7 +112,7 @@ describe('Argon2Workers', () => {
     expect(() => new Argon2Workers({ threads: 0 })).toThrow(/at least one thread/);
     expect(() => new Argon2Workers({ threads: 1, tasksPerThread: 0 })).toThrow(/at least one task/);
     expect(() => new Argon2Workers({ threads: 1, maxHoldMs: -1 })).toThrow(/cannot be held/);
-    expect(() => new Argon2Workers({ threads: 1, queueMax: -1 })).toThrow(/at least no task/);
+    expect(() => new Argon2Workers({ threads: 1, queueMax: -1 })).toThrow(/queue bound is 0 or more/);
   });
 
   it.runIf(process.platform === 'linux')('hashes on threads at nice 19, leaving the rest of the process as it was', async () => {

@@ -104,7 +104,7 @@ export class Argon2Workers {
     if (!Number.isInteger(tasksPerThread) || tasksPerThread < 1) throw new Error(`A hashing thread takes at least one task, not ${tasksPerThread}.`);
     if (!(maxHoldMs >= 0)) throw new Error(`An answer cannot be held for ${maxHoldMs} ms.`);
     const max = queueMax ?? QUEUE_PER_THREAD * threads;
-    if (!(max >= 0)) throw new Error(`The hashing queue holds at least no task, not ${max}.`);
+    if (!(max >= 0)) throw new Error(`The hashing queue bound is 0 or more, not ${max}.`);
     this.threads = threads;
     this.queueMax = max;
     this.tasksPerThread = tasksPerThread;
