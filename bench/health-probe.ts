@@ -1,6 +1,8 @@
 // A steady latency probe: `GET PROBE_URL` every 1000 / PROBE_RATE ms for PROBE_SECONDS over one
 // kept-alive connection, as a monitor or a load balancer's health check would call it. Run by
-// bench/lib/sign-in.ts pinned to the load generator's core; prints one line of JSON.
+// bench/lib/sign-in.ts pinned to the load generator's core; prints one line of JSON. With
+// PROBE_METHOD, PROBE_BODY and PROBE_HEADERS (a JSON object) it probes another request the same
+// way: a sign-in at a steady rate (bench/lib/sign-in-contention.ts).
 //
 // Why not autocannon's `-R`: it sends each second's quota back to back at the start of the second
 // and then waits for the next, so the "probe" is a burst of 100 requests once a second; and it
@@ -19,6 +21,9 @@ import { percentile } from './lib/percentile.ts';
 const url = new URL(process.env.PROBE_URL ?? '');
 const rate = Number(process.env.PROBE_RATE ?? 100);
 const seconds = Number(process.env.PROBE_SECONDS ?? 10);
+const method = process.env.PROBE_METHOD ?? 'GET';
+const body = process.env.PROBE_BODY;
+const headers = JSON.parse(process.env.PROBE_HEADERS ?? '{}') as Record<string, string>;
 const intervalMs = 1000 / rate;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -62,13 +67,13 @@ function tenths(milliseconds: number): number {
 
 function get(target: URL): Promise<number> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(target, { agent, method: 'GET', timeout: 10_000 }, (response) => {
+    const outgoing = request(target, { agent, method, headers, timeout: 10_000 }, (response) => {
       response.resume();
       response.once('end', () => resolve(response.statusCode ?? 0));
       response.once('error', reject);
     });
     outgoing.once('timeout', () => outgoing.destroy(new Error('timed out')));
     outgoing.once('error', reject);
-    outgoing.end();
+    outgoing.end(body);
   });
 }

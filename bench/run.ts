@@ -12,6 +12,7 @@ import { cpuSnapshot, otherCpuPercent, processCpuSeconds } from './lib/cpu-usage
 import { freePort, gatehouseCli, obtainAccessToken, seedPosts, serviceArguments } from './lib/gatehouse.ts';
 import { type FanOutResult, measureFanOut } from './lib/fan-out.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
+import { type ContentionResult, measureSignInContention } from './lib/sign-in-contention.ts';
 import { medianIndex } from './lib/percentile.ts';
 import { type Pinning, planPinning } from './lib/pinning.ts';
 import { isPeerTarget, peerIssuer, startPeer } from './lib/peers.ts';
@@ -27,6 +28,8 @@ const LOG_LEVEL = 'warn';
 const OTHER_CPU_WARNING = 10;
 /** The name that selects the sign-in measurement in `BENCH_SCENARIOS` (it is not an HTTP scenario file). */
 const SIGN_IN = 'sign-in';
+/** The name that selects sign-in latency beside `GET /me` (and `/health` beside sign-ins) in `BENCH_SCENARIOS`. */
+const SIGN_IN_CONTENTION = 'sign-in-contention';
 /** The name that selects the subscription fan-out in `BENCH_SCENARIOS`. */
 const FAN_OUT = 'fan-out';
 /** The GraphQL scenario reads from a store holding this many posts (bench/README.md). */
@@ -82,7 +85,7 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== FAN_OUT);
+  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== SIGN_IN_CONTENTION && name !== FAN_OUT);
   // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
   const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
@@ -91,9 +94,10 @@ async function main(): Promise<void> {
   else log(`pinning: servers on core ${pinning.serverCpu}, load generator on core ${pinning.loadGeneratorCpu}`);
 
   const signInSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN);
+  const contentionSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN_CONTENTION);
   const fanOutSelected = settings.only.length === 0 || settings.only.includes(FAN_OUT);
   // The service runs only when something measures it; the GraphQL peers only when a scenario loads them.
-  const needsService = signInSelected || fanOutSelected || scenarios.some((scenario) => scenario.target === 'gatehouse');
+  const needsService = signInSelected || contentionSelected || fanOutSelected || scenarios.some((scenario) => scenario.target === 'gatehouse');
   const peerTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isPeerTarget))];
   temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
 
@@ -210,6 +214,25 @@ async function main(): Promise<void> {
     });
   }
 
+  let signInContention: ContentionResult | null = null;
+  if (contentionSelected && service !== null) {
+    signInContention = await measureSignInContention({
+      root,
+      host: HOST,
+      baseUrl: service.baseUrl,
+      email: service.email,
+      password: service.password,
+      accessToken: credentials.accessToken!,
+      seconds: settings.seconds,
+      warmupSeconds: settings.signInWarmupSeconds,
+      rounds: settings.rounds,
+      connections: settings.connections,
+      serverCpu: pinning.serverCpu,
+      loadGeneratorCpu: pinning.loadGeneratorCpu,
+      log,
+    });
+  }
+
   let fanOut: FanOutResult | null = null;
   if (fanOutSelected && service !== null) {
     log('fan-out: 1,000 subscribers, 100 posts one every 20 ms…');
@@ -249,6 +272,7 @@ async function main(): Promise<void> {
     },
     scenarios: scenarioResults,
     signIn,
+    signInContention,
     fanOut,
   };
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { AuditLog } from './audit/audit-log.ts';
 import type { Config } from './config/config.ts';
 import { ApiKeyService } from './identity/api-keys.ts';
+import { type Argon2Workers, sharedArgon2Workers } from './identity/argon2-workers.ts';
 import { PasswordHasher } from './identity/password-hasher.ts';
 import { lockoutMail } from './identity/account-mail.ts';
 import { CredentialChecks } from './identity/credential-checks.ts';
@@ -76,6 +77,8 @@ export interface Services {
   readonly twoFactor: TwoFactorManager;
   /** Providers linked to and unlinked from existing accounts, with the owner's notices. */
   readonly externalLogins: ExternalLogins;
+  /** The password-hashing threads and their queue (`queueDepth`, `onWait`), shared by the services of one configuration in the process. */
+  readonly hashing: Argon2Workers;
 }
 
 /** Opens the key ring (creating it on first start) and wires the services. */
@@ -93,7 +96,8 @@ export async function createServices(config: Config, store: Store, dependencies:
   if (!sealer.encrypts) logger.warn('KEYRING_SECRET is not set: the key ring is stored unencrypted (allowed outside production only).');
   if (created) logger.info({ kid: keyRing.current.kid }, 'created the key ring');
   const audit = new AuditLog(store.audit, clock, logger);
-  const hasher = new PasswordHasher();
+  const hashing = sharedArgon2Workers({ threads: config.hashThreads, queueMax: config.hashQueueMax });
+  const hasher = new PasswordHasher({ parameters: config.argon2, workers: hashing });
   const mailer = createMailer(config, store, logger, clock);
   // The owner hears of a lockout by mail, unless the caller (a test) listens itself.
   const onLockout = dependencies.onLockout ?? ((user, until) => mailer.send(lockoutMail(user, until)));
@@ -203,5 +207,6 @@ export async function createServices(config: Config, store: Store, dependencies:
     }),
     twoFactor,
     externalLogins: new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger }),
+    hashing,
   };
 }

@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Target } from './scenario.ts';
 import type { FanOutResult } from './fan-out.ts';
 import type { SignInResult } from './sign-in.ts';
+import type { ContentionResult } from './sign-in-contention.ts';
 
 export interface ScenarioResult {
   readonly name: string;
@@ -50,6 +51,8 @@ export interface Results {
   readonly scenarios: readonly ScenarioResult[];
   /** Sign-in throughput against the Argon2id verify rate; null when not run (`BENCH_SCENARIOS` without `sign-in`). */
   readonly signIn: SignInResult | null;
+  /** Sign-in latency beside a saturating `GET /me`, `/health` beside sign-ins; null when not run. */
+  readonly signInContention: ContentionResult | null;
   /** Subscription fan-out; null when not run (`BENCH_SCENARIOS` without `fan-out`). */
   readonly fanOut: FanOutResult | null;
 }
@@ -82,7 +85,11 @@ export function textTable(results: Results): string {
   const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   const table = [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
-  const extras = [results.signIn && signInLine(results.signIn), results.fanOut && fanOutLine(results.fanOut)].filter(Boolean);
+  const extras = [
+    results.signIn && signInLine(results.signIn),
+    results.signInContention && contentionLine(results.signInContention),
+    results.fanOut && fanOutLine(results.fanOut),
+  ].filter(Boolean);
   return [table, ...extras].join('\n\n');
 }
 
@@ -92,6 +99,15 @@ function fanOutLine(fanOut: FanOutResult): string {
     `latency p50 ${fanOut.p50Ms.toFixed(1)} ms, p99 ${fanOut.p99Ms.toFixed(1)} ms (target ≤ 100 ms); ` +
     `peak RSS ${fanOut.peakRssMiB === null ? 'unknown' : `${fanOut.peakRssMiB} MiB`} (target ≤ 200 MiB)` +
     (fanOut.warmUp ? `; warm-up (${fanOut.warmUp.events} events, not counted): p50 ${fanOut.warmUp.p50Ms.toFixed(1)} ms, p99 ${fanOut.warmUp.p99Ms.toFixed(1)} ms` : '')
+  );
+}
+
+function contentionLine(contention: ContentionResult): string {
+  const rounds = contention.rounds.map((round) => `${formatMs(round.signInP99Ms)} / ${formatMs(round.healthP99Ms)} ms`).join(', ');
+  return (
+    `sign-in beside GET /me (${contention.signInRate}/s, ${Math.round(contention.meRequestsPerSecond)} GET /me/s): p50 ${formatMs(contention.signInP50Ms)} ms, ` +
+    `p99 ${formatMs(contention.signInP99Ms)} ms; /health beside sign-ins (${contention.signInsPerSecond.toFixed(1)}/s): p99 ${formatMs(contention.healthP99Ms)} ms` +
+    (contention.rounds.length > 1 ? `\n  (the median of ${contention.rounds.length} rounds by sign-in p99; every round's sign-in p99 / /health p99: ${rounds})` : '')
   );
 }
 
@@ -150,6 +166,29 @@ export function markdownTable(results: Results): string {
           formatMs(round.floorHealthP99Ms),
         ];
         return `| ${(at === signIn.medianRound ? cells.map((cell) => `**${cell}**`) : cells).join(' | ')} |`;
+      }),
+    );
+  }
+  if (results.signInContention !== null) {
+    const contention = results.signInContention;
+    lines.push(
+      '',
+      `Sign-in beside other work ([lib/sign-in-contention.ts](lib/sign-in-contention.ts)): \`POST /account/login\` once every ${1000 / contention.signInRate} ms over one connection while \`GET /me\` (bearer) from ${settings.connections} connections keeps the servers' core busy; then \`/health\` once every 10 ms while sign-ins run as fast as they go. The two figures the hashing threads' priority trades (decision 0055); the median round by sign-in p99 is in bold:`,
+      '',
+      '| Round | Sign-in p50 (ms) | Sign-in p99 (ms) | Sign-in max (ms) | `GET /me`/s | `/health` p50 (ms) | `/health` p99 (ms) | Sign-ins/s |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...contention.rounds.map((round, at) => {
+        const cells = [
+          String(at + 1),
+          formatMs(round.signInP50Ms),
+          formatMs(round.signInP99Ms),
+          formatMs(round.signInMaxMs),
+          formatRate(round.meRequestsPerSecond),
+          formatMs(round.healthP50Ms),
+          formatMs(round.healthP99Ms),
+          round.signInsPerSecond.toFixed(1),
+        ];
+        return `| ${(at === contention.medianRound ? cells.map((cell) => `**${cell}**`) : cells).join(' | ')} |`;
       }),
     );
   }

@@ -125,32 +125,58 @@ function signInRequest(settings: SignInSettings, baseUrl: string) {
 }
 
 /** Sign-ins for `seconds`, with `/health` probed meanwhile; warm-ups run the same load as measurements. */
-async function signInLoad(settings: SignInSettings, baseUrl: string, seconds: number): Promise<{ signIns: LoadResult; health: ProbeResult }> {
+export async function signInLoad(settings: SignInSettings, baseUrl: string, seconds: number): Promise<{ signIns: LoadResult; health: ProbeResult }> {
   const [signIns, health] = await Promise.all([runLoad({ ...signInRequest(settings, baseUrl), seconds }), probeHealth(settings, baseUrl, seconds)]);
   assertClean('sign-in', signIns);
   return { signIns, health };
 }
 
-interface ProbeResult {
+export interface ProbeResult {
   readonly requests: number;
   readonly non2xx: number;
   readonly errors: number;
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
+  readonly latencyMaxMs: number;
 }
 
 /** `/health` at a steady `HEALTH_RATE` from the load generator's core (bench/health-probe.ts); every answer must be a 2xx. */
-async function probeHealth(settings: SignInSettings, baseUrl: string, seconds: number): Promise<ProbeResult> {
-  const { stdout } = await runToCompletion('health probe', process.execPath, ['--import', 'tsx', join(settings.root, 'bench/health-probe.ts')], {
-    env: { ...process.env, PROBE_URL: new URL('/health', baseUrl).href, PROBE_RATE: String(HEALTH_RATE), PROBE_SECONDS: String(seconds) },
+function probeHealth(settings: SignInSettings, baseUrl: string, seconds: number): Promise<ProbeResult> {
+  return probeLatency(settings, { url: new URL('/health', baseUrl), rate: HEALTH_RATE, seconds, name: 'health under sign-in load' });
+}
+
+export interface ProbeRequest {
+  readonly url: URL;
+  /** Requests a second, one at a time over one connection. */
+  readonly rate: number;
+  readonly seconds: number;
+  /** For the error message. */
+  readonly name: string;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** One request at a steady rate from the load generator's core (bench/health-probe.ts); every answer must be a 2xx. */
+export async function probeLatency(settings: Pick<SignInSettings, 'root' | 'loadGeneratorCpu'>, probe: ProbeRequest): Promise<ProbeResult> {
+  const { stdout } = await runToCompletion(`${probe.name} probe`, process.execPath, ['--import', 'tsx', join(settings.root, 'bench/health-probe.ts')], {
+    env: {
+      ...process.env,
+      PROBE_URL: probe.url.href,
+      PROBE_RATE: String(probe.rate),
+      PROBE_SECONDS: String(probe.seconds),
+      PROBE_METHOD: probe.method ?? 'GET',
+      PROBE_HEADERS: JSON.stringify(probe.headers ?? {}),
+      ...(probe.body === undefined ? {} : { PROBE_BODY: probe.body }),
+    },
     cwd: settings.root,
     cpu: settings.loadGeneratorCpu,
   });
   const line = stdout.trim().split('\n').pop() ?? '';
   const result = JSON.parse(line) as Partial<ProbeResult>;
-  if (typeof result.latencyP99Ms !== 'number' || typeof result.requests !== 'number') throw new Error(`health probe: unexpected output ${line}`);
+  if (typeof result.latencyP99Ms !== 'number' || typeof result.requests !== 'number') throw new Error(`${probe.name}: unexpected output ${line}`);
   if (result.non2xx !== 0 || result.errors !== 0 || result.requests === 0) {
-    throw new Error(`health under sign-in load: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors; all must be 0 and some requests must be made`);
+    throw new Error(`${probe.name}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors; all must be 0 and some requests must be made`);
   }
   return result as ProbeResult;
 }

@@ -104,6 +104,12 @@ describe('loadConfig defaults (docs/reference/configuration.md)', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://auth.example.com' }).jwtIssuer).toBe('https://auth.example.com');
   });
 
+  it('hashes with OWASP’s 19 MiB, 2 passes, 1 lane, on threads and a queue bound worked out at start', () => {
+    expect(config.argon2).toEqual({ memoryKib: 19_456, iterations: 2, parallelism: 1 });
+    expect(config.hashThreads).toBeUndefined();
+    expect(config.hashQueueMax).toBeUndefined();
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ PORT: '', ACCESS_TOKEN_MINUTES: '  ' }).port).toBe(3000);
     expect(loadConfig({ ACCESS_TOKEN_MINUTES: '  ' }).accessTokenSeconds).toBe(900);
@@ -111,6 +117,17 @@ describe('loadConfig defaults (docs/reference/configuration.md)', () => {
 });
 
 describe('loadConfig values', () => {
+  it('reads HASH_THREADS from 1 and HASH_QUEUE_MAX from 0', () => {
+    expect(loadConfig({ HASH_THREADS: '3', HASH_QUEUE_MAX: '0' })).toMatchObject({ hashThreads: 3, hashQueueMax: 0 });
+  });
+
+  it('accepts Argon2id parameters at or above any row of OWASP’s table', () => {
+    expect(loadConfig({ ARGON2_MEMORY_KIB: '47104', ARGON2_ITERATIONS: '1' }).argon2).toEqual({ memoryKib: 47_104, iterations: 1, parallelism: 1 });
+    expect(loadConfig({ ARGON2_MEMORY_KIB: '12288', ARGON2_ITERATIONS: '3' }).argon2.memoryKib).toBe(12_288);
+    expect(loadConfig({ ARGON2_MEMORY_KIB: '7168', ARGON2_ITERATIONS: '8', ARGON2_PARALLELISM: '4' }).argon2).toEqual({ memoryKib: 7168, iterations: 8, parallelism: 4 });
+    expect(loadConfig({ ARGON2_MEMORY_KIB: '65536' }).argon2).toEqual({ memoryKib: 65_536, iterations: 2, parallelism: 1 });
+  });
+
   it('accepts decimals in durations: ACCESS_TOKEN_MINUTES=0.5 is 30 seconds', () => {
     expect(loadConfig({ ACCESS_TOKEN_MINUTES: '0.5' }).accessTokenSeconds).toBe(30);
   });
@@ -202,6 +219,15 @@ describe('loadConfig refusals', () => {
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: 'many' }],
     ['KEYRING_SECRET', { KEYRING_SECRET: 'too-short' }],
     ['KEYRING_SECRET', { KEYRING_SECRET: 'x'.repeat(31) }],
+    ['HASH_THREADS', { HASH_THREADS: '0' }],
+    ['HASH_THREADS', { HASH_THREADS: 'auto' }],
+    ['HASH_QUEUE_MAX', { HASH_QUEUE_MAX: '-1' }],
+    ['ARGON2_ITERATIONS', { ARGON2_ITERATIONS: '0' }],
+    ['ARGON2_PARALLELISM', { ARGON2_PARALLELISM: '0' }],
+    ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '19455' }],
+    ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '1' }],
+    ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '9215', ARGON2_ITERATIONS: '4' }],
+    ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '7167', ARGON2_ITERATIONS: '10' }],
   ])('refuses a bad %s with a ConfigError naming it: %j', (variable, env) => {
     const error = configError(env);
     expect(error.name).toBe('ConfigError');
@@ -218,6 +244,12 @@ describe('loadConfig refusals', () => {
     // 16 characters of 2 bytes each in UTF-8 make 32 bytes.
     expect(loadConfig({ KEYRING_SECRET: 'é'.repeat(16) }).keyringSecret).toBe('é'.repeat(16));
     expect(configError({ KEYRING_SECRET: 'é'.repeat(15) }).variable).toBe('KEYRING_SECRET');
+  });
+
+  it('names OWASP’s floor for the passes given when the Argon2id memory is below it', () => {
+    expect(configError({ ARGON2_MEMORY_KIB: '8192', ARGON2_ITERATIONS: '3' }).message).toBe(
+      'ARGON2_MEMORY_KIB must be at least 12288 with ARGON2_ITERATIONS=3 (OWASP\'s floor: 47104 KiB with 1 pass, 19456 with 2, 12288 with 3, 9216 with 4, 7168 with 5 or more) (got "8192")',
+    );
   });
 
   it('says what it expects and what it got for a non-secret value', () => {

@@ -1,5 +1,6 @@
+import { type Argon2Parameters, DEFAULT_ARGON2, minimumMemoryKib, OWASP_ARGON2_ROWS } from '../identity/argon2-parameters.ts';
 import { ConfigError } from './config-error.ts';
-import { type Env, readBoolean, readDuration, readInteger, readList, readString, readUrl } from './parse.ts';
+import { type Env, readBoolean, readDuration, readInteger, readList, readOptionalInteger, readString, readUrl } from './parse.ts';
 
 export interface OidcProviderConfig {
   /** Lower-cased `<NAME>` of `OIDC_<NAME>_*`, as it appears in routes. */
@@ -54,6 +55,12 @@ export interface Config {
   readonly metrics: boolean;
   /** A bearer token that lets a scraper read the metrics from anywhere (`METRICS_TOKEN`); a secret. */
   readonly metricsToken: string | undefined;
+  /** Hashing threads; undefined for the usable cores (the cgroup's CPU quota included). */
+  readonly hashThreads: number | undefined;
+  /** Hashes waiting for a thread beyond which a new one is refused (503); undefined for 32 × the threads. */
+  readonly hashQueueMax: number | undefined;
+  /** The cost of new password hashes, at or above OWASP's floor; weaker stored hashes are replaced at sign-in. */
+  readonly argon2: Argon2Parameters;
 }
 
 /** The longest password the service hashes, in code points (docs/reference/configuration.md). */
@@ -111,7 +118,28 @@ export function loadConfig(env: Env = process.env): Config {
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
     metrics,
     metricsToken,
+    hashThreads: readOptionalInteger(env, 'HASH_THREADS', 1, 1024),
+    hashQueueMax: readOptionalInteger(env, 'HASH_QUEUE_MAX', 0, 1_000_000),
+    argon2: readArgon2(env),
   };
+}
+
+/** OWASP's rows as the message shows them: "47104 KiB with 1 pass, 19456 with 2, …". */
+const OWASP_ROWS_TEXT = OWASP_ARGON2_ROWS.map((row, at) => `${row.memoryKib}${at === 0 ? ' KiB' : ''} with ${row.iterations}${at === 0 ? ' pass' : ''}`).join(', ');
+
+/**
+ * Any setting at or above one row of OWASP's table: memory can be traded for passes as the table
+ * does, but a hash below every row is refused at start rather than written for years (decision 0054).
+ */
+function readArgon2(env: Env): Argon2Parameters {
+  const iterations = readInteger(env, 'ARGON2_ITERATIONS', DEFAULT_ARGON2.iterations, 1, 1000);
+  const memoryKib = readInteger(env, 'ARGON2_MEMORY_KIB', DEFAULT_ARGON2.memoryKib, 1, 4_194_304);
+  const parallelism = readInteger(env, 'ARGON2_PARALLELISM', DEFAULT_ARGON2.parallelism, 1, 64);
+  const minimum = minimumMemoryKib(iterations);
+  if (memoryKib < minimum) {
+    throw new ConfigError('ARGON2_MEMORY_KIB', `at least ${minimum} with ARGON2_ITERATIONS=${iterations} (OWASP's floor: ${OWASP_ROWS_TEXT} or more)`, String(memoryKib));
+  }
+  return { memoryKib, iterations, parallelism };
 }
 
 function hostForUrl(host: string): string {

@@ -23,6 +23,11 @@ export function readInteger(env: Env, name: string, fallback: number, min: numbe
   return Number(value);
 }
 
+/** An integer from `min` to `max`, or undefined when unset (the default is worked out elsewhere). */
+export function readOptionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return raw(env, name) === undefined ? undefined : readInteger(env, name, min, min, max);
+}
+
 /** A duration in the variable's unit; decimals allowed (`ACCESS_TOKEN_MINUTES=0.5`). */
 export function readDuration(env: Env, name: string, fallback: number, { allowZero = false } = {}): number {
   const value = raw(env, name);

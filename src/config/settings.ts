@@ -85,6 +85,16 @@ export interface GatehouseSettings {
   readonly metrics?: boolean;
   /** Lets a scraper that sends `Authorization: Bearer <metricsToken>` read the metrics from anywhere; required with `trustProxy`. At least 32 characters. */
   readonly metricsToken?: string;
+  /** Password-hashing threads. @default the usable cores, the cgroup's CPU quota included */
+  readonly hashThreads?: number;
+  /** Hashes waiting for a thread beyond which a sign-in, registration or password change is answered 503 at once. @default 32 × hashThreads */
+  readonly hashQueueMax?: number;
+  /** Argon2id memory of new hashes, in KiB; with `argon2Iterations`, at or above a row of OWASP's table. @default 19456 */
+  readonly argon2MemoryKib?: number;
+  /** Argon2id passes. @default 2 */
+  readonly argon2Iterations?: number;
+  /** Argon2id lanes. @default 1 */
+  readonly argon2Parallelism?: number;
 }
 
 /** Every setting's name: a misspelt one is refused at start (JavaScript callers have no compiler to catch it). */
@@ -94,6 +104,7 @@ export const SETTING_NAMES = [
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
   'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'metrics', 'metricsToken',
+  'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
 ] as const satisfies readonly (keyof GatehouseSettings)[];
 
 // Fails to compile when a setting is added to the interface and not to the list.

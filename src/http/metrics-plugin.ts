@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { argon2Workers } from '../identity/argon2-workers.ts';
 import type { SignInManager } from '../identity/sign-in-manager.ts';
 import type { SignInResult } from '../identity/sign-in-result.ts';
 import type { GatehouseMetrics, SignInStep } from '../platform/metrics/gatehouse-metrics.ts';
@@ -35,7 +34,8 @@ async function metricsRoutes(app: FastifyInstance, options: MetricsPluginOptions
   app.addHook('onError', async (_request, _reply, error) => {
     if (isStoreUnavailable(error)) metrics.storeWasUnavailable();
   });
-  observeServices(metrics, options.services);
+  const stopObserving = observeServices(metrics, options.services);
+  app.addHook('onClose', async () => stopObserving());
 
   const allowed = metricsAccess({ token: options.token, trustProxy: options.trustProxy });
   app.get(
@@ -51,17 +51,15 @@ async function metricsRoutes(app: FastifyInstance, options: MetricsPluginOptions
   );
 }
 
-/** What the metrics learn from the services: sign-in results, security events, the revocation feed and the hashing queue. */
-function observeServices(metrics: GatehouseMetrics, services: Services): void {
+/**
+ * What the metrics learn from the services: sign-in results, security events, the revocation feed
+ * and the hashing queue. Returns the way to stop hearing the queue, which outlives the app.
+ */
+function observeServices(metrics: GatehouseMetrics, services: Services): () => void {
   observeSignIns(services.signIn, (step, result) => metrics.signInAnswered(step, result));
   services.audit.onRecorded((type) => metrics.securityEvent(type));
   metrics.watchRevocationFeed(services.revocationFeed);
-  // The threads' own queue depth, read at each scrape; their waits reach the histogram once the pool reports them.
-  metrics.watchHashQueue({
-    get queueDepth() {
-      return argon2Workers.load.waiting;
-    },
-  });
+  return metrics.watchHashQueue(services.hashing);
 }
 
 /**

@@ -32,12 +32,14 @@ parentPort.on('message', (first) => {
   }
 });
 
+// Each answer says how long its task took, which tells the pool how fast its queue drains.
 function run({ id, operation, password, storedHash, options }) {
+  const started = performance.now();
   try {
     const result = operation === 'hash' ? hashSync(password, options) : verifySync(storedHash, password);
-    return { id, result };
+    return { id, result, ms: performance.now() - started };
   } catch (error) {
-    return { id, error: error instanceof Error ? error.message : String(error) };
+    return { id, error: error instanceof Error ? error.message : String(error), ms: performance.now() - started };
   }
 }
 

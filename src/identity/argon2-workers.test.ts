@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { Argon2Workers } from './argon2-workers.ts';
+import { Argon2Workers, sharedArgon2Workers } from './argon2-workers.ts';
+import { HashingBusyError } from './hashing-busy.ts';
 
 /** Cheap parameters: these tests are about the threads, not the hash's cost. */
 const OPTIONS = { algorithm: 2, memoryCost: 1024, timeCost: 1, parallelism: 1 };
@@ -18,7 +19,7 @@ function threadNiceValues(): number[] {
 
 describe('Argon2Workers', () => {
   it('hashes with Argon2id and verifies the right password only', async () => {
-    const workers = new Argon2Workers(1);
+    const workers = new Argon2Workers({ threads: 1 });
     onTestFinished(() => workers.close());
     const stored = await workers.hash('correct horse', OPTIONS);
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
@@ -27,7 +28,7 @@ describe('Argon2Workers', () => {
   });
 
   it('hands each thread up to its share of tasks, queues the rest, and rejects only the task that fails', async () => {
-    const workers = new Argon2Workers(2, 3);
+    const workers = new Argon2Workers({ threads: 2, tasksPerThread: 3 });
     onTestFinished(() => workers.close());
     const stored = await workers.hash('pw', OPTIONS);
     const tasks = [
@@ -55,16 +56,69 @@ describe('Argon2Workers', () => {
     expect(workers.load).toEqual({ active: 0, waiting: 0 });
   });
 
+  it('refuses a task at once beyond its queue bound, without queueing it, and takes tasks again once the queue drains', async () => {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 2, queueMax: 2 });
+    onTestFinished(() => workers.close());
+    const waits: number[] = [];
+    workers.onWait((ms) => waits.push(ms));
+    // Submitted in one turn of the event loop: no answer can arrive in between.
+    const accepted = Array.from({ length: 4 }, (_, at) => workers.hash(`pw ${at}`, OPTIONS));
+    expect(workers.load).toEqual({ active: 2, waiting: 2 });
+    expect(workers.queueDepth).toBe(2);
+    const refused = workers.hash('one too many', OPTIONS);
+    expect(workers.load).toEqual({ active: 2, waiting: 2 });
+    const error = await refused.catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(HashingBusyError);
+    expect(Number.isInteger((error as HashingBusyError).retryAfterSeconds)).toBe(true);
+    expect((error as HashingBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+
+    expect(await Promise.all(accepted)).toEqual(Array.from({ length: 4 }, () => expect.stringMatching(/^\$argon2id\$/)));
+    // Every accepted task was handed to the thread once; the refused one never was.
+    expect(waits).toHaveLength(4);
+    expect(waits.every((ms) => ms >= 0)).toBe(true);
+    expect(workers.queueDepth).toBe(0);
+    await expect(workers.hash('after the burst', OPTIONS)).resolves.toMatch(/^\$argon2id\$/);
+  });
+
+  it('with no room to wait, takes what its threads hold and refuses the next', async () => {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 1, queueMax: 0 });
+    onTestFinished(() => workers.close());
+    const held = workers.hash('held', OPTIONS);
+    await expect(workers.hash('refused', OPTIONS)).rejects.toBeInstanceOf(HashingBusyError);
+    await expect(held).resolves.toMatch(/^\$argon2id\$/);
+  });
+
+  it('stops telling an observer that stopped listening, and a failing observer does not stop the hand-off', async () => {
+    const workers = new Argon2Workers({ threads: 1 });
+    onTestFinished(() => workers.close());
+    const seen: number[] = [];
+    const stop = workers.onWait((ms) => seen.push(ms));
+    workers.onWait(() => {
+      throw new Error('a broken metric');
+    });
+    await workers.hash('one', OPTIONS);
+    stop();
+    await workers.hash('two', OPTIONS);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('shares one pool per configuration in the process, the queue bound 32 tasks per thread by default', () => {
+    expect(sharedArgon2Workers({ threads: 3 })).toBe(sharedArgon2Workers({ threads: 3, queueMax: 96 }));
+    expect(sharedArgon2Workers({ threads: 3 }).queueMax).toBe(96);
+    expect(sharedArgon2Workers({ threads: 3, queueMax: 5 })).not.toBe(sharedArgon2Workers({ threads: 3 }));
+  });
+
   it('refuses a pool without threads, a thread without tasks or a negative hold', () => {
-    expect(() => new Argon2Workers(0)).toThrow(/at least one thread/);
-    expect(() => new Argon2Workers(1, 0)).toThrow(/at least one task/);
-    expect(() => new Argon2Workers(1, 4, -1)).toThrow(/cannot be held/);
+    expect(() => new Argon2Workers({ threads: 0 })).toThrow(/at least one thread/);
+    expect(() => new Argon2Workers({ threads: 1, tasksPerThread: 0 })).toThrow(/at least one task/);
+    expect(() => new Argon2Workers({ threads: 1, maxHoldMs: -1 })).toThrow(/cannot be held/);
+    expect(() => new Argon2Workers({ threads: 1, queueMax: -1 })).toThrow(/queue bound is 0 or more/);
   });
 
   it.runIf(process.platform === 'linux')('hashes on threads at nice 19, leaving the rest of the process as it was', async () => {
     const before = threadNiceValues();
     expect(before.every((nice) => nice === before[0])).toBe(true);
-    const workers = new Argon2Workers(2);
+    const workers = new Argon2Workers({ threads: 2 });
     onTestFinished(() => workers.close());
     const stored = await workers.hash('pw', OPTIONS);
     await Promise.all([workers.verify(stored, 'pw'), workers.verify(stored, 'pw')]);
@@ -94,7 +148,7 @@ describe('Argon2Workers', () => {
     // A task alone is answered as soon as it is done.
     const lone = new Promise((resolve) => worker.once('message', resolve));
     worker.postMessage({ id: 5, operation: 'hash', password: 'alone', options: OPTIONS });
-    expect(await lone).toEqual([{ id: 5, result: expect.stringMatching(/^\$argon2id\$/) }]);
+    expect(await lone).toEqual([{ id: 5, result: expect.stringMatching(/^\$argon2id\$/), ms: expect.any(Number) }]);
   });
 
   it('holds no answer longer than its time allows, however many tasks wait', async () => {
@@ -116,7 +170,7 @@ describe('Argon2Workers', () => {
   });
 
   it('rejects queued and new tasks once closed', async () => {
-    const workers = new Argon2Workers(1);
+    const workers = new Argon2Workers({ threads: 1 });
     const outcomes = Promise.allSettled([workers.hash('running', OPTIONS), workers.hash('queued', OPTIONS)]);
     await workers.close();
     for (const outcome of await outcomes) {

@@ -1,5 +1,6 @@
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { usableCores } from '../platform/cpu-quota.ts';
+import { HashingBusyError } from './hashing-busy.ts';
 
 /** What @node-rs/argon2 takes; the worker passes it through unchanged. */
 export interface Argon2Options {
@@ -15,6 +16,8 @@ type Task =
 
 interface Pending {
   readonly task: Task;
+  /** `performance.now()` at submission, for the wait observers. */
+  readonly queuedAt: number;
   readonly resolve: (result: string | boolean) => void;
   readonly reject: (error: Error) => void;
 }
@@ -23,6 +26,17 @@ interface Reply {
   readonly id: number;
   readonly result?: string | boolean;
   readonly error?: string;
+  /** How long the thread took over this task, in ms of wall time (preemption included). */
+  readonly ms?: number;
+}
+
+export interface Argon2WorkersOptions {
+  /** Threads at most. @default the usable cores (cgroup quota included) */
+  readonly threads?: number;
+  /** Tasks waiting for a thread beyond which a new one is refused. @default `QUEUE_PER_THREAD` × threads */
+  readonly queueMax?: number;
+  readonly tasksPerThread?: number;
+  readonly maxHoldMs?: number;
 }
 
 /**
@@ -50,6 +64,17 @@ const TASKS_PER_THREAD = 8;
 const MAX_HOLD_MS = 50;
 
 /**
+ * Tasks that may wait for a thread, per thread, by default: four times what a thread holds. At a
+ * 5–12 ms hash that is 0.2–0.4 s of queue on top of the threads' own backlog, so a burst of a few
+ * dozen sign-ins per core is answered within half a second, not refused; a longer queue only
+ * keeps people waiting for answers their clients may have given up on (decision 0054).
+ */
+export const QUEUE_PER_THREAD = 4 * TASKS_PER_THREAD;
+
+/** The hash's time before any was measured: a middle figure of the machines measured so far. */
+const FIRST_HASH_MS = 10;
+
+/**
  * Argon2id off the event loop, on worker threads of their own at low priority, one per usable
  * core, each hashing one task at a time (docs/decisions/0019-hashing-slots-and-sqlite-sync.md).
  * More threads would not finish sooner — each hash needs a whole core — but would hold 19 MiB each
@@ -57,23 +82,33 @@ const MAX_HOLD_MS = 50;
  * order and answers those that finish back to back in one message, none held longer than
  * `MAX_HOLD_MS` (decisions 0027 and 0029); the rest queue here in arrival order. Threads start with
  * the first task and do not keep the process alive while idle, so a command that never hashes
- * never starts one.
+ * never starts one. Beyond `queueMax` waiting tasks a new one is refused at once with
+ * `HashingBusyError` (decision 0054).
  */
 export class Argon2Workers {
   /** Every started thread with the tasks sent to it, oldest first: it answers in that order. */
   private readonly sent = new Map<Worker, Pending[]>();
   private readonly queue: Pending[] = [];
+  private readonly waitObservers = new Set<(ms: number) => void>();
   private nextId = 0;
   private closed = false;
+  /** A moving average of the threads' time per task, for the refusal's `Retry-After`. */
+  private hashMs = FIRST_HASH_MS;
+  readonly threads: number;
+  readonly queueMax: number;
+  private readonly tasksPerThread: number;
+  private readonly maxHoldMs: number;
 
-  constructor(
-    private readonly size = availableParallelism(),
-    private readonly tasksPerThread = TASKS_PER_THREAD,
-    private readonly maxHoldMs = MAX_HOLD_MS,
-  ) {
-    if (!Number.isInteger(size) || size < 1) throw new Error(`Argon2Workers need at least one thread, not ${size}.`);
+  constructor({ threads = usableCores(), queueMax, tasksPerThread = TASKS_PER_THREAD, maxHoldMs = MAX_HOLD_MS }: Argon2WorkersOptions = {}) {
+    if (!Number.isInteger(threads) || threads < 1) throw new Error(`Argon2Workers need at least one thread, not ${threads}.`);
     if (!Number.isInteger(tasksPerThread) || tasksPerThread < 1) throw new Error(`A hashing thread takes at least one task, not ${tasksPerThread}.`);
     if (!(maxHoldMs >= 0)) throw new Error(`An answer cannot be held for ${maxHoldMs} ms.`);
+    const max = queueMax ?? QUEUE_PER_THREAD * threads;
+    if (!(max >= 0)) throw new Error(`The hashing queue bound is 0 or more, not ${max}.`);
+    this.threads = threads;
+    this.queueMax = max;
+    this.tasksPerThread = tasksPerThread;
+    this.maxHoldMs = maxHoldMs;
   }
 
   hash(password: string, options: Argon2Options): Promise<string> {
@@ -102,11 +137,36 @@ export class Argon2Workers {
     return { active, waiting: this.queue.length };
   }
 
+  /** Tasks waiting for a thread (not yet handed to one), for metrics. */
+  get queueDepth(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * Calls `observer` with each task's time in this queue, from submission to hand-off to a thread,
+   * in ms (a thread may still hold it behind the others it was handed). Returns the way to stop.
+   */
+  onWait(observer: (ms: number) => void): () => void {
+    this.waitObservers.add(observer);
+    return () => this.waitObservers.delete(observer);
+  }
+
+  /** How long every task now queued or held takes to drain at the measured rate, in whole seconds, at least 1. */
+  retryAfterSeconds(): number {
+    const { active, waiting } = this.load;
+    return Math.max(1, Math.ceil(((active + waiting) * this.hashMs) / this.threads / 1000));
+  }
+
   private submit(task: Task): Promise<string | boolean> {
     if (this.closed) return Promise.reject(new Error('The hashing threads were stopped.'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, resolve, reject });
+      this.queue.push({ task, queuedAt: performance.now(), resolve, reject });
       this.dispatch();
+      // Still waiting (the last, since dispatch takes from the front) beyond the bound: refused, never run.
+      if (this.queue.length > this.queueMax) {
+        this.queue.pop();
+        reject(new HashingBusyError(this.retryAfterSeconds()));
+      }
     });
   }
 
@@ -119,10 +179,21 @@ export class Argon2Workers {
       tasks.push(pending);
       if (tasks.length === 1) worker.ref();
       worker.postMessage({ id: this.nextId++, ...pending.task });
+      this.observeWait(performance.now() - pending.queuedAt);
     }
   }
 
-  /** An idle thread, else a new one while there are fewer than `size`, else the least busy one with room. */
+  private observeWait(ms: number): void {
+    for (const observer of this.waitObservers) {
+      try {
+        observer(ms);
+      } catch {
+        // An observer's failure must not stop the hand-off of the tasks behind it.
+      }
+    }
+  }
+
+  /** An idle thread, else a new one while there are fewer than `threads`, else the least busy one with room. */
   private leastLoaded(): Worker | undefined {
     let best: Worker | undefined;
     let fewest = this.tasksPerThread;
@@ -130,7 +201,7 @@ export class Argon2Workers {
       if (tasks.length < fewest) [best, fewest] = [worker, tasks.length];
     }
     if (fewest === 0) return best;
-    return this.sent.size < this.size ? this.startWorker() : best;
+    return this.sent.size < this.threads ? this.startWorker() : best;
   }
 
   private startWorker(): Worker {
@@ -151,6 +222,7 @@ export class Argon2Workers {
     if (tasks === undefined) return;
     const done = tasks.splice(0, replies.length);
     if (tasks.length === 0) worker.unref();
+    for (const reply of replies) if (reply.ms !== undefined) this.hashMs += (reply.ms - this.hashMs) / 8;
     this.dispatch();
     replies.forEach((reply, at) => {
       if (reply.error !== undefined) done[at]?.reject(new Error(reply.error));
@@ -168,5 +240,21 @@ export class Argon2Workers {
   }
 }
 
-/** One pool per process: every hasher in it shares the cores. */
-export const argon2Workers = new Argon2Workers();
+const sharedPools = new Map<string, Argon2Workers>();
+
+/**
+ * The process's pool for these settings: every hasher in the process shares the cores, so every
+ * service of one configuration shares its threads and its queue bound. Settings left out take
+ * their defaults, which are then the same pool.
+ */
+export function sharedArgon2Workers(options: Pick<Argon2WorkersOptions, 'threads' | 'queueMax'> = {}): Argon2Workers {
+  const threads = options.threads ?? usableCores();
+  const queueMax = options.queueMax ?? QUEUE_PER_THREAD * threads;
+  const key = `${threads}/${queueMax}`;
+  let pool = sharedPools.get(key);
+  if (pool === undefined) {
+    pool = new Argon2Workers({ threads, queueMax });
+    sharedPools.set(key, pool);
+  }
+  return pool;
+}

@@ -1,7 +1,9 @@
 import { pbkdf2 } from 'node:crypto';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { aspNetV2Hash, aspNetV3Hash, aspNetV3HashShape } from '../../test/helpers/aspnet-hashes.ts';
+import { Argon2Workers } from './argon2-workers.ts';
+import { HashingBusyError } from './hashing-busy.ts';
 import { PasswordHasher } from './password-hasher.ts';
 
 const PASSWORD = 'an old password from ASP.NET';
@@ -47,5 +49,50 @@ describe('PasswordHasher under guesses at costly imported hashes', () => {
     expect(finished).toEqual(['other work']);
     await Promise.all(guesses);
     expect(finished).toEqual(['other work', ...Array.from({ length: 4 }, (_, guess) => `guess ${guess}`)]);
+  });
+});
+
+describe('PasswordHasher parameters', () => {
+  it('hashes with its parameters and asks to replace a hash weaker than them in any one', async () => {
+    const hasher = new PasswordHasher({ parameters: { memoryKib: 12_288, iterations: 3, parallelism: 1 } });
+    const stored = await hasher.hash(PASSWORD);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=12288,t=3,p=1\$/);
+    expect(await hasher.verify(stored, PASSWORD)).toBe(true);
+    expect(hasher.needsRehash(stored)).toBe(false);
+    expect(hasher.needsRehash('$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA')).toBe(true);
+    expect(hasher.needsRehash('$argon2id$v=19$m=9216,t=4,p=1$c2FsdHNhbHQ$aGFzaA')).toBe(true);
+    // At least as strong in each: kept, so that lowering the settings rewrites nothing.
+    expect(hasher.needsRehash('$argon2id$v=19$m=65536,t=3,p=2$c2FsdHNhbHQ$aGFzaA')).toBe(false);
+    expect(hasher.needsRehash('$argon2i$v=19$m=65536,t=3,p=1$c2FsdHNhbHQ$aGFzaA')).toBe(true);
+    expect(hasher.needsRehash(aspNetV2Hash(PASSWORD))).toBe(true);
+  });
+});
+
+describe('PasswordHasher with a full hashing queue', () => {
+  /** A pool of one thread holding one task and no room to wait: anything submitted with it is refused. */
+  function fullPool(): { workers: Argon2Workers; hold: () => Promise<string> } {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 1, queueMax: 0 });
+    onTestFinished(() => workers.close());
+    return { workers, hold: () => workers.hash('held', { algorithm: 2, memoryCost: 1024, timeCost: 1, parallelism: 1 }) };
+  }
+
+  it('lets the refusal through a check instead of calling the password wrong', async () => {
+    const { workers, hold } = fullPool();
+    const hasher = new PasswordHasher({ workers });
+    const stored = await hasher.hash(PASSWORD);
+    const held = hold();
+    await expect(hasher.verify(stored, PASSWORD)).rejects.toBeInstanceOf(HashingBusyError);
+    await expect(hasher.verify(null, PASSWORD)).rejects.toBeInstanceOf(HashingBusyError);
+    await held;
+    expect(await hasher.verify(stored, PASSWORD)).toBe(true);
+  });
+
+  it('makes the dummy hash again after its first attempt was refused', async () => {
+    const { workers, hold } = fullPool();
+    const hasher = new PasswordHasher({ workers });
+    const held = hold();
+    await expect(hasher.verifyDummy(PASSWORD)).rejects.toBeInstanceOf(HashingBusyError);
+    await held;
+    await expect(hasher.verifyDummy(PASSWORD)).resolves.toBeUndefined();
   });
 });

@@ -1,24 +1,40 @@
-import { type Argon2Options, argon2Workers } from './argon2-workers.ts';
+import { type Argon2Parameters, argon2ParametersOf, DEFAULT_ARGON2, isWeakerThan } from './argon2-parameters.ts';
+import { type Argon2Options, type Argon2Workers, sharedArgon2Workers } from './argon2-workers.ts';
 import { isAspNetPasswordHash, verifyAspNetPasswordHash } from './aspnet-password-hash.ts';
+import { HashingBusyError } from './hashing-busy.ts';
 
 /** @node-rs/argon2's `Algorithm.Argon2id` (a const enum, which isolated modules cannot read). */
 const ARGON2ID = 2;
 
-/**
- * Argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane), on low-priority worker threads off
- * the event loop (argon2-workers.ts). Passwords are NFKC-normalised before hashing, so the same
- * password typed on another keyboard still matches (NIST SP 800-63B).
- */
-const OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
-/** How a hash made with OPTIONS begins; any other hash is replaced at the next successful sign-in. */
-const CURRENT_PREFIX = `$argon2id$v=19$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIONS.parallelism}$`;
+export interface PasswordHasherOptions {
+  /** The cost of new hashes; a stored hash weaker in any of them is replaced at the next sign-in. @default OWASP's 19 MiB, 2 passes, 1 lane */
+  readonly parameters?: Argon2Parameters;
+  /** The hashing threads and their queue. @default the process's pool for the default settings */
+  readonly workers?: Argon2Workers;
+}
 
+/**
+ * Argon2id with OWASP's parameters by default (19 MiB, 2 passes, 1 lane; `ARGON2_*` settings raise
+ * them or choose another row of OWASP's table), on low-priority worker threads off the event loop
+ * (argon2-workers.ts). Passwords are NFKC-normalised before hashing, so the same password typed
+ * on another keyboard still matches (NIST SP 800-63B). A full hashing queue refuses with
+ * `HashingBusyError`, which every method lets through: it is neither a right nor a wrong password.
+ */
 export class PasswordHasher {
+  readonly parameters: Argon2Parameters;
+  readonly workers: Argon2Workers;
+  private readonly options: Argon2Options;
   /** Verified against for unknown users, so that a guesser cannot tell them apart by time. */
   private dummyHash: Promise<string> | undefined;
 
+  constructor({ parameters = DEFAULT_ARGON2, workers = sharedArgon2Workers() }: PasswordHasherOptions = {}) {
+    this.parameters = parameters;
+    this.workers = workers;
+    this.options = { algorithm: ARGON2ID, memoryCost: parameters.memoryKib, timeCost: parameters.iterations, parallelism: parameters.parallelism };
+  }
+
   hash(password: string): Promise<string> {
-    return argon2Workers.hash(password.normalize('NFKC'), OPTIONS);
+    return this.workers.hash(password.normalize('NFKC'), this.options);
   }
 
   async verify(storedHash: string | null, password: string): Promise<boolean> {
@@ -32,21 +48,34 @@ export class PasswordHasher {
       return false;
     }
     try {
-      return await argon2Workers.verify(storedHash, password.normalize('NFKC'));
-    } catch {
+      return await this.workers.verify(storedHash, password.normalize('NFKC'));
+    } catch (error) {
+      if (error instanceof HashingBusyError) throw error;
       return false;
     }
   }
 
-  /** Whether a hash that just verified should be replaced by one with the current algorithm and parameters. */
+  /** Whether a hash that just verified should be replaced: another algorithm, or weaker Argon2id parameters than today's. */
   needsRehash(storedHash: string): boolean {
-    return !storedHash.startsWith(CURRENT_PREFIX);
+    const stored = argon2ParametersOf(storedHash);
+    return stored === undefined || isWeakerThan(stored, this.parameters);
   }
 
   /** Spends the time a real verification would, and always fails. */
   async verifyDummy(password: string): Promise<void> {
-    this.dummyHash ??= this.hash('gatehouse dummy password');
-    const dummy = await this.dummyHash;
-    await argon2Workers.verify(dummy, password.normalize('NFKC')).catch(() => false);
+    const dummy = await this.dummy();
+    await this.workers.verify(dummy, password.normalize('NFKC')).catch((error: unknown) => {
+      if (error instanceof HashingBusyError) throw error;
+      return false;
+    });
+  }
+
+  /** Made once; a refused first attempt leaves it to the next call. */
+  private dummy(): Promise<string> {
+    this.dummyHash ??= this.hash('gatehouse dummy password').catch((error: unknown) => {
+      this.dummyHash = undefined;
+      throw error;
+    });
+    return this.dummyHash;
   }
 }

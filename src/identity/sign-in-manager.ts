@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { User, UserStore } from '../store/ports.ts';
+import { HashingBusyError } from './hashing-busy.ts';
 import type { AccountLockout } from './lockout.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { SignInResult } from './sign-in-result.ts';
@@ -61,7 +62,8 @@ type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-n
  * for unknown users), refuse locked accounts with the generic failure, count a wrong password
  * toward lockout, then the e-mail rule, then the second factor when the user has it on; only a
  * completed sign-in (both factors) resets the count. A guesser learns nothing but "no" (docs/reference/http.md); every wrong code of the second step counts on the same counter
- * (docs/reference/membership.md).
+ * (docs/reference/membership.md). A check the hashing queue refuses (`HashingBusyError`) ends the
+ * sign-in with that error before anything is counted or recorded: no password was checked.
  */
 export class SignInManager {
   constructor(private readonly options: SignInManagerOptions) {}
@@ -90,9 +92,10 @@ export class SignInManager {
   }
 
   /**
-   * A password that verified against an older hash (imported from ASP.NET, or older parameters)
-   * is hashed again with today's Argon2id. Not a security change: the password is the same. A
-   * failure here is logged and the sign-in goes on.
+   * A password that verified against an older hash (imported from ASP.NET, or weaker Argon2id
+   * parameters than the configured ones) is hashed again with today's. Not a security change:
+   * the password is the same. A failure here is logged and the sign-in goes on; a full hashing
+   * queue only puts it off to a later sign-in, since the extra hash would lengthen the queue.
    */
   private async upgradeHash(user: User, password: string): Promise<void> {
     const { hasher, userStore, logger } = this.options;
@@ -100,7 +103,8 @@ export class SignInManager {
     try {
       await userStore.upgradePasswordHash(user.id, user.passwordHash, await hasher.hash(password));
     } catch (error) {
-      logger.warn({ err: error, userId: user.id }, 'could not upgrade a password hash');
+      if (error instanceof HashingBusyError) logger.debug({ userId: user.id }, 'password hash upgrade put off: the hashing queue is full');
+      else logger.warn({ err: error, userId: user.id }, 'could not upgrade a password hash');
     }
   }
 

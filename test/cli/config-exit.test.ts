@@ -43,6 +43,8 @@ const BAD_CASES: readonly [string, BadCase][] = [
     'NODE_ENV=production without SMTP_URL',
     { variable: 'SMTP_URL', env: { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.com', KEYRING_SECRET }, secret: KEYRING_SECRET },
   ],
+  // Below every row of OWASP's Argon2id table: the service does not start rather than write weak hashes.
+  ['ARGON2_MEMORY_KIB=8192 with ARGON2_ITERATIONS=2', { variable: 'ARGON2_MEMORY_KIB', env: { ARGON2_MEMORY_KIB: '8192', ARGON2_ITERATIONS: '2', KEYRING_SECRET }, secret: KEYRING_SECRET }],
   ['a KEYRING_SECRET shorter than 32 bytes', { variable: 'KEYRING_SECRET', env: { KEYRING_SECRET: SHORT_SECRET }, secret: SHORT_SECRET }],
 ];
 

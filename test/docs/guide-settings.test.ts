@@ -12,7 +12,7 @@ import { projectRoot } from '../helpers/processes.ts';
 const guide = readFileSync(join(projectRoot, 'docs/guide.md'), 'utf8');
 const section = guide.slice(guide.indexOf('## Settings'), guide.indexOf('## ', guide.indexOf('## Settings') + 3));
 const rows = new Map(
-  [...section.matchAll(/^\| `([a-zA-Z]+)` \| (.+?) \|$/gm)].map((match) => [match[1]!, match[2]!] as const),
+  [...section.matchAll(/^\| `([a-zA-Z][a-zA-Z0-9]*)` \| (.+?) \|$/gm)].map((match) => [match[1]!, match[2]!] as const),
 );
 
 describe('the guide’s settings', () => {

@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import { type FieldErrors, GatehouseError, ProblemError } from '../../security/errors.ts';
 import { SmsDeliveryError } from '../../platform/sms/sms-sender.ts';
+import { HashingBusyError } from '../../identity/hashing-busy.ts';
+import { overloadedProblem } from '../overloaded.ts';
 import { isStoreUnavailable } from '../../store/kysely/store-errors.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
@@ -93,6 +95,7 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
     }
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
     if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
+    if (error instanceof HashingBusyError) return sendProblem(reply, overloadedProblem(reply, error));
     if (isStoreUnavailable(error)) {
       request.log.error({ err: error instanceof StoreUnavailableError ? (error.cause ?? error) : error }, 'the store is unavailable');
       reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));

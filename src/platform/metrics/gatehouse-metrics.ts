@@ -5,14 +5,12 @@ import type { Clock } from '../clock.ts';
 import { requirePeer } from '../optional-peers.ts';
 import type { LiveCount } from './live-count.ts';
 
-/**
- * The hashing threads' queue as the metrics read it: its depth at each scrape, and, where the
- * queue offers it, a listener told how long each task waited for a thread (set by `watchHashQueue`).
- */
+/** The hashing threads' queue as the metrics read it: its depth at each scrape, and each task's wait for a thread. */
 export interface ObservableHashQueue {
   /** Tasks waiting for a hashing thread. */
   readonly queueDepth: number;
-  onWait?: ((ms: number) => void) | undefined;
+  /** Tells `observer` each task's wait in ms; returns the way to stop. */
+  onWait(observer: (ms: number) => void): () => void;
 }
 
 /** The revocation feed as the metrics read it: when it last read the store successfully (epoch ms). */
@@ -154,10 +152,13 @@ export class GatehouseMetrics {
     this.storeUnavailable.inc();
   }
 
-  /** Reads the queue's depth at each scrape, and hears each task's wait where the queue tells it. */
-  watchHashQueue(queue: ObservableHashQueue): void {
+  /**
+   * Reads the queue's depth at each scrape and hears each task's wait. Returns the way to stop
+   * hearing: the queue is shared by the apps of one process, and outlives this one.
+   */
+  watchHashQueue(queue: ObservableHashQueue): () => void {
     this.hashQueue = queue;
-    queue.onWait = (ms) => this.hashWait.observe(ms / 1000);
+    return queue.onWait((ms) => this.hashWait.observe(ms / 1000));
   }
 
   watchRevocationFeed(feed: ObservableRevocationFeed): void {
