@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { problem, sendProblem } from '../problem.ts';
+
+/**
+ * What requests meet while the app closes (`app.close()`, as on SIGTERM): the server stops
+ * accepting connections and waits for the requests under way, which finish as usual. A request
+ * that arrives meanwhile on a connection that was already open is not run: it is answered 503
+ * problem+json at once, before its body is read. Every answer sent while closing carries
+ * `Connection: close`, so that no connection outlives its last answer and the client's next
+ * request opens a new connection (to another instance behind a load balancer).
+ *
+ * Fastify's own `return503OnClosing` answers with a JSON body of its own; `serverOptions` turns
+ * it off so that these answers are the problems of docs/errors.md.
+ */
+async function draining(app: FastifyInstance): Promise<void> {
+  let closing = false;
+  // preClose runs before the server stops listening and waits for its connections.
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    await sendProblem(reply, problem('GH_SHUTTING_DOWN', 'This instance is shutting down; send the request again.'));
+    return reply;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+}
+
+export const drainingPlugin = fp(draining, { name: 'gatehouse-draining' });
