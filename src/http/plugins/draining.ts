@@ -19,14 +19,15 @@ async function draining(app: FastifyInstance): Promise<void> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    reply.header('connection', 'close');
-    await sendProblem(reply, problem('GH_SHUTTING_DOWN', 'This instance is shutting down; send the request again.'));
-    return reply;
+  // Callback hooks: on every request, and nothing to wait for until the app closes.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    // Answered here: the hook chain stops without `done`.
+    sendProblem(reply.header('connection', 'close'), problem('GH_SHUTTING_DOWN', 'This instance is shutting down; send the request again.'));
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 
