@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from 'gatehouse-auth';
 import { createEvents, gatehouseGraphQL } from 'gatehouse-auth/graphql';
 import type { Store } from 'gatehouse-auth/store';
+import type { EventOutboxStore } from '../storage/event-outbox-store.ts';
 import type { PostStore } from '../storage/post-store.ts';
 import type { Logger } from 'pino';
+import { RecentEvents } from './once-per-event.ts';
+import { OutboxPublisher, type OutboxTimings } from './outbox-publisher.ts';
 import { postLoaders } from './post-loaders.ts';
 import { Posts, type PostTopics } from './posts.ts';
 import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
@@ -11,10 +14,13 @@ import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
 export interface PostsGraphQLOptions {
   readonly store: Store;
   readonly posts: PostStore;
+  readonly outbox: EventOutboxStore;
   readonly clock: Clock;
   /** New posts reach the subscribers of every instance through Redis when given. */
   readonly redisUrl?: string | null | undefined;
   readonly logger: Logger;
+  /** The outbox relay's timings (tests shorten them). */
+  readonly outboxTimings?: Partial<OutboxTimings> | undefined;
 }
 
 /**
@@ -22,14 +28,23 @@ export interface PostsGraphQLOptions {
  * like any other, with its posts in Gatehouse's database (so answers every caller gets alike are
  * kept while the database is unchanged: `dataVersion`) and its events in memory or through Redis.
  */
-export async function postsGraphQL(app: FastifyInstance, { store, posts: postStore, clock, redisUrl, logger }: PostsGraphQLOptions): Promise<void> {
+export async function postsGraphQL(app: FastifyInstance, options: PostsGraphQLOptions): Promise<void> {
+  const { store, posts: postStore, outbox, clock, redisUrl, logger, outboxTimings } = options;
   const events = createEvents<PostTopics>({ redisUrl, logger });
-  const posts = new Posts({ store: postStore, events, clock });
+  const publisher = new OutboxPublisher({ outbox, events, clock, logger, ...(outboxTimings ? { timings: outboxTimings } : {}) });
+  const posts = new Posts({ store: postStore, events, publisher, recent: new RecentEvents(), clock });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,
     resolvers: postsResolvers(posts),
     context: postLoaders(store.users, posts),
     dataVersion: store.dataVersion,
-    events,
+  });
+  // Started and closed here rather than by the plugin: the publisher's relay pass and last marks
+  // finish before the events close (a child plugin's onClose hooks would run first).
+  await events.start();
+  publisher.start();
+  app.addHook('onClose', async () => {
+    await publisher.close();
+    await events.close();
   });
 }
