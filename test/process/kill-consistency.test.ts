@@ -5,13 +5,20 @@
  * enables and `createPost` mutations, records every request answered 2xx, kills the process while
  * requests are under way, and then reads the database directly and through a new process on it.
  * Several rounds on one database per engine: each later round starts on what a kill left.
+ *
+ * A second instance on the same database and Redis stays up throughout, with a `postCreated`
+ * subscriber connected to it across every kill and restart: each post has its event in the
+ * outbox, and the subscriber gets every post's event exactly once (published by the killed
+ * instance before it died, or afterwards by an outbox relay), none twice.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, describe, type ExpectStatic, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
+import { openSocket, type Subscription } from '../helpers/graphql-socket.ts';
 import { startService, useProcessCleanup, waitUntil } from '../helpers/processes.ts';
 import { totpCode } from '../helpers/totp.ts';
 import { queryRows } from './database.ts';
+import { startPrivateRedis } from './private-redis.ts';
 
 const engines = await testEngines();
 
@@ -79,13 +86,15 @@ async function repeat(step: () => Promise<boolean | void>): Promise<unknown> {
 describe.concurrent.each(engines)('a SIGKILLed service on $engine', (engine) => {
   afterAll(() => engine.dropAll());
 
-  it(`loses no acknowledged write and leaves the store consistent, ${ROUNDS} rounds`, { timeout: 180_000 }, async ({ expect }) => {
+  it(`loses no acknowledged write and leaves the store consistent, ${ROUNDS} rounds`, { timeout: 240_000 }, async ({ expect, onTestFinished }) => {
     const databaseUrl = await engine.createDatabaseUrl();
+    const redis = await startPrivateRedis();
+    onTestFinished(() => redis.stop());
     const env = {
       DATABASE_URL: databaseUrl,
       PORT: '0',
       KEYRING_SECRET: undefined,
-      REDIS_URL: undefined,
+      REDIS_URL: redis.url,
       REQUIRE_CONFIRMED_EMAIL: 'false',
       RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
       RATE_LIMIT_IP_PER_MINUTE: '0',
@@ -93,6 +102,14 @@ describe.concurrent.each(engines)('a SIGKILLed service on $engine', (engine) => 
 
     // Each round's service is the process started on what the previous round's kill left.
     let service = await startService(env);
+    // The instance that is never killed, and a subscriber on it through every round.
+    const witness = await startService(env);
+    const watcher = await signedInUser(witness.url, `watcher-${process.pid}@example.com`);
+    const socket = openSocket(`${witness.url.replace('http', 'ws')}/graphql`, { connectionParams: { authorization: `Bearer ${watcher.accessToken}` } });
+    onTestFinished(() => socket.dispose());
+    await socket.connected;
+    const announced = socket.subscribe('subscription { postCreated { id title } }');
+    await subscribed(witness.url, watcher.accessToken, announced);
     for (let round = 1; round <= ROUNDS; round++) {
       const tag = `r${round}-${process.pid}`;
 
@@ -135,11 +152,7 @@ describe.concurrent.each(engines)('a SIGKILLed service on $engine', (engine) => 
       const createPost = async () => {
         const title = `post ${serial++} ${tag}`;
         attemptedPosts.add(title);
-        const answer = await post<{ data: { createPost: { id: string } } }>(
-          `${url}/graphql`,
-          { query: 'mutation ($title: String!) { createPost(title: $title, body: "body") { id } }', variables: { title } },
-          { authorization: `Bearer ${poster.accessToken}` },
-        );
+        const answer = await createPostAs(url, poster.accessToken, title);
         expect(answer.status).toBe(200);
         acknowledged.posts.push({ id: Number(answer.body.data.createPost.id), title, authorId: poster.userId });
       };
@@ -197,11 +210,64 @@ describe.concurrent.each(engines)('a SIGKILLed service on $engine', (engine) => 
       }
       const lastRegistered = acknowledged.registrations.at(-1)!;
       expect((await post(`${service.url}/auth/token`, { email: lastRegistered, password: PASSWORD })).status).toBe(200);
+
+      await expectEveryPostAnnouncedOnce(databaseUrl, announced, expect);
     }
     // SIGTERM after all that: a clean drain.
     expect((await service.stop()).code).toBe(0);
+    expect((await witness.stop()).code).toBe(0);
   });
 });
+
+/** Creates a post through `url` as the holder of `accessToken`. */
+function createPostAs(url: string, accessToken: string, title: string) {
+  return post<{ data: { createPost: { id: string } } }>(
+    `${url}/graphql`,
+    { query: 'mutation ($title: String!) { createPost(title: $title, body: "body") { id } }', variables: { title } },
+    { authorization: `Bearer ${accessToken}` },
+  );
+}
+
+/** Waits until `subscription` is live on the server: a post made after it subscribed reaches it. */
+async function subscribed(url: string, accessToken: string, subscription: Subscription): Promise<void> {
+  let probes = 0;
+  await waitUntil(
+    async () => {
+      if (subscription.received.length > 0) return true;
+      const answer = await createPostAs(url, accessToken, `probe ${probes++}`);
+      if (answer.status !== 200) throw new Error(`createPost answered ${answer.status}`);
+      return false;
+    },
+    { timeoutMs: 10_000, intervalMs: 200, what: 'the subscriber to receive a post' },
+  );
+}
+
+/**
+ * Each post has its one `postCreated` event in the outbox; within a bound (the relays of the
+ * instances running wait a few seconds, then publish what the kill left) every event is marked
+ * published and has reached the subscriber, and no event reached it twice.
+ */
+async function expectEveryPostAnnouncedOnce(databaseUrl: string, subscription: Subscription, expect: ExpectStatic): Promise<void> {
+  const postIds = async () => (await queryRows<{ id: number }>(databaseUrl, 'select id from posts')).map((row) => Number(row.id));
+  const receivedIds = () => subscription.received.map((message) => Number((message.data?.postCreated as { id: string } | undefined)?.id));
+  await waitUntil(
+    async () => {
+      const unpublished = await queryRows(databaseUrl, 'select id from event_outbox where published_at is null');
+      const received = new Set(receivedIds());
+      return unpublished.length === 0 && (await postIds()).every((id) => received.has(id));
+    },
+    { timeoutMs: 60_000, intervalMs: 250, what: 'every post’s event to be published and to reach the subscriber' },
+  );
+  const events = await queryRows<{ topic: string; payload: string }>(databaseUrl, 'select topic, payload from event_outbox');
+  const announcedPosts = events.map((event) => ({ topic: event.topic, id: (JSON.parse(event.payload) as { id: number }).id }));
+  const ids = await postIds();
+  expect(announcedPosts.map((event) => event.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  expect(new Set(announcedPosts.map((event) => event.topic))).toEqual(new Set(['postCreated']));
+  expect(subscription.errors()).toBeUndefined();
+  const received = receivedIds();
+  expect(received.length, 'events received').toBe(new Set(received).size);
+  expect([...received].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+}
 
 async function expectAcknowledgedWrites(
   databaseUrl: string,
