@@ -6,7 +6,7 @@ import type { EventOutboxStore } from '../storage/event-outbox-store.ts';
 import type { PostStore } from '../storage/post-store.ts';
 import type { Logger } from 'pino';
 import { RecentEvents } from './once-per-event.ts';
-import { OutboxPublisher, type OutboxTimings } from './outbox-publisher.ts';
+import { OutboxPublisher } from './outbox-publisher.ts';
 import { postLoaders } from './post-loaders.ts';
 import { Posts, type PostTopics } from './posts.ts';
 import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
@@ -19,8 +19,6 @@ export interface PostsGraphQLOptions {
   /** New posts reach the subscribers of every instance through Redis when given. */
   readonly redisUrl?: string | null | undefined;
   readonly logger: Logger;
-  /** The outbox relay's timings (tests shorten them). */
-  readonly outboxTimings?: Partial<OutboxTimings> | undefined;
 }
 
 /**
@@ -29,9 +27,9 @@ export interface PostsGraphQLOptions {
  * kept while the database is unchanged: `dataVersion`) and its events in memory or through Redis.
  */
 export async function postsGraphQL(app: FastifyInstance, options: PostsGraphQLOptions): Promise<void> {
-  const { store, posts: postStore, outbox, clock, redisUrl, logger, outboxTimings } = options;
+  const { store, posts: postStore, outbox, clock, redisUrl, logger } = options;
   const events = createEvents<PostTopics>({ redisUrl, logger });
-  const publisher = new OutboxPublisher({ outbox, events, clock, logger, ...(outboxTimings ? { timings: outboxTimings } : {}) });
+  const publisher = new OutboxPublisher({ outbox, events, clock, logger });
   const posts = new Posts({ store: postStore, events, publisher, recent: new RecentEvents(), clock });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,
