@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
+import { closeOnSignals, ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
 import { createStore } from 'gatehouse-auth/store';
 import { buildService } from './app.ts';
 import { serviceMigrations } from './storage/service-migrations.ts';
@@ -20,11 +20,8 @@ async function main(): Promise<void> {
   // The OpenAPI document at /openapi.json in development only (decision 0042).
   const app = await buildService({ config, store, logger, settings, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(() => process.exit(0), () => process.exit(1));
-    });
-  }
+  // SIGTERM and SIGINT drain the app within SHUTDOWN_GRACE_SECONDS, then exit.
+  closeOnSignals(app, { graceSeconds: config.shutdownGraceSeconds });
   await app.listen({
     host: config.host,
     port: config.port,

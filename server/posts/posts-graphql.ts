@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from 'gatehouse-auth';
 import { createEvents, gatehouseGraphQL } from 'gatehouse-auth/graphql';
 import type { Store } from 'gatehouse-auth/store';
+import type { EventOutboxStore } from '../storage/event-outbox-store.ts';
 import type { PostStore } from '../storage/post-store.ts';
 import type { Logger } from 'pino';
+import { RecentEvents } from './once-per-event.ts';
+import { OutboxPublisher } from './outbox-publisher.ts';
 import { postLoaders } from './post-loaders.ts';
 import { Posts, type PostTopics } from './posts.ts';
 import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
@@ -11,6 +14,7 @@ import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
 export interface PostsGraphQLOptions {
   readonly store: Store;
   readonly posts: PostStore;
+  readonly outbox: EventOutboxStore;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -22,14 +26,23 @@ export interface PostsGraphQLOptions {
  * Gatehouse's Redis connection when REDIS_URL is set (to every instance; while Redis is away, to
  * this instance's subscribers).
  */
-export async function postsGraphQL(app: FastifyInstance, { store, posts: postStore, clock, logger }: PostsGraphQLOptions): Promise<void> {
+export async function postsGraphQL(app: FastifyInstance, options: PostsGraphQLOptions): Promise<void> {
+  const { store, posts: postStore, outbox, clock, logger } = options;
   const events = createEvents<PostTopics>({ redis: app.gatehouse.redis, logger });
-  const posts = new Posts({ store: postStore, events, clock });
+  const publisher = new OutboxPublisher({ outbox, events, clock, logger });
+  const posts = new Posts({ store: postStore, events, publisher, recent: new RecentEvents(), clock });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,
     resolvers: postsResolvers(posts),
     context: postLoaders(store.users, posts),
     dataVersion: store.dataVersion,
-    events,
+  });
+  // Started and closed here rather than by the plugin: the publisher's relay pass and last marks
+  // finish before the events close (a child plugin's onClose hooks would run first).
+  await events.start();
+  publisher.start();
+  app.addHook('onClose', async () => {
+    await publisher.close();
+    await events.close();
   });
 }

@@ -1,14 +1,19 @@
 import type { AuthorizationRequirement, ClaimsPrincipal, Clock } from 'gatehouse-auth';
 import type { Events, EventStream } from 'gatehouse-auth/graphql';
 import type { Post, PostStore } from '../storage/post-store.ts';
+import { oncePerEvent, type RecentEvents } from './once-per-event.ts';
+import type { Announcement, OutboxPublisher } from './outbox-publisher.ts';
 // The demo policies' resource requirement (it moves beside them, to the service's policies).
 import { PostAuthorRequirement } from '../policies/post-author.ts';
 
 /** Field names and what is wrong with each, as BAD_USER_INPUT reports them. */
 type FieldErrors = Record<string, string[]>;
 
-/** The topics of the posts' events: `createPost` announces each new post to `postCreated`. */
-export type PostTopics = { readonly postCreated: Post };
+/**
+ * The topics of the posts' events: `createPost` announces each new post to `postCreated`, with the
+ * id of its event in the outbox.
+ */
+export type PostTopics = { readonly postCreated: Announcement<Post> };
 
 /** Who changes a post: the caller, and the resource check of the same engine as HTTP (the GraphQL context). */
 export interface PostEditor {
@@ -37,6 +42,10 @@ export class PostError extends Error {
 export interface PostsOptions {
   readonly store: PostStore;
   readonly events: Events<PostTopics>;
+  /** Publishes a post's stored event after its commit. */
+  readonly publisher: Pick<OutboxPublisher, 'publish'>;
+  /** This instance's memory of the events it delivered, shared by every subscription. */
+  readonly recent: RecentEvents;
   readonly clock: Clock;
 }
 
@@ -62,16 +71,21 @@ export class Posts {
     return this.options.store.listByAuthors(authorIds, first);
   }
 
-  /** The posts created from now until the stream is returned (`postCreated`). */
+  /**
+   * The posts announced from now until the stream is returned (`postCreated`), each once, even when
+   * the outbox relay sends an event again.
+   */
   created(): EventStream<Post> {
-    return this.options.events.subscribe('postCreated');
+    return oncePerEvent(this.options.events.subscribe('postCreated'), this.options.recent);
   }
 
   async create(user: ClaimsPrincipal, input: { title: string; body: string }): Promise<Post> {
     const authorId = authorOf(user);
     checkContent(input);
-    const post = await this.options.store.create({ authorId, title: input.title, body: input.body, createdAt: this.options.clock.now() });
-    await this.options.events.publish('postCreated', post);
+    // The post and its event commit together; the event is published at once after (or, if this
+    // instance dies first, by another's outbox relay).
+    const { post, event } = await this.options.store.create({ authorId, title: input.title, body: input.body, createdAt: this.options.clock.now() });
+    await this.options.publisher.publish(event);
     return post;
   }
 

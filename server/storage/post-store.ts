@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { EventOutboxStore, StoredEvent } from './event-outbox-store.ts';
 import type { PostsTable, ServiceTables } from './service-tables.ts';
 
 export interface Post {
@@ -9,17 +10,32 @@ export interface Post {
   readonly createdAt: number;
 }
 
+/** The topic of the event every new post is written with. */
+export const POST_CREATED = 'postCreated';
+
+/** Runs `work` as one transaction (`ApplicationDatabase.transaction`). */
+export type Transaction = <T>(work: (trx: Kysely<ServiceTables>) => Promise<T>) => Promise<T>;
+
 /** Posts of the GraphQL API, newest first (by id). */
 export class PostStore {
-  constructor(private readonly db: Kysely<ServiceTables>) {}
+  constructor(
+    private readonly db: Kysely<ServiceTables>,
+    private readonly transaction: Transaction,
+    private readonly outbox: EventOutboxStore,
+  ) {}
 
-  async create(post: Omit<Post, 'id'>): Promise<Post> {
-    const row = await this.db
-      .insertInto('posts')
-      .values({ author_id: post.authorId, title: post.title, body: post.body, created_at: post.createdAt })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toPost(row);
+  /** The post and its `postCreated` event (the post as its payload), written in one transaction. */
+  async create(post: Omit<Post, 'id'>): Promise<{ post: Post; event: StoredEvent }> {
+    return this.transaction(async (trx) => {
+      const row = await trx
+        .insertInto('posts')
+        .values({ author_id: post.authorId, title: post.title, body: post.body, created_at: post.createdAt })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const created = toPost(row);
+      const event = await this.outbox.add(trx, { topic: POST_CREATED, payload: created, createdAt: post.createdAt });
+      return { post: created, event };
+    });
   }
 
   async findById(id: number): Promise<Post | null> {

@@ -1,7 +1,8 @@
 import type { ApplicationDatabase } from 'gatehouse-auth/store';
 import { DocumentStore } from './document-store.ts';
+import { EventOutboxStore } from './event-outbox-store.ts';
 import { OrganizationStore } from './organization-store.ts';
-import { PostStore } from './post-store.ts';
+import { PostStore, type Transaction } from './post-store.ts';
 import type { ServiceTables } from './service-tables.ts';
 
 /** The service's own data, in its tables beside Gatehouse's, on the store's connections. */
@@ -9,9 +10,13 @@ export interface ServiceData {
   readonly documents: DocumentStore;
   readonly organizations: OrganizationStore;
   readonly posts: PostStore;
+  readonly outbox: EventOutboxStore;
 }
 
 export function serviceData(database: ApplicationDatabase): ServiceData {
   const db = database.kysely<ServiceTables>();
-  return { documents: new DocumentStore(db), organizations: new OrganizationStore(db), posts: new PostStore(db) };
+  const outbox = new EventOutboxStore(db);
+  const transaction: Transaction = (work) => database.transaction(work);
+  const posts = new PostStore(db, transaction, outbox);
+  return { documents: new DocumentStore(db), organizations: new OrganizationStore(db), posts, outbox };
 }

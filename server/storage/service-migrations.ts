@@ -9,6 +9,7 @@ import type { ApplicationMigrationContext, ApplicationMigrations, StoreEngine } 
 export const serviceMigrations: ApplicationMigrations = {
   '0001-documents-and-organizations': { up: documentsAndOrganizations },
   '0002-posts': { up: posts },
+  '0003-event-outbox': { up: eventOutbox },
 };
 
 async function documentsAndOrganizations(db: Kysely<any>, { engine, tableName }: ApplicationMigrationContext): Promise<void> {
@@ -47,6 +48,21 @@ async function posts(db: Kysely<any>, { engine, tableName }: ApplicationMigratio
     .execute();
   // Newest first is by id: ids only grow, and two posts of one millisecond keep their order.
   await db.schema.createIndex('posts_author_index').ifNotExists().on('posts').columns(['author_id', 'id']).execute();
+}
+
+/** The transactional outbox of the service's events (decision 0053). */
+async function eventOutbox(db: Kysely<any>, { engine }: ApplicationMigrationContext): Promise<void> {
+  await db.schema
+    .createTable('event_outbox')
+    .addColumn('id', engine === 'postgres' ? 'bigint' : 'integer', autoId(engine))
+    .addColumn('topic', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('published_at', 'bigint')
+    .addColumn('claimed_until', 'bigint')
+    .execute();
+  // The relay looks for unpublished rows (null first) by age, housekeeping for published ones by age.
+  await db.schema.createIndex('event_outbox_published_index').on('event_outbox').columns(['published_at', 'created_at']).execute();
 }
 
 /**

@@ -5,6 +5,7 @@ export interface ServiceTables {
   documents: DocumentsTable;
   organizations: OrganizationsTable;
   posts: PostsTable;
+  event_outbox: EventOutboxTable;
 }
 
 export interface DocumentsTable {
@@ -29,4 +30,20 @@ export interface PostsTable {
   title: string;
   body: string;
   created_at: number;
+}
+
+/**
+ * Events written in the transaction of the change they announce, published after it commits
+ * (decision 0053): a row stays until housekeeping deletes it some time after it was published.
+ */
+export interface EventOutboxTable {
+  id: Generated<number>;
+  topic: string;
+  /** JSON. */
+  payload: string;
+  created_at: number;
+  /** Null until an instance has published it. */
+  published_at: number | null;
+  /** An instance's relay publishing it holds it until then; others leave it alone. */
+  claimed_until: number | null;
 }

@@ -42,6 +42,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** A request whose headers and body have not all arrived by then is cut off (408). */
   readonly requestTimeoutSeconds: number;
+  /** How long a shutdown (SIGTERM, SIGINT) may drain in-flight work before the process exits anyway. */
+  readonly shutdownGraceSeconds: number;
   readonly trustProxy: boolean;
   readonly corsOrigins: readonly string[];
   readonly graphqlMaxDepth: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitIpPerMinute: readInteger(env, 'RATE_LIMIT_IP_PER_MINUTE', 600, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),
     requestTimeoutSeconds: readDuration(env, 'REQUEST_TIMEOUT_SECONDS', 30),
+    shutdownGraceSeconds: readDuration(env, 'SHUTDOWN_GRACE_SECONDS', 10),
     trustProxy,
     corsOrigins: readCorsOrigins(env),
     graphqlMaxDepth: readInteger(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),

@@ -65,6 +65,8 @@ export interface GatehouseSettings {
   readonly bodyLimitBytes?: number;
   /** @default 30 */
   readonly requestTimeoutSeconds?: number;
+  /** How long `closeOnSignals` lets a shutdown drain before the process exits anyway. @default 10 */
+  readonly shutdownGraceSeconds?: number;
   /** Whether `X-Forwarded-*` is believed. @default false */
   readonly trustProxy?: boolean;
   /** Origins allowed to call the API from a browser, with credentials. */
@@ -102,7 +104,7 @@ export const SETTING_NAMES = [
   'production', 'publicUrl', 'databaseUrl', 'databaseTablePrefix', 'databaseSchema', 'redisUrl', 'keyringSecret', 'smtpUrl', 'smsWebhookUrl', 'oidc',
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
-  'bodyLimitBytes', 'requestTimeoutSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
+  'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
   'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
 ] as const satisfies readonly (keyof GatehouseSettings)[];

@@ -16,6 +16,8 @@ import type { EventDelivery, GraphQLService, OperationArgs } from './graphql-ser
 
 /** The close code of docs/reference/graphql.md for a connection whose credentials no longer hold. */
 const FORBIDDEN = CloseCode.Forbidden; // 4403
+/** RFC 6455's "going away": the server is shutting down, and the client may reconnect (to another instance). */
+const GOING_AWAY = 1001;
 /** The longest a socket's expiry timer waits before looking at the clock again. */
 const LONGEST_WAIT_MS = 60_000;
 /** The upgrade's headers that carry credentials: all a socket keeps of its request. */
@@ -155,6 +157,17 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       void closed(code, String(reason));
     });
   };
+}
+
+/**
+ * Closes every open socket with 1001 as the app shuts down, before the server waits for its
+ * connections: graphql-ws ends each socket's subscriptions as it closes, and the client knows to
+ * reconnect rather than treat the close as an error (the WebSocket plugin's own close sends no code).
+ */
+export function closeSocketsGoingAway(sockets: Iterable<Socket>): void {
+  for (const socket of sockets) {
+    if (socket.readyState === socket.OPEN) socket.close(GOING_AWAY, 'Server shutting down');
+  }
 }
 
 /** The upgrade request's credential headers, as the schemes read them (nothing else of it is kept). */

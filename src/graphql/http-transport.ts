@@ -9,7 +9,7 @@ import { authenticationSchemes, type SchemeOptions } from '../http/authenticatio
 import { problem, sendProblem } from '../http/problem.ts';
 import type { OperationContext } from './context.ts';
 import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
-import { graphqlSocketHandler } from './graphql-socket.ts';
+import { closeSocketsGoingAway, graphqlSocketHandler } from './graphql-socket.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 /** The anonymous-but-reading-credentials endpoint of docs/reference/graphql.md (see pipeline.ts). */
@@ -70,6 +70,8 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
   // The socket plugin's hooks (on every request of its scope) stay off POST: GET, the route that
   // upgrades, has a scope of its own.
   await app.register(async (scope) => {
+    // Before the WebSocket plugin's own preClose, which would close the sockets without a code.
+    scope.addHook('preClose', async () => closeSocketsGoingAway(scope.websocketServer.clients));
     await scope.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
     const socketHandler = graphqlSocketHandler({
       graphql,

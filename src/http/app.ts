@@ -53,6 +53,7 @@ import { pagesPlugin } from './pages-plugin.ts';
 import type { PageOptions } from './pages/rendering.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import type { PolicyName } from './policy-names.ts';
+import { drainingPlugin } from './plugins/draining.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
@@ -269,6 +270,8 @@ async function wireGatehouse(
     metrics,
   });
 
+  // First, so that a request arriving while the app closes is refused before any other hook runs.
+  await app.register(drainingPlugin);
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   await app.register(pagesPlugin, {
     options: options.pages,
@@ -414,7 +417,8 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
       return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', 'Something went wrong on our side.'));
     },
     trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    // Requests arriving while the app closes get the plugin's problem+json 503 (plugins/draining.ts).
+    return503OnClosing: false,
     schemaController: { compilersFactory: { buildValidator: validatorsByPart } },
   };
 }

@@ -15,6 +15,7 @@ export type { GatehousePolicies, PolicyName } from './policy-names.ts';
 export { MembershipPaths } from './membership-paths.ts';
 export type { OpenApiOptions } from './plugins/openapi.ts';
 export { routeGroup } from './pipeline.ts';
+export { closeOnSignals, type CloseOnSignalsOptions } from './shutdown.ts';
 export { AuthorizationRefusal, type ResourcePolicy } from './resource-authorization.ts';
 export { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 export { loadConfig, type Config } from '../config/config.ts';

@@ -8,7 +8,8 @@ const engines = await testEngines();
 
 describe.each(engines)('PostStore on $engine', (engine) => {
   const database = useMigratedStore(engine, { migrations: serviceMigrations });
-  const posts = () => serviceData(database.store.database).posts;
+  const data = () => serviceData(database.store.database);
+  const posts = () => data().posts;
 
   let emails = 0;
   const createUser = async () => {
@@ -20,8 +21,8 @@ describe.each(engines)('PostStore on $engine', (engine) => {
 
   it('creates, finds, lists newest first, updates and deletes', async () => {
     const authorId = await createUser();
-    const first = await posts().create({ authorId, title: 'one', body: 'b1', createdAt: 1_000 });
-    const second = await posts().create({ authorId, title: 'two', body: 'b2', createdAt: 1_000 });
+    const { post: first } = await posts().create({ authorId, title: 'one', body: 'b1', createdAt: 1_000 });
+    const { post: second } = await posts().create({ authorId, title: 'two', body: 'b2', createdAt: 1_000 });
     expect(first).toEqual({ id: expect.any(Number), authorId, title: 'one', body: 'b1', createdAt: 1_000 });
     expect(await posts().findById(first.id)).toEqual(first);
     expect((await posts().list(10)).map((post) => post.title)).toEqual(['two', 'one']);
@@ -48,7 +49,7 @@ describe.each(engines)('PostStore on $engine', (engine) => {
 
   it('goes with its author', async () => {
     const authorId = await createUser();
-    const post = await posts().create({ authorId, title: 't', body: 'b', createdAt: 1 });
+    const { post } = await posts().create({ authorId, title: 't', body: 'b', createdAt: 1 });
     await database.store.users.delete(authorId);
     expect(await posts().findById(post.id)).toBeNull();
   });
