@@ -8,15 +8,19 @@ export type CheckState = 'up' | 'down';
 
 /** Whether the instance can serve: each dependency's state, no address or secret. */
 export interface Readiness {
+  /** The store answers: the instance can serve every request. */
   readonly ready: boolean;
+  /** Ready, but Redis (where set) is away: the instance serves on its own view until it returns. */
+  readonly degraded: boolean;
   /** `redis` only where REDIS_URL is set. */
   readonly checks: { readonly store: CheckState; readonly redis?: CheckState };
 }
 
 /**
  * The store answers a trivial query, and Redis (when there is one) is connected and answers a
- * PING, each within READINESS_CHECK_DEADLINE_MS, both at once. Without Redis the instance still
- * serves on its own view; readiness says so, for a balancer that prefers instances that share.
+ * PING, each within READINESS_CHECK_DEADLINE_MS, both at once. Only the store decides `ready`:
+ * without Redis every instance still serves, on its own view, and a balancer that took them all
+ * out of its rotation when Redis went away would turn a degraded service into an outage.
  */
 export async function checkReadiness(store: Pick<Store, 'ping'>, redis: RedisConnection | null): Promise<Readiness> {
   const [storeUp, redisUp] = await Promise.all([
@@ -27,7 +31,8 @@ export async function checkReadiness(store: Pick<Store, 'ping'>, redis: RedisCon
     store: state(storeUp === true),
     ...(redis ? { redis: state(redisUp === true) } : {}),
   };
-  return { ready: Object.values(checks).every((check) => check === 'up'), checks };
+  const ready = checks.store === 'up';
+  return { ready, degraded: ready && checks.redis === 'down', checks };
 }
 
 function state(up: boolean): CheckState {

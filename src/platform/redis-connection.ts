@@ -50,6 +50,7 @@ export class RedisConnection {
    * The client for commands (PUBLISH, scripts, PING). It has no offline queue: a command sent
    * while Redis is away fails at once instead of waiting, and is never sent late, after the
    * caller has fallen back; one sent while Redis answers fails within REDIS_COMMAND_TIMEOUT_MS.
+   * @internal ioredis's types stay out of the package's declarations (an optional peer).
    */
   commands(): Redis {
     this.commandClient ??= this.track(
@@ -68,6 +69,7 @@ export class RedisConnection {
    * A new client for SUBSCRIBE or PSUBSCRIBE: a subscription waits for Redis, and is made again
    * each time Redis returns (unless `autoResubscribe` is false: a user that must know when its
    * subscription holds again makes it itself, at each 'ready').
+   * @internal
    */
   subscriber(options: { autoResubscribe?: boolean } = {}): Redis {
     return this.track(createRedis(this.options.url, { maxRetriesPerRequest: null, connectTimeout: CONNECT_TIMEOUT_MS, ...options }));
@@ -116,7 +118,7 @@ export class RedisConnection {
     return (await within(answered, deadlineMs)) ?? false;
   }
 
-  /** Closes a client of this connection that its user no longer needs. */
+  /** Closes a client of this connection that its user no longer needs. @internal */
   release(client: Redis): void {
     this.clients.delete(client);
     client.disconnect();

@@ -27,6 +27,8 @@ const BODY_LIMIT = 1024;
 /** docs/reference/http.md's anonymous endpoints (method, path pattern); everything else needs credentials. */
 const ANONYMOUS: [string, RegExp][] = [
   ['GET|HEAD', /^\/health$/],
+  // Readiness (docs/reference/http.md): which dependency is away, no address or message.
+  ['GET|HEAD', /^\/health\/ready$/],
   ['GET|HEAD', /^\/\.well-known\/jwks\.json$/],
   ['GET|HEAD|POST', /^\/account\/login$/],
   ['GET|HEAD|POST', /^\/account\/register$/],
