@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Target } from './scenario.ts';
 import type { FanOutResult } from './fan-out.ts';
 import type { SignInResult } from './sign-in.ts';
+import { type LongRunResults, markdownLongRuns, textLongRuns } from './long-runs.ts';
 
 export interface ScenarioResult {
   readonly name: string;
@@ -52,6 +53,8 @@ export interface Results {
   readonly signIn: SignInResult | null;
   /** Subscription fan-out; null when not run (`BENCH_SCENARIOS` without `fan-out`). */
   readonly fanOut: FanOutResult | null;
+  /** Mixed traffic, idle subscriptions and the cold fan-out (lib/long-runs.ts); null when none ran. */
+  readonly longRuns?: LongRunResults | null;
 }
 
 const START = '<!-- results:start -->';
@@ -82,7 +85,7 @@ export function textTable(results: Results): string {
   const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
   const table = [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
-  const extras = [results.signIn && signInLine(results.signIn), results.fanOut && fanOutLine(results.fanOut)].filter(Boolean);
+  const extras = [results.signIn && signInLine(results.signIn), results.fanOut && fanOutLine(results.fanOut), textLongRuns(results.longRuns)].filter(Boolean);
   return [table, ...extras].join('\n\n');
 }
 
@@ -164,6 +167,8 @@ export function markdownTable(results: Results): string {
       `| ${fanOut.delivered} | ${fanOut.expected} | ${fanOut.p50Ms.toFixed(1)} | ${fanOut.p99Ms.toFixed(1)} | ${fanOut.peakRssMiB ?? 'unknown'} | ${fanOut.warmUp?.events ?? 0} | ${fanOut.warmUp ? fanOut.warmUp.p50Ms.toFixed(1) : '–'} | ${fanOut.warmUp ? fanOut.warmUp.p99Ms.toFixed(1) : '–'} |`,
     );
   }
+  const longRuns = markdownLongRuns(results.longRuns, results.fanOut);
+  if (longRuns !== '') lines.push('', longRuns);
   return lines.join('\n');
 }
 
