@@ -20,15 +20,16 @@ export interface PostsGraphQLOptions {
 /**
  * The posts schema of docs/reference/graphql.md on `/graphql`: an application of gatehouse-auth/graphql
  * like any other, with its posts in Gatehouse's database (so answers every caller gets alike are
- * kept while the database is unchanged: `dataVersion`) and its events in memory or through Redis.
+ * kept while the database is unchanged: `dataVersion`; so are the newest posts and the users its
+ * resolvers read, for the answers that depend on the caller) and its events in memory or through Redis.
  */
 export async function postsGraphQL(app: FastifyInstance, { store, posts: postStore, clock, redisUrl, logger }: PostsGraphQLOptions): Promise<void> {
   const events = createEvents<PostTopics>({ redisUrl, logger });
-  const posts = new Posts({ store: postStore, events, clock });
+  const posts = new Posts({ store: postStore, events, clock, dataVersion: store.dataVersion });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,
     resolvers: postsResolvers(posts),
-    context: postLoaders(store.users, posts),
+    context: postLoaders(store.users, posts, store.dataVersion),
     dataVersion: store.dataVersion,
     events,
   });
