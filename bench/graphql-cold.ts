@@ -50,6 +50,8 @@ const baseEnv: NodeJS.ProcessEnv = {
   DATABASE_URL: database?.url ?? `sqlite:${join(temporary, 'gatehouse.db')}`,
   KEYRING_SECRET: randomBytes(32).toString('base64'),
   LOG_LEVEL: 'warn',
+  // One issuer for every instance of the run: a token of one is accepted by the others.
+  PUBLIC_URL: 'http://gatehouse.bench',
   ACCESS_TOKEN_MINUTES: '60',
   RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
   RATE_LIMIT_IP_PER_MINUTE: '0',
