@@ -19,6 +19,8 @@ import { isPeerTarget, peerIssuer, startPeer } from './lib/peers.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
 import { markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
 import { BASELINE_SCENARIO, loadScenarios, resolveRequest, type Target } from './lib/scenario.ts';
+import { freshPostgresDatabase } from './lib/postgres.ts';
+import { type LongRunResults, LONG_RUN_NAMES, measureLongRuns } from './lib/long-runs.ts';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -62,11 +64,14 @@ let temporaryDir: string | undefined;
 let planned: Pinning | undefined;
 let cleaning: Promise<void> | undefined;
 let interrupted = false;
+/** Run after the children are stopped: the PostgreSQL databases made for the run are dropped. */
+const dropAfterRun: (() => Promise<void>)[] = [];
 
 /** Stops every child and removes the temporary directory; safe to call more than once. */
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await stopAllChildren();
+    for (const drop of dropAfterRun) await drop().catch((error: unknown) => process.stderr.write(`bench: ${String(error)}\n`));
     if (temporaryDir !== undefined) await rm(temporaryDir, { recursive: true, force: true });
   })();
   return cleaning;
@@ -85,7 +90,7 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== SIGN_IN_CONTENTION && name !== FAN_OUT);
+  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== SIGN_IN_CONTENTION && name !== FAN_OUT && !LONG_RUN_NAMES.includes(name));
   // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
   const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
@@ -97,15 +102,20 @@ async function main(): Promise<void> {
   const contentionSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN_CONTENTION);
   const fanOutSelected = settings.only.length === 0 || settings.only.includes(FAN_OUT);
   // The service runs only when something measures it; the GraphQL peers only when a scenario loads them.
-  const needsService = signInSelected || contentionSelected || fanOutSelected || scenarios.some((scenario) => scenario.target === 'gatehouse');
+  const longRunsSelected = LONG_RUN_NAMES.filter((name) => settings.only.length === 0 || settings.only.includes(name));
+  const needsService = signInSelected || contentionSelected || fanOutSelected || longRunsSelected.length > 0 || scenarios.some((scenario) => scenario.target === 'gatehouse');
+  const needsPostgres = longRunsSelected.includes('mixed-postgres') || scenarios.some((scenario) => scenario.target === 'gatehouse-postgres');
   const peerTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isPeerTarget))];
   temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
 
   const barePort = await freePort(HOST);
   const peerIssuerOfRun = peerTargets.length > 0 ? await peerIssuer() : null;
   // Every server runs for the whole run, side by side on the server core; one is loaded at a time.
-  const [service, bare, ...peers] = await Promise.all([
+  const postgresDatabase = needsPostgres ? await freshPostgresDatabase() : null;
+  if (postgresDatabase !== null) dropAfterRun.push(() => postgresDatabase.drop());
+  const [service, postgresService, bare, ...peers] = await Promise.all([
     needsService ? startService() : Promise.resolve(null),
+    postgresDatabase !== null ? startService(postgresDatabase.url, 'gatehouse-postgres') : Promise.resolve(null),
     startServer({
       name: 'bare fastify',
       command: process.execPath,
@@ -119,6 +129,7 @@ async function main(): Promise<void> {
   ]);
   const servers: Partial<Record<Target, { server: Server; baseUrl: string }>> = { bare: { server: bare, baseUrl: `http://${HOST}:${barePort}` } };
   if (service !== null) servers.gatehouse = service;
+  if (postgresService !== null) servers['gatehouse-postgres'] = postgresService;
   peerTargets.forEach((target, i) => (servers[target] = peers[i]!));
   for (const [target, started] of Object.entries(servers)) log(`${target}: pid ${started.server.pid}, ${started.baseUrl}`);
 
@@ -126,12 +137,23 @@ async function main(): Promise<void> {
   if (service !== null) {
     credentials.accessToken = await obtainAccessToken(service.baseUrl, service.email, service.password);
     credentials.apiKey = service.apiKey;
-    if (scenarios.some((scenario) => scenario.target === 'gatehouse' && scenario.path === '/graphql')) await seedPosts(service.baseUrl, credentials.accessToken, SEEDED_POSTS);
+    if (longRunsSelected.length > 0 || scenarios.some((scenario) => scenario.target === 'gatehouse' && scenario.path === '/graphql')) await seedPosts(service.baseUrl, credentials.accessToken, SEEDED_POSTS);
   }
   if (peerIssuerOfRun !== null) credentials.peerToken = peerIssuerOfRun.token;
+  // The PostgreSQL service has users, keys and posts of its own: its scenarios get its credentials.
+  const postgresCredentials: Record<string, string> = {};
+  if (postgresService !== null) {
+    postgresCredentials.accessToken = await obtainAccessToken(postgresService.baseUrl, postgresService.email, postgresService.password);
+    postgresCredentials.apiKey = postgresService.apiKey;
+    await seedPosts(postgresService.baseUrl, postgresCredentials.accessToken, SEEDED_POSTS);
+  }
 
   // Every scenario must answer as expected once before anything is measured.
-  const plans = scenarios.map((scenario) => ({ scenario, request: resolveRequest(scenario, credentials), ...servers[scenario.target]! }));
+  const plans = scenarios.map((scenario) => ({
+    scenario,
+    request: resolveRequest(scenario, scenario.target === 'gatehouse-postgres' ? postgresCredentials : credentials),
+    ...servers[scenario.target]!,
+  }));
   for (const { scenario, request, baseUrl, server } of plans) {
     const response = await fetch(new URL(request.path, baseUrl), {
       method: request.method,
@@ -246,6 +268,18 @@ async function main(): Promise<void> {
     });
   }
 
+  let longRuns: LongRunResults | null = null;
+  if (longRunsSelected.length > 0) {
+    longRuns = await measureLongRuns(longRunsSelected, {
+      root,
+      sqlite: service!,
+      postgres: postgresService,
+      startFreshService: () => startService(join(temporaryDir!, `fresh-${randomBytes(4).toString('hex')}.db`), 'gatehouse (fresh)'),
+      loadGeneratorCpu: pinning.loadGeneratorCpu,
+      log,
+    });
+  }
+
   const cpuList = cpus();
   const results: Results = {
     date: new Date().toISOString(),
@@ -267,13 +301,14 @@ async function main(): Promise<void> {
           : { serverCpu: pinning.serverCpu, loadGeneratorCpu: pinning.loadGeneratorCpu },
       pinningNote: pinning.note,
       loadGenerator: `autocannon ${autocannonVersion}`,
-      database: 'SQLite (fresh temporary file)',
+      database: postgresService === null ? 'SQLite (fresh temporary file)' : 'SQLite (fresh temporary file); PostgreSQL (a fresh database) for the `-postgres` scenarios',
       logLevel: LOG_LEVEL,
     },
     scenarios: scenarioResults,
     signIn,
     signInContention,
     fanOut,
+    longRuns,
   };
 
   await mkdir(join(benchDir, 'results'), { recursive: true });
@@ -289,7 +324,10 @@ async function main(): Promise<void> {
  * The service as `npm start` runs it, on a fresh SQLite database with one confirmed user and one
  * API key made through the CLI (bench/README.md, "How").
  */
-async function startService(): Promise<{ server: Server; baseUrl: string; email: string; password: string; apiKey: string }> {
+async function startService(
+  database: string = join(temporaryDir!, 'gatehouse.db'),
+  name = 'gatehouse',
+): Promise<{ server: Server; baseUrl: string; email: string; password: string; apiKey: string }> {
   const email = 'bench@example.test';
   const password = randomBytes(18).toString('base64url');
   const port = await freePort(HOST);
@@ -298,7 +336,7 @@ async function startService(): Promise<{ server: Server; baseUrl: string; email:
     NODE_ENV: 'development',
     HOST,
     PORT: String(port),
-    DATABASE_URL: `sqlite:${join(temporaryDir!, 'gatehouse.db')}`,
+    DATABASE_URL: /^postgres(ql)?:/.test(database) ? database : `sqlite:${database}`,
     KEYRING_SECRET: randomBytes(32).toString('base64'),
     LOG_LEVEL,
     ACCESS_TOKEN_MINUTES: '60',
@@ -310,7 +348,7 @@ async function startService(): Promise<{ server: Server; baseUrl: string; email:
   await gatehouseCli(root, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
   const apiKey = await gatehouseCli(root, env, ['apikeys', 'create', '--client', 'bench']);
   const server = await startServer({
-    name: 'gatehouse',
+    name,
     command: process.execPath,
     args: serviceArguments(root),
     env,

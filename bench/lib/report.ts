@@ -3,6 +3,7 @@ import type { Target } from './scenario.ts';
 import type { FanOutResult } from './fan-out.ts';
 import type { SignInResult } from './sign-in.ts';
 import type { ContentionResult } from './sign-in-contention.ts';
+import { type LongRunResults, markdownLongRuns, textLongRuns } from './long-runs.ts';
 
 export interface ScenarioResult {
   readonly name: string;
@@ -55,6 +56,8 @@ export interface Results {
   readonly signInContention: ContentionResult | null;
   /** Subscription fan-out; null when not run (`BENCH_SCENARIOS` without `fan-out`). */
   readonly fanOut: FanOutResult | null;
+  /** Mixed traffic, idle subscriptions and the cold fan-out (lib/long-runs.ts); null when none ran. */
+  readonly longRuns?: LongRunResults | null;
 }
 
 const START = '<!-- results:start -->';
@@ -89,6 +92,7 @@ export function textTable(results: Results): string {
     results.signIn && signInLine(results.signIn),
     results.signInContention && contentionLine(results.signInContention),
     results.fanOut && fanOutLine(results.fanOut),
+    textLongRuns(results.longRuns),
   ].filter(Boolean);
   return [table, ...extras].join('\n\n');
 }
@@ -203,6 +207,8 @@ export function markdownTable(results: Results): string {
       `| ${fanOut.delivered} | ${fanOut.expected} | ${fanOut.p50Ms.toFixed(1)} | ${fanOut.p99Ms.toFixed(1)} | ${fanOut.peakRssMiB ?? 'unknown'} | ${fanOut.warmUp?.events ?? 0} | ${fanOut.warmUp ? fanOut.warmUp.p50Ms.toFixed(1) : '–'} | ${fanOut.warmUp ? fanOut.warmUp.p99Ms.toFixed(1) : '–'} |`,
     );
   }
+  const longRuns = markdownLongRuns(results.longRuns, results.fanOut);
+  if (longRuns !== '') lines.push('', longRuns);
   return lines.join('\n');
 }
 

@@ -3,8 +3,11 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isPeerTarget, type PeerTarget } from './peers.ts';
 
-/** Which server a scenario loads: bare Fastify, the service, or a GraphQL peer server (lib/peers.ts). */
-export type Target = 'bare' | 'gatehouse' | PeerTarget;
+/**
+ * Which server a scenario loads: bare Fastify, the service (on SQLite, or on a fresh PostgreSQL
+ * database), or a GraphQL peer server (lib/peers.ts).
+ */
+export type Target = 'bare' | 'gatehouse' | 'gatehouse-postgres' | PeerTarget;
 
 /**
  * One HTTP load scenario, as plain data: `bench/scenarios/<name>.ts` default-exports one.
@@ -90,8 +93,8 @@ function checkScenario(value: unknown, file: string): Scenario {
   if (typeof value !== 'object' || value === null) return fail('must `export default` a Scenario object');
   const scenario = value as Partial<Scenario>;
   if (scenario.name !== basename(file, '.ts')) fail(`name must be the file's base name, ${basename(file, '.ts')}`);
-  if (scenario.target !== 'bare' && scenario.target !== 'gatehouse' && !isPeerTarget(scenario.target ?? '')) {
-    fail("target must be 'bare', 'gatehouse', 'peer-mercurius' or 'peer-gatehouse'");
+  if (scenario.target !== 'bare' && scenario.target !== 'gatehouse' && scenario.target !== 'gatehouse-postgres' && !isPeerTarget(scenario.target ?? '')) {
+    fail("target must be 'bare', 'gatehouse', 'gatehouse-postgres', 'peer-mercurius' or 'peer-gatehouse'");
   }
   if (typeof scenario.path !== 'string' || !scenario.path.startsWith('/')) fail('path must start with /');
   if (typeof scenario.headers !== 'object' || scenario.headers === null) fail('headers must be an object');

@@ -1,7 +1,11 @@
 import DataLoader from 'dataloader';
-import type { User, UserStore } from 'gatehouse-auth/store';
+import type { DataVersion, User, UserStore } from 'gatehouse-auth/store';
 import type { Post } from '../storage/post-store.ts';
 import type { Posts } from './posts.ts';
+import { VersionedReads } from './versioned-reads.ts';
+
+/** Users kept between operations while the store is unchanged: a viewer's `me` and the authors of posts. */
+const KEPT_USERS = 1_000;
 
 /** What the posts schema adds to each operation's context: loaders that batch by tick. */
 export interface PostLoaders {
@@ -13,18 +17,27 @@ export interface PostLoaders {
 
 /**
  * The loaders of one operation (or one event of a subscription), each made when a resolver first
- * needs it: most operations read no author at all.
+ * needs it: most operations read no author at all. Users are read from the store only when not
+ * kept from an earlier operation at the store's current data version (versioned-reads.ts): every
+ * signed-in `me` reads its caller, and without a version (PostgreSQL) every operation reads afresh.
  */
-export function postLoaders(userStore: UserStore, posts: Posts): () => PostLoaders {
+export function postLoaders(userStore: UserStore, posts: Posts, dataVersion: DataVersion | null = null): () => PostLoaders {
+  const keptUsers = new VersionedReads<number, User | null>(dataVersion, KEPT_USERS);
+  const loadUsers = async (ids: readonly number[]): Promise<(User | null)[]> => {
+    const version = keptUsers.currentVersion();
+    const kept = ids.map((id) => (version === null ? undefined : keptUsers.get(id)));
+    const missing = ids.filter((_id, at) => kept[at] === undefined);
+    if (missing.length === 0) return kept as (User | null)[];
+    const found = new Map((await userStore.findByIds(missing)).map((user) => [user.id, user]));
+    if (version !== null) for (const id of missing) keptUsers.set(id, found.get(id) ?? null, version);
+    return ids.map((id, at) => kept[at] ?? found.get(id) ?? null);
+  };
   return () => {
     let usersById: DataLoader<number, User | null> | undefined;
     const byFirst = new Map<number, DataLoader<number, Post[]>>();
     return {
       get users() {
-        usersById ??= new DataLoader(async (ids) => {
-          const found = new Map((await userStore.findByIds(ids)).map((user) => [user.id, user]));
-          return ids.map((id) => found.get(id) ?? null);
-        });
+        usersById ??= new DataLoader(loadUsers);
         return usersById;
       },
       postsByAuthor(first) {

@@ -22,7 +22,8 @@ export interface PostsGraphQLOptions {
 /**
  * The posts schema of docs/reference/graphql.md on `/graphql`: an application of gatehouse-auth/graphql
  * like any other, with its posts in Gatehouse's database (so answers every caller gets alike are
- * kept while the database is unchanged: `dataVersion`) and its events in memory, or through
+ * kept while the database is unchanged: `dataVersion`; so are the newest posts and the users its
+ * resolvers read, for the answers that depend on the caller) and its events in memory, or through
  * Gatehouse's Redis connection when REDIS_URL is set (to every instance; while Redis is away, to
  * this instance's subscribers).
  */
@@ -30,11 +31,11 @@ export async function postsGraphQL(app: FastifyInstance, options: PostsGraphQLOp
   const { store, posts: postStore, outbox, clock, logger } = options;
   const events = createEvents<PostTopics>({ redis: app.gatehouse.redis, logger });
   const publisher = new OutboxPublisher({ outbox, events, clock, logger });
-  const posts = new Posts({ store: postStore, events, publisher, recent: new RecentEvents(), clock });
+  const posts = new Posts({ store: postStore, events, publisher, recent: new RecentEvents(), clock, dataVersion: store.dataVersion });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,
     resolvers: postsResolvers(posts),
-    context: postLoaders(store.users, posts),
+    context: postLoaders(store.users, posts, store.dataVersion),
     dataVersion: store.dataVersion,
   });
   // Started and closed here rather than by the plugin: the publisher's relay pass and last marks

@@ -1,10 +1,12 @@
 import type { AuthorizationRequirement, ClaimsPrincipal, Clock } from 'gatehouse-auth';
 import type { Events, EventStream } from 'gatehouse-auth/graphql';
+import type { DataVersion } from 'gatehouse-auth/store';
 import type { Post, PostStore } from '../storage/post-store.ts';
 import { oncePerEvent, type RecentEvents } from './once-per-event.ts';
 import type { Announcement, OutboxPublisher } from './outbox-publisher.ts';
 // The demo policies' resource requirement (it moves beside them, to the service's policies).
 import { PostAuthorRequirement } from '../policies/post-author.ts';
+import { VersionedReads } from './versioned-reads.ts';
 
 /** Field names and what is wrong with each, as BAD_USER_INPUT reports them. */
 type FieldErrors = Record<string, string[]>;
@@ -47,6 +49,8 @@ export interface PostsOptions {
   /** This instance's memory of the events it delivered, shared by every subscription. */
   readonly recent: RecentEvents;
   readonly clock: Clock;
+  /** The store's data version: the newest posts are read once per version, not once per request. */
+  readonly dataVersion?: DataVersion | null;
 }
 
 /**
@@ -54,11 +58,16 @@ export interface PostsOptions {
  * deleted by their author or an admin through the same resource check HTTP endpoints use.
  */
 export class Posts {
-  constructor(private readonly options: PostsOptions) {}
+  /** The newest posts by `first`, kept while the store is unchanged (versioned-reads.ts). */
+  private readonly newest: VersionedReads<number, Post[]>;
+
+  constructor(private readonly options: PostsOptions) {
+    this.newest = new VersionedReads(options.dataVersion ?? null, FIRST_MAX);
+  }
 
   list(first: number): Promise<Post[]> {
     checkFirst(first);
-    return this.options.store.list(first);
+    return this.newest.read(first, () => this.options.store.list(first));
   }
 
   byId(id: number): Promise<Post | null> {

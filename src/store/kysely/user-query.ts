@@ -44,8 +44,8 @@ export class UserQueries {
           ? await this.byEmail.first(db, key)
           : await this.byUserName.first(db, key);
     if (row === undefined) return null;
-    const roles = await this.roles.rows(db, { userId: row.id });
-    const claims = await this.claims.rows(db, { userId: row.id });
+    // Side by side: on PostgreSQL one round trip's wait instead of two (SQLite runs them in turn anyway).
+    const [roles, claims] = await Promise.all([this.roles.rows(db, { userId: row.id }), this.claims.rows(db, { userId: row.id })]);
     return toUser(row, roles.map((role) => role.name), claims.map((claim): UserClaim => ({ type: claim.type, value: claim.value })));
   }
 }

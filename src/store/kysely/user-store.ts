@@ -41,6 +41,11 @@ export class KyselyUserStore implements UserStore {
   }
 
   async findByIds(ids: readonly number[]): Promise<User[]> {
+    // One id (a viewer, a post's author) takes the compiled statements of `findById`.
+    if (ids.length === 1) {
+      const user = await this.queries.load(this.context.db, { id: ids[0]! });
+      return user === null ? [] : [user];
+    }
     return loadUsers(this.context.db, { ids });
   }
 
