@@ -40,12 +40,14 @@ export interface Argon2WorkersOptions {
 }
 
 /**
- * The nice value of the hashing threads: a request that needs no hash runs as soon as it arrives,
- * even on a core busy hashing, instead of waiting for the hashing thread's time slice to end.
- * Linux weighs nice 19 at 15 against 1024 for normal threads. The core is never left idle for it:
- * hashing takes every cycle the event loop does not want.
+ * The nice value of the hashing threads. Linux weighs nice 5 at 335 against 1024 for the event
+ * loop: on a core both want, hashing gets about a quarter, so a burst of sign-ins cannot take the
+ * API's core and a saturated API cannot stop sign-ins (at nice 19, weight 15, a sign-in beside a
+ * saturating `GET /me` waited 6–8 s at p99; at nice 5, under 0.2 s; `/health` beside sign-ins kept
+ * the same 6–7 ms p99: decision 0055). The core is never left idle for it: hashing takes every
+ * cycle the event loop does not want.
  */
-const HASHING_NICE = 19;
+const HASHING_NICE = 5;
 
 /**
  * Tasks a hashing thread holds at once, and answers together when they finish back to back.
