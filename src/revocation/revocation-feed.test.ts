@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redisAvailable, testEngines } from '../../test/helpers/databases.ts';
 import { projectRoot, runNode, waitUntil } from '../../test/helpers/processes.ts';
 import { ManualClock } from '../platform/clock.ts';
+import { RedisConnection } from '../platform/redis-connection.ts';
 import { createStore } from '../store/create-store.ts';
 import type { NewUser, RevocationEvent, RevocationStore, Store, User } from '../store/ports.ts';
 import { RevocationFeed } from './revocation-feed.ts';
@@ -56,7 +57,16 @@ describe.each(engines)('RevocationFeed on $engine', (engine) => {
   const feeds: RevocationFeed[] = [];
   const extraStores: Store[] = [];
 
-  function feed(options: { list: RevocationList; store?: RevocationStore; pollMs?: number; redisUrl?: string }): RevocationFeed {
+  const connections: RedisConnection[] = [];
+
+  /** A Redis connection of the feed's, closed after each test as Gatehouse closes its own. */
+  function redisConnection(): RedisConnection {
+    const connection = new RedisConnection({ url: redisUrl, logger: silent, clock });
+    connections.push(connection);
+    return connection;
+  }
+
+  function feed(options: { list: RevocationList; store?: RevocationStore; pollMs?: number; redis?: RedisConnection }): RevocationFeed {
     const created = new RevocationFeed({
       store: options.store ?? store.revocations,
       list: options.list,
@@ -64,7 +74,7 @@ describe.each(engines)('RevocationFeed on $engine', (engine) => {
       logger: silent,
       lookBackMs: LOOK_BACK_MS,
       pollMs: options.pollMs ?? NO_POLLING_MS,
-      ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+      ...(options.redis ? { redis: options.redis } : {}),
     });
     feeds.push(created);
     return created;
@@ -87,6 +97,7 @@ describe.each(engines)('RevocationFeed on $engine', (engine) => {
 
   afterEach(async () => {
     await Promise.all(feeds.splice(0).map((created) => created.stop()));
+    await Promise.all(connections.splice(0).map((connection) => connection.close()));
     await Promise.all(extraStores.splice(0).map((extra) => extra.close()));
     await store.close();
     await engine.dropAll();
@@ -207,8 +218,8 @@ describe.each(engines)('RevocationFeed on $engine', (engine) => {
       extraStores.push(other);
       const a = recordingList();
       const b = recordingList();
-      const feedA = feed({ list: a.list, pollMs: NO_POLLING_MS, redisUrl });
-      const feedB = feed({ list: b.list, store: other.revocations, pollMs: NO_POLLING_MS, redisUrl });
+      const feedA = feed({ list: a.list, pollMs: NO_POLLING_MS, redis: redisConnection() });
+      const feedB = feed({ list: b.list, store: other.revocations, pollMs: NO_POLLING_MS, redis: redisConnection() });
       await Promise.all([feedA.start(), feedB.start()]);
 
       const user = await store.users.create(newUser(`nudge-${randomBytes(4).toString('hex')}@example.com`, clock.now()));
@@ -224,7 +235,7 @@ describe.each(engines)('RevocationFeed on $engine', (engine) => {
       expect(a.applied.map((event) => event.subject)).toContain(String(user.id));
     });
 
-    it('stop() closes every Redis connection, the announcing one included (the process exits on its own)', async () => {
+    it('stop() releases its subscriber, and closing the connection then leaves no handle (the process exits on its own)', async () => {
       // A separate process: only an open handle (a Redis socket left behind) would keep it alive.
       const folder = await mkdtemp(join(tmpdir(), 'gatehouse-feed-'));
       try {
@@ -234,16 +245,20 @@ describe.each(engines)('RevocationFeed on $engine', (engine) => {
           script,
           [
             `import { createLogger } from ${source('src/platform/logger.ts')};`,
+            `import { RedisConnection } from ${source('src/platform/redis-connection.ts')};`,
             `import { RevocationFeed } from ${source('src/revocation/revocation-feed.ts')};`,
             `import { RevocationList } from ${source('src/revocation/revocation-list.ts')};`,
             `import { createStore } from ${source('src/store/create-store.ts')};`,
             `const store = await createStore(process.env.FEED_DATABASE_URL!);`,
             `await store.migrate();`,
+            `const logger = createLogger({ level: 'silent' });`,
+            `const redis = new RedisConnection({ url: process.env.FEED_REDIS_URL!, logger });`,
             `const feed = new RevocationFeed({ store: store.revocations, list: new RevocationList(), clock: { now: () => Date.now() },`,
-            `  logger: createLogger({ level: 'silent' }), lookBackMs: 60_000, pollMs: 60_000, redisUrl: process.env.FEED_REDIS_URL! });`,
+            `  logger, lookBackMs: 60_000, pollMs: 60_000, redis });`,
             `await feed.start();`,
             `await feed.announce();`,
             `await feed.stop();`,
+            `await redis.close();`,
             `await store.close();`,
             `console.log('stopped');`,
           ].join('\n'),

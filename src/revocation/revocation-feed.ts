@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RedisConnection, REDIS_COMMAND_TIMEOUT_MS, within } from '../platform/redis-connection.ts';
+import { type RedisConnection, REDIS_COMMAND_TIMEOUT_MS, within } from '../platform/redis-connection.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { RevocationStore } from '../store/ports.ts';
 import type { RevocationList } from './revocation-list.ts';
@@ -17,10 +17,8 @@ export interface RevocationFeedOptions {
   readonly lookBackMs: number;
   /** @default 1000, well inside the contract's 2 s */
   readonly pollMs?: number;
-  /** When set, changes are announced through Redis and applied at once by every instance. */
+  /** When set, changes are announced through Redis and applied at once by every instance. The caller closes it. */
   readonly redis?: RedisConnection | null | undefined;
-  /** Or a URL: the feed opens a connection of its own, closed with it. */
-  readonly redisUrl?: string;
 }
 
 /**
@@ -42,11 +40,9 @@ export class RevocationFeed {
   private subscriber: Redis | undefined;
   private stopListening: (() => void) | undefined;
   private readonly connection: RedisConnection | undefined;
-  private readonly ownsConnection: boolean;
 
   constructor(private readonly options: RevocationFeedOptions) {
-    this.ownsConnection = !options.redis && options.redisUrl !== undefined;
-    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
+    this.connection = options.redis ?? undefined;
   }
 
   /**
@@ -110,7 +106,6 @@ export class RevocationFeed {
     clearInterval(this.timer);
     this.stopListening?.();
     if (this.subscriber) this.connection?.release(this.subscriber);
-    if (this.ownsConnection) await this.connection?.close();
     await this.reading;
   }
 

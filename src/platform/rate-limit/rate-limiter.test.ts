@@ -6,9 +6,9 @@ import { redisAvailable } from '../../../test/helpers/databases.ts';
 import { ManualClock } from '../clock.ts';
 import { createLogger } from '../logger.ts';
 import { MemoryWindowStore } from './memory-window-store.ts';
+import { RedisConnection } from '../redis-connection.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { REDIS_KEY_PREFIX, RedisWindowStore } from './redis-window-store.ts';
-import { RedisConnection } from '../redis-connection.ts';
 
 const redisUp = await redisAvailable();
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -62,7 +62,9 @@ describe('RateLimiter', () => {
   it('counts in this instance, and says so once, while Redis cannot be reached (no request fails)', async () => {
     const { lines, logger } = capturedLogger();
     // Port 1: nothing listens there.
-    const limiter = new RateLimiter({ clock: new ManualClock(), logger, redisUrl: 'redis://127.0.0.1:1' });
+    const clock = new ManualClock();
+    const redis = new RedisConnection({ url: 'redis://127.0.0.1:1', logger, clock });
+    const limiter = new RateLimiter({ clock, logger, redis });
     try {
       const decisions = [];
       for (let i = 0; i < 3; i++) decisions.push(await limiter.consume('k', 2));
@@ -70,6 +72,7 @@ describe('RateLimiter', () => {
       expect(lines.filter((line) => line.includes('Redis does not answer'))).toHaveLength(1);
     } finally {
       await limiter.close();
+      await redis.close();
     }
   });
 });

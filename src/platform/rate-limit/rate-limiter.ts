@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { MemoryWindowStore } from './memory-window-store.ts';
-import { RedisConnection } from '../redis-connection.ts';
+import type { RedisConnection } from '../redis-connection.ts';
 import { RedisWindowStore } from './redis-window-store.ts';
 import type { WindowStore } from './window-store.ts';
 
@@ -11,10 +11,11 @@ export type RateLimitDecision = { readonly allowed: true } | { readonly allowed:
 export interface RateLimiterOptions {
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Shares the counters across instances (Gatehouse's connection, whose state says when Redis is away); unset: per instance. */
+  /**
+   * Shares the counters across instances (Gatehouse's connection, whose state says when Redis is
+   * away; the caller closes it); unset: per instance.
+   */
   readonly redis?: RedisConnection | null | undefined;
-  /** Or a URL: the limiter opens a connection of its own, closed with it. */
-  readonly redisUrl?: string | undefined;
   /** @default one minute, the unit of RATE_LIMIT_*_PER_MINUTE */
   readonly windowMs?: number;
 }
@@ -31,12 +32,10 @@ export class RateLimiter {
   private readonly shared: WindowStore | undefined;
   private readonly windowMs: number;
   private readonly connection: RedisConnection | undefined;
-  private readonly ownsConnection: boolean;
 
   constructor(options: RateLimiterOptions) {
     this.local = new MemoryWindowStore(options.clock);
-    this.ownsConnection = !options.redis && options.redisUrl !== undefined;
-    this.connection = options.redis ?? (options.redisUrl ? new RedisConnection({ url: options.redisUrl, logger: options.logger, clock: options.clock }) : undefined);
+    this.connection = options.redis ?? undefined;
     this.shared = this.connection ? new RedisWindowStore(this.connection) : undefined;
     this.windowMs = options.windowMs ?? MINUTE_MS;
   }
@@ -49,7 +48,7 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.local.close(), this.shared?.close(), this.ownsConnection ? this.connection?.close() : undefined]);
+    await Promise.all([this.local.close(), this.shared?.close()]);
   }
 
   private async hit(key: string) {
