@@ -263,9 +263,12 @@ function challengeOf(clientDataJSON: string): string | null {
   }
 }
 
-/** The library's message says which check failed (origin, RP ID hash, signature…); it holds no secret. */
+/**
+ * The library's message says which check failed (origin, RP ID hash, signature…); long base64url
+ * runs (challenges, credential ids) are left out of the log all the same.
+ */
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message.slice(0, 200) : 'unknown';
+  return error instanceof Error ? error.message.replace(/[A-Za-z0-9_-]{20,}/g, '…').slice(0, 200) : 'unknown';
 }
 
 type WebAuthnServer = typeof import('@simplewebauthn/server');

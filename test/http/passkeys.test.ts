@@ -128,6 +128,14 @@ describe.runIf(sqlite)('passkeys', () => {
     expect(me.body).toBe(user.email);
     expect((await auditOf('signin.succeeded')).at(0)).toMatchObject({ userId: user.id, detail: { factor: 'passkey' } });
 
+    // Neither challenge nor signature reaches the log, even when a check fails.
+    const failed = await signInWithPasskey(authenticator, { origin: 'http://localhost:4000' });
+    expect(failed.statusCode).toBe(401);
+    const logs = ctx.logs.join('');
+    expect(logs).toContain('a passkey assertion failed verification');
+    expect(logs).not.toContain(requestOptions.challenge);
+    expect(logs).not.toContain(options.challenge);
+
     const listed = await ctx.app.inject({ url: '/account/passkeys', headers: { cookie: auth } });
     expect(json(listed)).toEqual([
       { id: authenticator.credentialId, name: 'Phone', createdAt: new Date(clock.now()).toISOString(), lastUsedAt: new Date(clock.now()).toISOString(), backedUp: true },
