@@ -80,8 +80,8 @@ export interface Services {
   readonly twoFactor: TwoFactorManager;
   /** Providers linked to and unlinked from existing accounts, with the owner's notices. */
   readonly externalLogins: ExternalLogins;
-  /** Passkeys; null when `WEBAUTHN_RP_ID` names no host (unset, with an IP address in `PUBLIC_URL`). */
-  readonly passkeys: PasskeyManager | null;
+  /** Passkeys, for the relying party `WEBAUTHN_RP_ID` and `PUBLIC_URL`'s origin. */
+  readonly passkeys: PasskeyManager;
   /** The password-hashing threads and their queue (`queueDepth`, `onWait`), shared by the services of one configuration in the process. */
   readonly hashing: Argon2Workers;
 }
@@ -129,20 +129,17 @@ export async function createServices(config: Config, store: Store, dependencies:
     clock,
     checks,
   });
-  const passkeys =
-    config.webauthnRpId === null
-      ? null
-      : new PasskeyManager({
-          store: store.passkeys,
-          audit,
-          mailer,
-          clock,
-          random,
-          logger,
-          rpId: config.webauthnRpId,
-          rpName: dependencies.passkeyRpName ?? 'Gatehouse',
-          origin: config.publicUrl.origin,
-        });
+  const passkeys = new PasskeyManager({
+    store: store.passkeys,
+    audit,
+    mailer,
+    clock,
+    random,
+    logger,
+    rpId: config.webauthnRpId,
+    rpName: dependencies.passkeyRpName ?? 'Gatehouse',
+    origin: config.publicUrl.origin,
+  });
   const accessTokens = new AccessTokens({
     keyRing,
     clock,

@@ -253,9 +253,9 @@ describe('loadConfig refusals', () => {
     expect(loadConfig({ PUBLIC_URL: 'http://localhost:3000', WEBAUTHN_RP_ID: 'localhost' }).webauthnRpId).toBe('localhost');
   });
 
-  it('leaves passkeys without an RP ID when PUBLIC_URL names an IP address and WEBAUTHN_RP_ID is unset', () => {
-    expect(loadConfig({}).webauthnRpId).toBeNull();
-    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:3000' }).webauthnRpId).toBeNull();
+  it('takes PUBLIC_URL’s host as the RP ID also when it is an IP address and WEBAUTHN_RP_ID is unset', () => {
+    expect(loadConfig({}).webauthnRpId).toBe('127.0.0.1');
+    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:3000' }).webauthnRpId).toBe('[::1]');
   });
 
   it('accepts a KEYRING_SECRET of exactly 32 bytes', () => {

@@ -58,7 +58,7 @@ export interface Config {
    * domain it belongs to. Null when it is unset and `PUBLIC_URL`'s host is an IP address, which
    * browsers refuse as an RP ID: passkeys are then off.
    */
-  readonly webauthnRpId: string | null;
+  readonly webauthnRpId: string;
   /** Serve Prometheus metrics at `/metrics` (`METRICS`). */
   readonly metrics: boolean;
   /** A bearer token that lets a scraper read the metrics from anywhere (`METRICS_TOKEN`); a secret. */
@@ -155,12 +155,13 @@ function readArgon2(env: Env): Argon2Parameters {
 /**
  * `WEBAUTHN_RP_ID`: browsers accept an RP ID that is the page's host or a registrable domain
  * it belongs to (`example.com` for `login.example.com`), never an IP address. Unset, it is
- * `PUBLIC_URL`'s host, or null (passkeys off) when that host is an IP address.
+ * `PUBLIC_URL`'s host, even an IP address (the default `http://127.0.0.1:3000`): clients that are
+ * not browsers can still use passkeys there, and the start warns that browsers cannot.
  */
-function readWebAuthnRpId(env: Env, publicUrl: URL): string | null {
+function readWebAuthnRpId(env: Env, publicUrl: URL): string {
   const host = publicUrl.hostname.toLowerCase();
   const value = readString(env, 'WEBAUTHN_RP_ID');
-  if (value === undefined) return isIpAddress(host) ? null : host;
+  if (value === undefined) return host;
   const rpId = value.toLowerCase();
   if (isIpAddress(rpId) || isIpAddress(host)) {
     throw new ConfigError('WEBAUTHN_RP_ID', 'a host name, not an IP address (browsers refuse IP addresses as passkey relying parties; use localhost in development)', value);
@@ -173,7 +174,7 @@ function readWebAuthnRpId(env: Env, publicUrl: URL): string | null {
 }
 
 /** An IPv4 address, or an IPv6 one (bracketed as URL hosts write it, or bare). */
-function isIpAddress(host: string): boolean {
+export function isIpAddress(host: string): boolean {
   return /^\[.*\]$/.test(host) || host.includes(':') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
 }
 

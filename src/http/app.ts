@@ -15,7 +15,7 @@ import type { ServerOptions } from 'node:http';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { type Config, requireMailInProduction, requireMetricsToken } from '../config/config.ts';
+import { type Config, isIpAddress, requireMailInProduction, requireMetricsToken } from '../config/config.ts';
 import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
 import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
@@ -91,8 +91,9 @@ export interface GatehouseFeatures {
   readonly twoFactor?: boolean;
   /**
    * Passkeys (WebAuthn): sign-in with a passkey and the signed-in user's passkeys (docs/passkeys.md).
-   * Needs `cookies`, the @simplewebauthn/server package, and a host name for `WEBAUTHN_RP_ID`
-   * (by default `PUBLIC_URL`'s host: with an IP address there, passkeys stay off, told once at start).
+   * Needs `cookies` and the @simplewebauthn/server package. Browsers need a host name for
+   * `WEBAUTHN_RP_ID` (by default `PUBLIC_URL`'s host: with an IP address there, only clients that
+   * are not browsers can use them, as the start warns once).
    * @default false
    */
   readonly passkeys?: boolean;
@@ -365,19 +366,18 @@ function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config):
 }
 
 /**
- * Whether the passkey routes are on: asked for, with cookies, and with a relying-party id. The
- * reference service asks for them while its default `PUBLIC_URL` (`http://127.0.0.1:3000`) names
- * an IP address, which browsers refuse as an RP ID: then they stay off, told once, rather than
- * failing the start.
+ * Whether the passkey routes are on: asked for, and with cookies. The reference service's default
+ * `PUBLIC_URL` (`http://127.0.0.1:3000`) names an IP address, which browsers refuse as an RP ID:
+ * the routes stay on (a client that is not a browser may use them; the contract names no other
+ * answer), and the start says once why a browser will not.
  */
 function passkeysOn(features: Required<GatehouseFeatures>, services: Services): boolean {
   if (!features.passkeys) return false;
   if (!features.cookies) throw new Error('features.passkeys needs features.cookies: a passkey signs in with the auth cookie.');
-  if (services.passkeys === null) {
+  if (isIpAddress(services.config.webauthnRpId)) {
     services.logger.warn(
-      `passkeys are off: PUBLIC_URL's host (${services.config.publicUrl.hostname}) is an IP address, which browsers refuse as a passkey relying party; set PUBLIC_URL to a host name (localhost in development) or WEBAUTHN_RP_ID`,
+      `passkeys: the relying party is an IP address (${services.config.webauthnRpId}, PUBLIC_URL's host), which browsers refuse; set PUBLIC_URL to a host name (localhost in development) for passkeys in a browser`,
     );
-    return false;
   }
   assertPeerInstalled('@simplewebauthn/server', 'Passkeys (features.passkeys)');
   return true;

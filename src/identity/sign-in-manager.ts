@@ -110,7 +110,7 @@ export class SignInManager {
    */
   async passkeySignIn(challenge: string, response: Parameters<PasskeyManager['verifyAssertion']>[1], context: SignInContext = {}): Promise<SignInResult> {
     const { users, passkeys } = this.options;
-    if (!passkeys) throw new Error('Passkeys are off: WEBAUTHN_RP_ID names no host.');
+    if (!passkeys) throw new Error('SignInManager: passkey sign-in needs the `passkeys` option.');
     const assertion = await passkeys.verifyAssertion(challenge, response, context);
     const user = assertion.passkey === null ? null : await users.findById(assertion.passkey.userId);
     if (user === null) return this.failed(null, 'unknown-passkey', context);

@@ -428,12 +428,28 @@ describe.runIf(sqlite)('passkey sign-in rate limits', () => {
 });
 
 describe.runIf(sqlite)('passkeys without a host name', () => {
-  const ctx = useTestApp(sqlite!, { env: { PUBLIC_URL: 'http://127.0.0.1:3000' } });
+  const origin = 'http://127.0.0.1:3000';
+  const ctx = useTestApp(sqlite!, { env: { PUBLIC_URL: origin } });
 
-  it('stay off while PUBLIC_URL names an IP address, told once in the log', async () => {
+  it('answer with PUBLIC_URL’s IP address as the RP ID, for clients that are not browsers, and the start warns once', async () => {
+    expect(ctx.logs.filter((line) => line.includes('browsers refuse'))).toHaveLength(1);
     const { cookie } = await signInWithCookie(ctx);
-    expect((await ctx.app.inject({ method: 'POST', url: '/account/passkeys/options', headers: { cookie } })).statusCode).toBe(404);
-    expect((await ctx.app.inject({ method: 'POST', url: '/account/login/passkey/options' })).statusCode).toBe(404);
-    expect(ctx.logs.filter((line) => line.includes('passkeys are off'))).toHaveLength(1);
+    const authenticator = new SoftwareAuthenticator();
+    const creation = await ctx.app.inject({ method: 'POST', url: '/account/passkeys/options', headers: { cookie } });
+    expect(creation.statusCode).toBe(200);
+    const options = json<CreationOptions>(creation);
+    expect(options.rp.id).toBe('127.0.0.1');
+    const created = await ctx.app.inject({ method: 'POST', url: '/account/passkeys', headers: { cookie }, payload: { response: authenticator.register(options, { origin }) } });
+    expect(created.statusCode).toBe(201);
+    const request = await ctx.app.inject({ method: 'POST', url: '/account/login/passkey/options' });
+    const challengeCookie = cookiePair(setCookieLine(request, 'gh.passkey')!);
+    const signedIn = await ctx.app.inject({
+      method: 'POST',
+      url: '/account/login/passkey',
+      headers: { cookie: challengeCookie },
+      payload: { response: authenticator.assert(json<RequestOptions>(request), { origin }) },
+    });
+    expect(signedIn.statusCode).toBe(200);
+    expect(authSetCookie(signedIn)).toBeDefined();
   });
 });

@@ -31,7 +31,6 @@ const REFUSALS: Record<PasskeyRegistrationRefused['reason'], string> = {
  */
 export async function accountPasskeyRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const passkeys = services.passkeys;
-  if (passkeys === null) throw new Error('Passkeys are off: WEBAUTHN_RP_ID names no host.');
   const cookies = new CookieSignIn(services);
 
   const currentUser = async (request: FastifyRequest): Promise<User> => {

@@ -18,7 +18,6 @@ const ANONYMOUS = { authorization: { allowAnonymous: true } };
  */
 export async function passkeyLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const passkeys = services.passkeys;
-  if (passkeys === null) throw new Error('Passkeys are off: WEBAUTHN_RP_ID names no host.');
   const cookies = new CookieSignIn(services);
   const challenges = new PasskeyChallengeCookie(services);
 
