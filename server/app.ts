@@ -41,6 +41,9 @@ export async function buildService({ config, store, logger, settings, clock, gat
     store,
     migrate: false,
     ...(clock ? { clock } : {}),
+    // Passkeys on: they need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID), and stay off with a
+    // warning while PUBLIC_URL names an IP address, as the default does.
+    features: { passkeys: true },
     policies: servicePolicies(settings.businessHours),
     handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
     ...extra,

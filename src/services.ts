@@ -14,6 +14,7 @@ import { SessionManager } from './identity/sessions.ts';
 import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
+import { PasskeyManager } from './identity/passkeys.ts';
 import { SignInManager } from './identity/sign-in-manager.ts';
 import { UserManager } from './identity/user-manager.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -37,6 +38,8 @@ export interface ServiceDependencies {
   readonly logger: Logger;
   /** Tells an account's owner that it locked (the mailer, once wired); see AccountLockoutOptions. */
   readonly onLockout?: AccountLockoutOptions['onLockout'];
+  /** The relying party's name that browsers show at a passkey ceremony. @default 'Gatehouse' */
+  readonly passkeyRpName?: string;
 }
 
 /** The domain services over one store: what the HTTP ring and the CLI both use. */
@@ -77,6 +80,8 @@ export interface Services {
   readonly twoFactor: TwoFactorManager;
   /** Providers linked to and unlinked from existing accounts, with the owner's notices. */
   readonly externalLogins: ExternalLogins;
+  /** Passkeys; null when `WEBAUTHN_RP_ID` names no host (unset, with an IP address in `PUBLIC_URL`). */
+  readonly passkeys: PasskeyManager | null;
   /** The password-hashing threads and their queue (`queueDepth`, `onWait`), shared by the services of one configuration in the process. */
   readonly hashing: Argon2Workers;
 }
@@ -124,6 +129,20 @@ export async function createServices(config: Config, store: Store, dependencies:
     clock,
     checks,
   });
+  const passkeys =
+    config.webauthnRpId === null
+      ? null
+      : new PasskeyManager({
+          store: store.passkeys,
+          audit,
+          mailer,
+          clock,
+          random,
+          logger,
+          rpId: config.webauthnRpId,
+          rpName: dependencies.passkeyRpName ?? 'Gatehouse',
+          origin: config.publicUrl.origin,
+        });
   const accessTokens = new AccessTokens({
     keyRing,
     clock,
@@ -172,6 +191,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       requireConfirmedEmail: config.requireConfirmedEmail,
       twoFactor,
       lockout,
+      passkeys,
     }),
     sessions: new SessionManager({
       sessions: store.sessions,
@@ -207,6 +227,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     }),
     twoFactor,
     externalLogins: new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger }),
+    passkeys,
     hashing,
   };
 }

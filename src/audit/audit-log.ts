@@ -22,7 +22,10 @@ export type AuditEventType =
   | 'key.revoked'
   | 'external.linked'
   | 'external.unlinked'
-  | 'external.refused';
+  | 'external.refused'
+  | 'passkey.added'
+  | 'passkey.removed'
+  | 'passkey.refused';
 
 export interface AuditEntry {
   readonly userId?: number | null;

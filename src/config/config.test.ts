@@ -231,12 +231,31 @@ describe('loadConfig refusals', () => {
     ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '1' }],
     ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '9215', ARGON2_ITERATIONS: '4' }],
     ['ARGON2_MEMORY_KIB', { ARGON2_MEMORY_KIB: '7167', ARGON2_ITERATIONS: '10' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: '192.0.2.1' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: '[2001:db8::1]' }],
+    ['WEBAUTHN_RP_ID', { WEBAUTHN_RP_ID: 'localhost' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: 'other.com' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: 'ample.com' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: 'com' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: 'https://example.com' }],
+    ['WEBAUTHN_RP_ID', { PUBLIC_URL: 'https://example.com', WEBAUTHN_RP_ID: 'login.example.com' }],
   ])('refuses a bad %s with a ConfigError naming it: %j', (variable, env) => {
     const error = configError(env);
     expect(error.name).toBe('ConfigError');
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable} must be `)).toBe(true);
     expect(error.message).not.toContain('\n');
+  });
+
+  it('takes PUBLIC_URL’s host as the passkeys’ RP ID, or a registrable domain it belongs to', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://Login.Example.com:8443' }).webauthnRpId).toBe('login.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://login.example.com', WEBAUTHN_RP_ID: 'example.com' }).webauthnRpId).toBe('example.com');
+    expect(loadConfig({ PUBLIC_URL: 'http://localhost:3000', WEBAUTHN_RP_ID: 'localhost' }).webauthnRpId).toBe('localhost');
+  });
+
+  it('leaves passkeys without an RP ID when PUBLIC_URL names an IP address and WEBAUTHN_RP_ID is unset', () => {
+    expect(loadConfig({}).webauthnRpId).toBeNull();
+    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:3000' }).webauthnRpId).toBeNull();
   });
 
   it('accepts a KEYRING_SECRET of exactly 32 bytes', () => {

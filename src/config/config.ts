@@ -53,6 +53,12 @@ export interface Config {
   readonly graphqlMaxSubscriptionsPerSocket: number;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
+  /**
+   * The passkeys' relying-party id (`WEBAUTHN_RP_ID`): `PUBLIC_URL`'s host or a registrable
+   * domain it belongs to. Null when it is unset and `PUBLIC_URL`'s host is an IP address, which
+   * browsers refuse as an RP ID: passkeys are then off.
+   */
+  readonly webauthnRpId: string | null;
   /** Serve Prometheus metrics at `/metrics` (`METRICS`). */
   readonly metrics: boolean;
   /** A bearer token that lets a scraper read the metrics from anywhere (`METRICS_TOKEN`); a secret. */
@@ -119,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxSubscriptionsPerSocket: readInteger(env, 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 100_000),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
+    webauthnRpId: readWebAuthnRpId(env, publicUrl),
     metrics,
     metricsToken,
     hashThreads: readOptionalInteger(env, 'HASH_THREADS', 1, 1024),
@@ -143,6 +150,31 @@ function readArgon2(env: Env): Argon2Parameters {
     throw new ConfigError('ARGON2_MEMORY_KIB', `at least ${minimum} with ARGON2_ITERATIONS=${iterations} (OWASP's floor: ${OWASP_ROWS_TEXT} or more)`, String(memoryKib));
   }
   return { memoryKib, iterations, parallelism };
+}
+
+/**
+ * `WEBAUTHN_RP_ID`: browsers accept an RP ID that is the page's host or a registrable domain
+ * it belongs to (`example.com` for `login.example.com`), never an IP address. Unset, it is
+ * `PUBLIC_URL`'s host, or null (passkeys off) when that host is an IP address.
+ */
+function readWebAuthnRpId(env: Env, publicUrl: URL): string | null {
+  const host = publicUrl.hostname.toLowerCase();
+  const value = readString(env, 'WEBAUTHN_RP_ID');
+  if (value === undefined) return isIpAddress(host) ? null : host;
+  const rpId = value.toLowerCase();
+  if (isIpAddress(rpId) || isIpAddress(host)) {
+    throw new ConfigError('WEBAUTHN_RP_ID', 'a host name, not an IP address (browsers refuse IP addresses as passkey relying parties; use localhost in development)', value);
+  }
+  const suffixOfHost = rpId === host || (host.endsWith(`.${rpId}`) && rpId.includes('.'));
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(rpId) || !suffixOfHost) {
+    throw new ConfigError('WEBAUTHN_RP_ID', `PUBLIC_URL's host (${host}) or a registrable domain it belongs to`, value);
+  }
+  return rpId;
+}
+
+/** An IPv4 address, or an IPv6 one (bracketed as URL hosts write it, or bare). */
+function isIpAddress(host: string): boolean {
+  return /^\[.*\]$/.test(host) || host.includes(':') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
 }
 
 function hostForUrl(host: string): string {

@@ -83,6 +83,11 @@ export interface GatehouseSettings {
   readonly jwtIssuer?: string;
   /** `aud` of issued tokens. @default gatehouse */
   readonly jwtAudience?: string;
+  /**
+   * The passkeys' relying-party id: `publicUrl`'s host or a registrable domain it belongs to,
+   * never an IP address. @default publicUrl's host (passkeys are off when it is an IP address)
+   */
+  readonly webauthnRpId?: string;
   /** Prometheus metrics at `/metrics`, for loopback callers and the bearer of `metricsToken` (the plugin's `metrics` option wins). @default false */
   readonly metrics?: boolean;
   /** Lets a scraper that sends `Authorization: Bearer <metricsToken>` read the metrics from anywhere; required with `trustProxy`. At least 32 characters. */
@@ -105,7 +110,7 @@ export const SETTING_NAMES = [
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
-  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'metrics', 'metricsToken',
+  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
 ] as const satisfies readonly (keyof GatehouseSettings)[];
 

@@ -69,6 +69,9 @@ import { adminRoutes } from './routes/admin.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
+import { accountPasskeyRoutes } from './routes/account-passkeys.ts';
+import { passkeyLoginRoutes } from './routes/passkey-login.ts';
+import { assertPeerInstalled } from '../platform/optional-peers.ts';
 import type { RouteContext } from './routes/route-context.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
@@ -86,6 +89,13 @@ export interface GatehouseFeatures {
   readonly admin?: boolean;
   /** Two-factor sign-in and its account routes. @default true */
   readonly twoFactor?: boolean;
+  /**
+   * Passkeys (WebAuthn): sign-in with a passkey and the signed-in user's passkeys (docs/passkeys.md).
+   * Needs `cookies`, the @simplewebauthn/server package, and a host name for `WEBAUTHN_RP_ID`
+   * (by default `PUBLIC_URL`'s host: with an IP address there, passkeys stay off, told once at start).
+   * @default false
+   */
+  readonly passkeys?: boolean;
 }
 
 /** The options of `register(gatehouse, …)`. */
@@ -187,15 +197,23 @@ declare module 'fastify' {
   }
 }
 
-/** Every feature is on unless the application turns it off. */
-const ALL_FEATURES: Required<GatehouseFeatures> = { cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true };
+/** Every feature is on unless the application turns it off, but passkeys, which it turns on. */
+const DEFAULT_FEATURES: Required<GatehouseFeatures> = {
+  cookies: true,
+  tokens: true,
+  apiKeys: true,
+  externalLogins: true,
+  admin: true,
+  twoFactor: true,
+  passkeys: false,
+};
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
 const KEY_RING_REFRESH_MS = 2_000;
 
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
   const config = options.config ?? configFromSettings(options.settings);
-  const features: Required<GatehouseFeatures> = { ...ALL_FEATURES, ...options.features };
+  const features: Required<GatehouseFeatures> = { ...DEFAULT_FEATURES, ...options.features };
   // Before anything is opened: a start that cannot send its mail fails with nothing to undo.
   requireMailInProduction(config, signsInWithPasswords(features));
   checkMetricsOptions(options.metrics ?? config.metrics, config);
@@ -235,6 +253,7 @@ async function wireGatehouse(
     logger: app.log as unknown as Logger,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
+    ...(options.pages?.productName ? { passkeyRpName: options.pages.productName } : {}),
   });
   // Rows written before the caps on imported hashes existed, or by hand: told at every start.
   await reportRefusedPasswordHashes(store.users, services.logger);
@@ -252,7 +271,8 @@ async function wireGatehouse(
   };
   const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
   const paths = new MembershipPaths(options.prefix ?? '');
-  const context: RouteContext = { services, authorization, policies, schemeOptions, paths };
+  const passkeys = passkeysOn(features, services);
+  const context: RouteContext = { services, authorization, policies, schemeOptions, paths, passkeys };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   const metricsOptions = options.metrics ?? config.metrics;
   const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
@@ -328,6 +348,10 @@ async function membershipRoutes(
       if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
       if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
       if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
+      if (context.passkeys) {
+        await membership.register(accountPasskeyRoutes, context);
+        await membership.register(passkeyLoginRoutes, context);
+      }
     },
     { prefix: context.paths.prefix },
   );
@@ -338,6 +362,25 @@ function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config):
   requireMetricsToken(config);
   const path = typeof metrics === 'object' ? metrics.path : undefined;
   if (path !== undefined && !/^\/[^\s?#]*$/.test(path)) throw new Error(`metrics.path must start with "/" (got "${path}").`);
+}
+
+/**
+ * Whether the passkey routes are on: asked for, with cookies, and with a relying-party id. The
+ * reference service asks for them while its default `PUBLIC_URL` (`http://127.0.0.1:3000`) names
+ * an IP address, which browsers refuse as an RP ID: then they stay off, told once, rather than
+ * failing the start.
+ */
+function passkeysOn(features: Required<GatehouseFeatures>, services: Services): boolean {
+  if (!features.passkeys) return false;
+  if (!features.cookies) throw new Error('features.passkeys needs features.cookies: a passkey signs in with the auth cookie.');
+  if (services.passkeys === null) {
+    services.logger.warn(
+      `passkeys are off: PUBLIC_URL's host (${services.config.publicUrl.hostname}) is an IP address, which browsers refuse as a passkey relying party; set PUBLIC_URL to a host name (localhost in development) or WEBAUTHN_RP_ID`,
+    );
+    return false;
+  }
+  assertPeerInstalled('@simplewebauthn/server', 'Passkeys (features.passkeys)');
+  return true;
 }
 
 /** Registration, confirmation and reset (and their mail) serve a sign-in with a password: by cookie or for Gatehouse's tokens. */
@@ -444,8 +487,8 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 /**
  * Deletes what no check needs any more: ended refresh families (expired or revoked; a token of
  * one is refused as unknown), grace-window successors past their window, and revocation events
- * older than any instance reads back, expired cookie sessions, and the spent external sign-in
- * flows whose correlation cookies have expired. Idempotent, so several
+ * older than any instance reads back, expired cookie sessions, the spent external sign-in
+ * flows whose correlation cookies have expired, and expired passkey challenges. Idempotent, so several
  * instances doing it at once is harmless.
  */
 function keepHouse(app: FastifyInstance, services: Services): void {
@@ -458,6 +501,7 @@ function keepHouse(app: FastifyInstance, services: Services): void {
       store.revocations.prune(now - eventsKeptMs),
       store.sessions.prune(now),
       store.externalLogins.pruneSpentCorrelations(now),
+      store.passkeys.pruneChallenges(now),
     ]).catch(
       (error: unknown) => app.log.warn({ err: error }, 'housekeeping failed; it runs again later'),
     );

@@ -109,6 +109,22 @@ export function externalUnlinkedMail(user: Recipient, provider: string): MailMes
   ]);
 }
 
+/** A passkey was added: from now on it signs in to the account. */
+export function passkeyAddedMail(user: Recipient, name: string): MailMessage {
+  return plainMail(user, 'A passkey was added to your account', [
+    `A passkey named "${name}" was added to your Gatehouse account. From now on it can sign in to your account.`,
+    'If this was not you, someone is signed in to your account: remove the passkey on your profile page, change your password and sign out everywhere else.',
+  ]);
+}
+
+/** A passkey was removed: it signs in no more, and every other session ended. */
+export function passkeyRemovedMail(user: Recipient, name: string): MailMessage {
+  return plainMail(user, 'A passkey was removed from your account', [
+    `The passkey named "${name}" was removed from your Gatehouse account: it no longer signs in, and your other sessions have ended.`,
+    'If this was not you, someone is signed in to your account: change your password and sign out everywhere else.',
+  ]);
+}
+
 export function signInCodeMail(user: Recipient, code: string): MailMessage {
   if (!SIGN_IN_CODE.test(code)) throw new Error('A sign-in code is six digits.');
   return plainMail(user, 'Your sign-in code', [

@@ -4,6 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { User, UserStore } from '../store/ports.ts';
 import { HashingBusyError } from './hashing-busy.ts';
 import type { AccountLockout } from './lockout.ts';
+import type { PasskeyManager, PasskeyRefusal } from './passkeys.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { SignInResult } from './sign-in-result.ts';
 import type { TwoFactorManager, TwoFactorProvider } from './two-factor/two-factor-manager.ts';
@@ -53,9 +54,19 @@ export interface SignInManagerOptions {
   readonly twoFactor: TwoFactorManager;
   /** The one failure counter, shared with the checks of account operations. */
   readonly lockout: AccountLockout;
+  /** Passkeys, when they are on (`WEBAUTHN_RP_ID` names a host). */
+  readonly passkeys?: PasskeyManager | null;
 }
 
-type FailureReason = 'unknown-user' | 'locked-out' | 'wrong-password' | 'email-not-confirmed' | 'wrong-code' | 'stale-two-factor' | 'spent-two-factor';
+type FailureReason =
+  | 'unknown-user'
+  | 'locked-out'
+  | 'wrong-password'
+  | 'email-not-confirmed'
+  | 'wrong-code'
+  | 'stale-two-factor'
+  | 'spent-two-factor'
+  | PasskeyRefusal;
 
 /**
  * Password sign-in as one explicit sequence: find the user, verify the password (a dummy hash
@@ -89,6 +100,31 @@ export class SignInManager {
     await this.upgradeHash(user, password);
     if (user.twoFactorEnabled && !context.rememberedClient?.(user)) return SignInResult.twoFactorRequired(user);
     return this.complete(user, context, 'password');
+  }
+
+  /**
+   * Sign-in with a passkey (docs/passkeys.md), by the password's rules: a refused assertion of a
+   * known passkey counts toward lockout; a locked account gets the generic failure whatever the
+   * passkey; `isNotAllowed` only after a valid passkey. With user verification (UV) the passkey is
+   * both factors; without it, one, and a user with two-factor on takes the second step.
+   */
+  async passkeySignIn(challenge: string, response: Parameters<PasskeyManager['verifyAssertion']>[1], context: SignInContext = {}): Promise<SignInResult> {
+    const { users, passkeys } = this.options;
+    if (!passkeys) throw new Error('Passkeys are off: WEBAUTHN_RP_ID names no host.');
+    const assertion = await passkeys.verifyAssertion(challenge, response, context);
+    const user = assertion.passkey === null ? null : await users.findById(assertion.passkey.userId);
+    if (user === null) return this.failed(null, 'unknown-passkey', context);
+    if (users.isLockedOut(user)) return this.failed(user.id, 'locked-out', context);
+    if (assertion.kind === 'refused') {
+      await this.options.lockout.accessFailed(user, context);
+      return this.failed(user.id, assertion.reason, context);
+    }
+    if (this.options.requireConfirmedEmail && !user.emailConfirmed) {
+      await this.record('signin.failed', user.id, context, 'email-not-confirmed');
+      return SignInResult.notAllowed;
+    }
+    if (!assertion.userVerified && user.twoFactorEnabled && !context.rememberedClient?.(user)) return SignInResult.twoFactorRequired(user);
+    return this.complete(user, context, 'passkey');
   }
 
   /**

@@ -59,7 +59,7 @@ export interface NewUser {
 
 /** A write refused by a unique constraint; `field` names what was taken. */
 export class StoreConflictError extends Error {
-  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name' | 'login') {
+  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name' | 'login' | 'credential') {
     super(`The ${field} is already taken.`);
     this.name = 'StoreConflictError';
   }
@@ -467,7 +467,7 @@ export interface ExternalLoginStore {
   /** Unlinks; false when there was none. */
   remove(userId: number, provider: string): Promise<boolean>;
   /**
-   * Unlinks unless it is the user's last way to sign in (no password and no other login), as one
+   * Unlinks unless it is the user's last way to sign in (no password, no other login, no passkey), as one
    * step: concurrent removals of the user's logins never leave none. `not-linked` when there was
    * no such login (or no such user).
    */
@@ -485,6 +485,78 @@ export interface ExternalLoginStore {
   spendCorrelation(id: string, expiresAt: number): Promise<boolean>;
   /** Housekeeping: forgets spent flows that expired before `before`; returns how many. */
   pruneSpentCorrelations(before: number): Promise<number>;
+}
+
+/** A user's WebAuthn credential (docs/passkeys.md). */
+export interface Passkey {
+  readonly userId: number;
+  /** The credential id, base64url: unique across users. */
+  readonly credentialId: string;
+  /** The COSE public key, base64url. */
+  readonly publicKey: string;
+  /** The signature counter last seen (0 for authenticators that keep none). */
+  readonly counter: number;
+  /** The transports the authenticator named at registration (`usb`, `internal`, `hybrid`, …). */
+  readonly transports: readonly string[];
+  /** Synced to other devices (the BS flag) as last seen. */
+  readonly backedUp: boolean;
+  /** `singleDevice` or `multiDevice` (the BE flag at registration). */
+  readonly deviceType: string;
+  /** The owner's name for it. */
+  readonly name: string;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+}
+
+export type NewPasskey = Omit<Passkey, 'lastUsedAt'>;
+
+/** What a WebAuthn challenge was issued for. */
+export type PasskeyChallengePurpose = 'registration' | 'authentication';
+
+export interface PasskeyChallenge {
+  /** SHA-256 of the challenge, hex. */
+  readonly id: string;
+  readonly purpose: PasskeyChallengePurpose;
+  /** Registration: the user it was issued to, else null. */
+  readonly userId: number | null;
+  /** Registration: the session (or caller) that asked for it, which alone may answer it; else null. */
+  readonly binding: string | null;
+  /** Registration: the name asked for with the options. */
+  readonly name: string | null;
+  readonly expiresAt: number;
+}
+
+export interface PasskeyStore {
+  /** Adds the credential; throws `StoreConflictError('credential')` when its id is registered already (to anyone). */
+  add(passkey: NewPasskey): Promise<Passkey>;
+  findByCredentialId(credentialId: string): Promise<Passkey | null>;
+  /** The user's passkeys, oldest first. */
+  listForUser(userId: number): Promise<Passkey[]>;
+  /** Renames the user's passkey; false when the user has none with this id. */
+  rename(userId: number, credentialId: string, name: string): Promise<boolean>;
+  /**
+   * Records a verified use, as one compare-and-set: the counter moves to `counter` only if that is
+   * above the stored one (or both are 0, for authenticators that keep no counter); false, and
+   * nothing written, otherwise (a cloned authenticator, or a concurrent use that got there first).
+   */
+  recordUse(credentialId: string, use: { counter: number; backedUp: boolean; usedAt: number }): Promise<boolean>;
+  /**
+   * Removes the user's passkey unless it is the user's last way to sign in (no password, no
+   * external login, no other passkey), as one step; the removal is a security change (stamps
+   * bumped, refresh families revoked, a revocation event). `not-found` when the user has none
+   * with this id.
+   */
+  removeUnlessLastWayIn(userId: number, credentialId: string, now: number): Promise<'removed' | 'not-found' | 'last-way-in'>;
+  /** Stores a challenge (its hash) until `expiresAt`. */
+  issueChallenge(challenge: PasskeyChallenge): Promise<void>;
+  /**
+   * Takes the challenge with this hash and purpose, once: of many concurrent calls, on any
+   * instance, exactly one gets it. Null when it is unknown, spent, of another purpose or expired
+   * at `now` (an expired one is deleted all the same).
+   */
+  spendChallenge(id: string, purpose: PasskeyChallengePurpose, now: number): Promise<PasskeyChallenge | null>;
+  /** Housekeeping: deletes challenges that expired before `before`; returns how many. */
+  pruneChallenges(before: number): Promise<number>;
 }
 
 export type StoreEngine = 'sqlite' | 'postgres';
@@ -516,6 +588,7 @@ export interface Store {
   readonly sessions: SessionStore;
   readonly twoFactor: TwoFactorStore;
   readonly externalLogins: ExternalLoginStore;
+  readonly passkeys: PasskeyStore;
   /** The same connections, for the application's own tables (decision 0045). */
   readonly database: ApplicationDatabase;
   /**

@@ -18,6 +18,8 @@ export interface RouteContext {
   /** Which schemes are on, for whatever authenticates outside the request pipeline (sockets). */
   readonly schemeOptions: SchemeOptions;
   readonly paths: MembershipPaths;
+  /** Whether the passkey routes are on (features.passkeys with a relying-party id): the pages offer passkeys only then. */
+  readonly passkeys: boolean;
 }
 
 /**

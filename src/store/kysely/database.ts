@@ -25,6 +25,8 @@ export interface Database {
   one_time_codes: OneTimeCodesTable;
   external_logins: ExternalLoginsTable;
   spent_external_correlations: SpentExternalCorrelationsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
 
 /**
@@ -51,6 +53,8 @@ export const gatehouseTables = [
   'one_time_codes',
   'external_logins',
   'spent_external_correlations',
+  'passkeys',
+  'passkey_challenges',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 // A table added to `Database` but not to the list fails to compile here.
@@ -67,6 +71,29 @@ export interface ExternalLoginsTable {
 
 export interface SpentExternalCorrelationsTable {
   id: string;
+  expires_at: number;
+}
+
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  backed_up: number;
+  device_type: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface PasskeyChallengesTable {
+  id: string;
+  purpose: 'registration' | 'authentication';
+  user_id: number | null;
+  binding: string | null;
+  name: string | null;
   expires_at: number;
 }
 

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { ExternalLogin, ExternalLoginStore, NewUser, User } from '../ports.ts';
 import type { ExternalLoginsTable } from './database.ts';
 import type { StoreContext } from './store-context.ts';
+import { countPasskeys, lockUser } from './passkey-store.ts';
 import { insertUser } from './user-store.ts';
 
 export class KyselyExternalLoginStore implements ExternalLoginStore {
@@ -39,16 +40,12 @@ export class KyselyExternalLoginStore implements ExternalLoginStore {
       // Concurrent removals of the user's logins queue here: under READ COMMITTED each would
       // otherwise count the other's login as still there. SQLite's transaction holds the write
       // lock from its start (BEGIN IMMEDIATE) and has no row locks to take.
-      const user = await trx
-        .selectFrom('users')
-        .select('password_hash')
-        .where('id', '=', userId)
-        .$if(this.context.engine === 'postgres', (query) => query.forUpdate())
-        .executeTakeFirst();
+      const user = await lockUser(trx, this.context.engine, userId);
       if (user === undefined) return 'not-linked';
       const logins = await trx.selectFrom('external_logins').select('provider').where('user_id', '=', userId).execute();
       if (!logins.some((login) => login.provider === provider)) return 'not-linked';
-      if (user.password_hash === null && logins.length === 1) return 'last-way-in';
+      // A passkey is a way in as good as a password.
+      if (user.password_hash === null && logins.length === 1 && (await countPasskeys(trx, userId)) === 0) return 'last-way-in';
       await trx.deleteFrom('external_logins').where('user_id', '=', userId).where('provider', '=', provider).execute();
       return 'removed';
     });

@@ -20,6 +20,7 @@ import type { TableNaming } from './table-naming.ts';
 import { inTransaction } from './transaction.ts';
 import { KyselyTwoFactorStore } from './two-factor-store.ts';
 import { KyselyExternalLoginStore } from './external-login-store.ts';
+import { KyselyPasskeyStore } from './passkey-store.ts';
 import { KyselyUserStore } from './user-store.ts';
 
 export interface KyselyStoreOptions {
@@ -59,6 +60,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     sessions: atBoundary(new KyselySessionStore(context)),
     twoFactor: atBoundary(new KyselyTwoFactorStore(context)),
     externalLogins: atBoundary(new KyselyExternalLoginStore(context)),
+    passkeys: atBoundary(new KyselyPasskeyStore(context)),
     database: applicationDatabase(connections, engine, naming),
     dataVersion: options.dataVersion ?? null,
     // A migration may take its time, or wait for another process's: no query timeout there.

@@ -18,6 +18,7 @@ const conflicts: ReadonlyArray<{ constraint: string; table: string; columns: rea
   { constraint: 'roles_name_unique', table: 'roles', columns: ['name'], field: 'name' },
   { constraint: 'external_logins_provider_subject_unique', table: 'external_logins', columns: ['provider', 'subject'], field: 'login' },
   { constraint: 'external_logins_user_provider_unique', table: 'external_logins', columns: ['user_id', 'provider'], field: 'login' },
+  { constraint: 'passkeys_credential_id_unique', table: 'passkeys', columns: ['credential_id'], field: 'credential' },
 ];
 
 /** Node socket errors: the server is down, unreachable or went away. */

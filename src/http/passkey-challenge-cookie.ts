@@ -1,0 +1,54 @@
+import { serialize } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import { CookieProtector } from '../security/authentication/index.ts';
+import { readCookie } from './antiforgery.ts';
+
+interface ChallengeValue {
+  readonly challenge: string;
+  readonly expiresAt: number;
+}
+
+/**
+ * The challenge of a passkey sign-in, bound to the browser that asked for the options: a sealed,
+ * HttpOnly, SameSite=Strict cookie `gh.passkey` (`__Host-gh.passkey` in production) that lives as
+ * long as the challenge, five minutes. The cookie only says which challenge this browser holds;
+ * the store says whether it is still unspent (docs/passkeys.md).
+ */
+export class PasskeyChallengeCookie {
+  private readonly protector: CookieProtector;
+  private readonly name: string;
+
+  constructor(private readonly services: Pick<Services, 'config' | 'clock' | 'keyRing'>) {
+    this.protector = new CookieProtector(services.keyRing.secrets.cookie, 'gh.passkey');
+    this.name = services.config.production ? '__Host-gh.passkey' : 'gh.passkey';
+  }
+
+  set(reply: FastifyReply, challenge: string, expiresAt: number): void {
+    const value: ChallengeValue = { challenge, expiresAt };
+    const maxAge = Math.max(0, Math.floor((expiresAt - this.services.clock.now()) / 1000));
+    reply.header('set-cookie', serialize(this.name, this.protector.protect(JSON.stringify(value)), { ...this.attributes(), maxAge }));
+  }
+
+  /** The challenge this browser holds, while its cookie lasts; null otherwise. */
+  read(request: FastifyRequest): string | null {
+    const sealed = readCookie(request, this.name);
+    const plain = sealed === undefined ? null : this.protector.unprotect(sealed);
+    if (plain === null) return null;
+    try {
+      const value = JSON.parse(plain) as ChallengeValue;
+      const wellFormed = typeof value.challenge === 'string' && typeof value.expiresAt === 'number';
+      return wellFormed && value.expiresAt > this.services.clock.now() ? value.challenge : null;
+    } catch {
+      return null;
+    }
+  }
+
+  clear(reply: FastifyReply): void {
+    reply.header('set-cookie', serialize(this.name, '', { ...this.attributes(), expires: new Date(0), maxAge: 0 }));
+  }
+
+  private attributes() {
+    return { httpOnly: true, sameSite: 'strict', path: '/', secure: this.services.config.production } as const;
+  }
+}

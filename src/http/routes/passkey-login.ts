@@ -1,0 +1,77 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatehouseError } from '../../security/errors.ts';
+import { CookieSignIn } from '../cookie-sign-in.ts';
+import { PasskeyChallengeCookie } from '../passkey-challenge-cookie.ts';
+import { rateLimited, userAccount } from '../rate-limit.ts';
+import { sendSignInFailure } from '../sign-in-failure.ts';
+import { PasskeyLogin } from './passkey-schemas.ts';
+import type { RouteContext } from './route-context.ts';
+
+const ANONYMOUS = { authorization: { allowAnonymous: true } };
+
+/**
+ * Sign-in with a passkey (docs/reference/http.md): the options, with a challenge bound to this
+ * browser by a five-minute cookie, then the assertion, which SignInManager turns into the same
+ * sign-in results as a password. Both count on the per-IP rate limit; the assertion also on the
+ * account's (the user its passkey names).
+ */
+export async function passkeyLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
+  const passkeys = services.passkeys;
+  if (passkeys === null) throw new Error('Passkeys are off: WEBAUTHN_RP_ID names no host.');
+  const cookies = new CookieSignIn(services);
+  const challenges = new PasskeyChallengeCookie(services);
+
+  app.post('/account/login/passkey/options', { preValidation: onlyAnEmptyBody, config: ANONYMOUS, ...rateLimited(services) }, async (_request, reply) => {
+    const { options, challenge, expiresAt } = await passkeys.authenticationOptions();
+    challenges.set(reply, challenge, expiresAt);
+    return noStore(reply).send(options);
+  });
+
+  app.post<{ Body: PasskeyLogin }>(
+    '/account/login/passkey',
+    { schema: { body: PasskeyLogin }, config: ANONYMOUS, ...rateLimited(services, { account: (request) => accountOf(request.body as PasskeyLogin | undefined) }) },
+    async (request, reply) => {
+      noStore(reply);
+      // The cookie goes whatever happens: its challenge is spent by this attempt.
+      const challenge = challenges.read(request);
+      challenges.clear(reply);
+      // No cookie (or an expired one) is a spent challenge: still counted when the passkey is known.
+      const response = request.body.response as unknown as AuthenticationResponseJSON;
+      const result = await services.signIn.passkeySignIn(challenge ?? '', response, { ip: request.ip, rememberedClient: cookies.rememberedClient(request) });
+      const persistent = request.body.rememberMe === true;
+      if (result.requiresTwoFactor) {
+        cookies.startTwoFactor(reply, result.user, persistent, { method: 'passkey' });
+        return reply.send({ succeeded: false, requiresTwoFactor: true });
+      }
+      if (!result.succeeded) return sendSignInFailure(reply, result);
+      await cookies.signIn(request, reply, result.user, persistent, 'passkey');
+      return reply.send({ succeeded: true });
+    },
+  );
+}
+
+/**
+ * The account a passkey sign-in names, for its rate limit: the user of its user handle (our
+ * passkeys' handles are user ids), sharing the budget of that user's second steps and account
+ * operations; else the credential id.
+ */
+function accountOf(body: PasskeyLogin | undefined): string | undefined {
+  const response = body?.response;
+  if (response === undefined) return undefined;
+  const handle = response.response.userHandle === undefined ? '' : Buffer.from(response.response.userHandle, 'base64url').toString('utf8');
+  return /^[1-9][0-9]{0,14}$/.test(handle) ? userAccount(Number(handle)) : `passkey:${response.id}`;
+}
+
+/** No body, or `{}`. */
+async function onlyAnEmptyBody(request: FastifyRequest): Promise<void> {
+  const { body } = request;
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0) {
+    throw GatehouseError.validation({ body: ['This endpoint takes no body, or {}.'] });
+  }
+}
+
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store');
+}

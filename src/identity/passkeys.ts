@@ -1,0 +1,277 @@
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { MailMessage, Mailer } from '../platform/mail/mailer.ts';
+import { importPeer } from '../platform/optional-peers.ts';
+import type { Random } from '../platform/random.ts';
+import { sha256Hex } from '../security/crypto/digest.ts';
+import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type User } from '../store/ports.ts';
+import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
+
+/** A ceremony's challenge works once, for five minutes (docs/reference/http.md). */
+export const PASSKEY_CHALLENGE_MS = 5 * 60 * 1000;
+/** A passkey's name, in code points. */
+export const PASSKEY_NAME_MAX = 64;
+/** Passkeys one account may hold: the list and the options' `excludeCredentials` stay small. */
+export const PASSKEYS_PER_USER_MAX = 50;
+/** Challenges carry 256 random bits. */
+const CHALLENGE_BYTES = 32;
+
+export interface PasskeyManagerOptions {
+  readonly store: PasskeyStore;
+  readonly audit: AuditLog;
+  readonly mailer: Mailer;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  /** `WEBAUTHN_RP_ID`: `rp.id` of the options, and the RP ID hash every response must carry. */
+  readonly rpId: string;
+  /** The name browsers show for the relying party. */
+  readonly rpName: string;
+  /** `PUBLIC_URL`'s origin: the one origin a response may come from (CORS origins do not count). */
+  readonly origin: string;
+}
+
+/** Why a registration was refused: each is a 400 naming `response`. */
+export class PasskeyRegistrationRefused extends Error {
+  constructor(readonly reason: 'challenge' | 'verification' | 'taken' | 'too-many') {
+    super(`The passkey registration was refused (${reason}).`);
+    this.name = 'PasskeyRegistrationRefused';
+  }
+}
+
+/** Why a sign-in assertion was refused; `passkey` is the credential when it is known. */
+export type PasskeyRefusal = 'unknown-passkey' | 'spent-challenge' | 'passkey-verification' | 'passkey-counter';
+
+/** What a sign-in assertion proved. */
+export type PasskeyAssertion =
+  | { readonly kind: 'verified'; readonly passkey: Passkey; readonly userVerified: boolean }
+  | { readonly kind: 'refused'; readonly reason: PasskeyRefusal; readonly passkey: Passkey | null };
+
+/**
+ * Passkeys (WebAuthn) as a way into an account (docs/passkeys.md): the options of the two
+ * ceremonies, with their single-use challenges kept (hashed) in the store, verification of
+ * registrations and assertions by @simplewebauthn/server against `WEBAUTHN_RP_ID` and the
+ * `PUBLIC_URL` origin, and the owner's passkeys. What a verified assertion then signs in is
+ * SignInManager's call, by the same rules as a password.
+ */
+export class PasskeyManager {
+  constructor(private readonly options: PasskeyManagerOptions) {}
+
+  /**
+   * `PublicKeyCredentialCreationOptionsJSON` for a new passkey of `user`: a discoverable
+   * credential (resident key required), user verification preferred, the user's passkeys
+   * excluded. Only the session (or caller) named by `binding` may answer it.
+   */
+  async registrationOptions(user: User, binding: string, name: string | null): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const { store, rpId, rpName } = this.options;
+    const existing = await store.listForUser(user.id);
+    if (existing.length >= PASSKEYS_PER_USER_MAX) throw new PasskeyRegistrationRefused('too-many');
+    const { generateRegistrationOptions } = await webauthn();
+    const label = user.userName ?? user.email;
+    const options = await generateRegistrationOptions({
+      rpName,
+      rpID: rpId,
+      // The user handle: the account's id, which never changes and is never reused.
+      userID: new TextEncoder().encode(String(user.id)),
+      userName: label,
+      userDisplayName: label,
+      challenge: this.options.random.bytes(CHALLENGE_BYTES),
+      timeout: PASSKEY_CHALLENGE_MS,
+      attestationType: 'none',
+      excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports as never })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    });
+    await this.issue(options.challenge, 'registration', { userId: user.id, binding, name });
+    return options;
+  }
+
+  /**
+   * Verifies a registration response to a challenge of this user and binding (spent by this
+   * call, whatever its outcome) and stores the passkey; the owner gets a notice mail.
+   */
+  async register(user: User, binding: string, response: RegistrationResponseJSON, name: string | null, context: { ip?: string | null } = {}): Promise<Passkey> {
+    const { store, clock, audit } = this.options;
+    const challenge = challengeOf(response.response.clientDataJSON);
+    const issued = challenge === null ? null : await this.spend(challenge, 'registration');
+    if (challenge === null || issued === null || issued.userId !== user.id || issued.binding !== binding) throw new PasskeyRegistrationRefused('challenge');
+    const { verifyRegistrationResponse } = await webauthn();
+    let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    try {
+      verified = await verifyRegistrationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.options.origin,
+        expectedRPID: this.options.rpId,
+        // Preferred, not required: a passkey without user verification is one factor (SignInManager).
+        requireUserVerification: false,
+      });
+    } catch (error) {
+      this.options.logger.info({ reason: reasonOf(error) }, 'a passkey registration failed verification');
+      throw new PasskeyRegistrationRefused('verification');
+    }
+    const info = verified.registrationInfo;
+    if (!verified.verified || info === undefined) throw new PasskeyRegistrationRefused('verification');
+    const existing = await store.listForUser(user.id);
+    if (existing.length >= PASSKEYS_PER_USER_MAX) throw new PasskeyRegistrationRefused('too-many');
+    let passkey: Passkey;
+    try {
+      passkey = await store.add({
+        userId: user.id,
+        credentialId: info.credential.id,
+        publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+        counter: info.credential.counter,
+        transports: [...(info.credential.transports ?? response.response.transports ?? [])],
+        backedUp: info.credentialBackedUp,
+        deviceType: info.credentialDeviceType,
+        name: name ?? issued.name ?? `Passkey ${existing.length + 1}`,
+        createdAt: clock.now(),
+      });
+    } catch (error) {
+      if (error instanceof StoreConflictError) throw new PasskeyRegistrationRefused('taken');
+      throw error;
+    }
+    await audit.record('passkey.added', { userId: user.id, ip: context.ip, detail: { credentialId: passkey.credentialId, name: passkey.name } });
+    await this.notify(passkeyAddedMail(user, passkey.name));
+    return passkey;
+  }
+
+  list(user: Pick<User, 'id'>): Promise<Passkey[]> {
+    return this.options.store.listForUser(user.id);
+  }
+
+  /** False when the user has no passkey with this id. */
+  rename(user: Pick<User, 'id'>, credentialId: string, name: string): Promise<boolean> {
+    return this.options.store.rename(user.id, credentialId, name);
+  }
+
+  /**
+   * Removes the user's passkey unless it is the last way in: a security change (every session,
+   * refresh family and token of the user ends; the caller re-issues the one that asked).
+   */
+  async remove(user: User, credentialId: string, context: { ip?: string | null } = {}): Promise<'removed' | 'not-found' | 'last-way-in'> {
+    const { store, clock, audit } = this.options;
+    const passkey = (await store.listForUser(user.id)).find((candidate) => candidate.credentialId === credentialId);
+    if (passkey === undefined) return 'not-found';
+    const outcome = await store.removeUnlessLastWayIn(user.id, credentialId, clock.now());
+    if (outcome !== 'removed') return outcome;
+    await audit.record('passkey.removed', { userId: user.id, ip: context.ip, detail: { credentialId } });
+    await this.notify(passkeyRemovedMail(user, passkey.name));
+    return 'removed';
+  }
+
+  /**
+   * `PublicKeyCredentialRequestOptionsJSON` for a sign-in with any discoverable passkey (no
+   * `allowCredentials`), and its challenge, which the caller binds to the browser (a cookie).
+   */
+  async authenticationOptions(): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; challenge: string; expiresAt: number }> {
+    const { generateAuthenticationOptions } = await webauthn();
+    const options = await generateAuthenticationOptions({
+      rpID: this.options.rpId,
+      challenge: this.options.random.bytes(CHALLENGE_BYTES),
+      timeout: PASSKEY_CHALLENGE_MS,
+      userVerification: 'preferred',
+      allowCredentials: [],
+    });
+    const expiresAt = await this.issue(options.challenge, 'authentication', { userId: null, binding: null, name: null });
+    return { options, challenge: options.challenge, expiresAt };
+  }
+
+  /**
+   * Verifies a sign-in assertion made over `challenge` (the one this browser was given; spent by
+   * this call, whatever its outcome), and records the use: the new signature counter and backup
+   * state. A counter that does not go up (unless it stays 0) is refused and audited as
+   * `passkey.refused`: two authenticators share the key, or an assertion was replayed.
+   */
+  async verifyAssertion(challenge: string, response: AuthenticationResponseJSON, context: { ip?: string | null } = {}): Promise<PasskeyAssertion> {
+    const { store, clock, audit } = this.options;
+    const passkey = await store.findByCredentialId(response.id);
+    // Spent first, for an unknown credential too: a challenge presented once is never good again.
+    const spent = (await this.spend(challenge, 'authentication')) !== null;
+    if (passkey === null) return { kind: 'refused', reason: 'unknown-passkey', passkey: null };
+    if (!spent) return { kind: 'refused', reason: 'spent-challenge', passkey };
+    const handle = response.response.userHandle;
+    if (handle !== undefined && handle !== userHandleOf(passkey.userId)) return { kind: 'refused', reason: 'passkey-verification', passkey };
+    const { verifyAuthenticationResponse } = await webauthn();
+    let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    try {
+      verified = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.options.origin,
+        expectedRPID: this.options.rpId,
+        // The counter policy is the store's compare-and-set below, atomic across instances.
+        credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: 0 },
+        requireUserVerification: false,
+      });
+    } catch (error) {
+      this.options.logger.info({ reason: reasonOf(error), userId: passkey.userId }, 'a passkey assertion failed verification');
+      return { kind: 'refused', reason: 'passkey-verification', passkey };
+    }
+    if (!verified.verified) return { kind: 'refused', reason: 'passkey-verification', passkey };
+    const { newCounter, credentialBackedUp, userVerified } = verified.authenticationInfo;
+    if (!(await store.recordUse(passkey.credentialId, { counter: newCounter, backedUp: credentialBackedUp, usedAt: clock.now() }))) {
+      await audit.record('passkey.refused', {
+        userId: passkey.userId,
+        ip: context.ip,
+        detail: { credentialId: passkey.credentialId, reason: 'counter', storedCounter: passkey.counter, presentedCounter: newCounter },
+      });
+      return { kind: 'refused', reason: 'passkey-counter', passkey };
+    }
+    return { kind: 'verified', passkey, userVerified };
+  }
+
+  /** Stores the challenge's hash until it expires; returns when. */
+  private async issue(challenge: string, purpose: PasskeyChallengePurpose, bound: Pick<PasskeyChallenge, 'userId' | 'binding' | 'name'>): Promise<number> {
+    const expiresAt = this.options.clock.now() + PASSKEY_CHALLENGE_MS;
+    await this.options.store.issueChallenge({ id: sha256Hex(challenge), purpose, ...bound, expiresAt });
+    return expiresAt;
+  }
+
+  private spend(challenge: string, purpose: PasskeyChallengePurpose): Promise<PasskeyChallenge | null> {
+    return this.options.store.spendChallenge(sha256Hex(challenge), purpose, this.options.clock.now());
+  }
+
+  /** The change stands whether or not its notice leaves: a failure is logged, without the message. */
+  private async notify(message: MailMessage): Promise<void> {
+    try {
+      await this.options.mailer.send(message);
+    } catch (error) {
+      this.options.logger.error({ err: error, subject: message.subject }, 'could not send a mail');
+    }
+  }
+}
+
+/** The user handle of the user's passkeys: the id as text, base64url (as responses carry it). */
+export function userHandleOf(userId: number): string {
+  return Buffer.from(String(userId)).toString('base64url');
+}
+
+/** The challenge a response's `clientDataJSON` names, or null when it names none. */
+function challengeOf(clientDataJSON: string): string | null {
+  try {
+    const clientData = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    return typeof clientData.challenge === 'string' && clientData.challenge.length > 0 ? clientData.challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The library's message says which check failed (origin, RP ID hash, signature…); it holds no secret. */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message.slice(0, 200) : 'unknown';
+}
+
+type WebAuthnServer = typeof import('@simplewebauthn/server');
+let loaded: Promise<WebAuthnServer> | undefined;
+
+/** @simplewebauthn/server, loaded with the first ceremony. */
+function webauthn(): Promise<WebAuthnServer> {
+  return (loaded ??= importPeer('@simplewebauthn/server', 'Passkeys', () => import('@simplewebauthn/server')));
+}
