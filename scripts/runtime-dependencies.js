@@ -8,9 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * What the service may load: the framework and GraphQL, both database drivers, Redis, SMTP, OpenID
- * Connect and metrics. GraphiQL and React serve the development-only GraphiQL page and stay out.
+ * Connect, passkeys (the server's verification and the browser script it serves) and metrics. GraphiQL and React serve the development-only GraphiQL page and stay out.
  */
-const RUNTIME_PEERS = ['fastify', 'graphql', 'better-sqlite3', 'pg', 'ioredis', 'nodemailer', 'openid-client', 'prom-client'];
+const RUNTIME_PEERS = ['fastify', 'graphql', 'better-sqlite3', 'pg', 'ioredis', 'nodemailer', 'openid-client', '@simplewebauthn/server', '@simplewebauthn/browser', 'prom-client'];
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
 const locked = JSON.parse(readFileSync('package-lock.json', 'utf8')).packages;

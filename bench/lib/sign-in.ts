@@ -189,7 +189,8 @@ async function withFloorServer<T>(settings: SignInSettings, work: (baseUrl: stri
   const server = await startServer({
     name: 'sign-in floor',
     command: process.execPath,
-    args: [...nodeArguments, join(settings.root, 'bench/servers/sign-in-floor.ts')],
+    // The floor is TypeScript: the service's flags, and tsx to load it.
+    args: [...nodeArguments, '--import', 'tsx', join(settings.root, 'bench/servers/sign-in-floor.ts')],
     env: { ...process.env, HOST: settings.host, PORT: String(port), BENCH_PASSWORD: settings.password },
     cwd: settings.root,
     cpu: settings.serverCpu,
