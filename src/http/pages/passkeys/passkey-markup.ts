@@ -4,6 +4,7 @@
  * a page without script shows nothing that cannot work. The script finds what it needs through
  * `data-` attributes, URLs included: it builds no path itself.
  */
+import { PASSKEY_NAME_MAX } from '../../../identity/passkeys.ts';
 import { html, type Html } from '../html.ts';
 import { type AccountPaths, withQuery } from '../paths.ts';
 
@@ -46,8 +47,6 @@ export interface PasskeyManagementLinks {
   readonly passkeys: Readonly<Record<string, string>>;
 }
 
-/** The longest passkey name the pages offer to type (the JSON routes have the last word). */
-export const PASSKEY_NAME_MAX = 64;
 
 export function passkeySignInLinks(script: PageScript | null, paths: AccountPaths, returnUrl: string | undefined): PasskeySignInLinks | null {
   if (script === null) return null;

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertPeerInstalled } from '../../../platform/optional-peers.ts';
 
 /**
  * The one script of the account pages: @simplewebauthn/browser's browser build (its functions on
@@ -25,23 +26,19 @@ export const PASSKEY_SCRIPT_FOLDER = '/account/assets/';
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 
-/**
- * Where the package keeps its browser build. The package exports only its module entry points,
- * so the file is found from the folder of the resolved entry, up to the package's root.
- */
-const BUNDLE_CANDIDATES = ['dist/bundle/index.umd.min.js', 'bundle/index.umd.min.js', 'esm/bundle/index.umd.min.js'];
+/** The package's browser build (a UMD bundle, ES2021), which its `exports` do not name. */
+const BROWSER_BUILD = 'dist/bundle/index.umd.min.js';
 
-function browserBundle(): { file: string; version: string } {
+/** The build's file, found from the package's resolved entry point up to its root. */
+function browserBuild(): string {
+  assertPeerInstalled('@simplewebauthn/browser', 'Passkeys (their page script)');
   let folder = dirname(require.resolve('@simplewebauthn/browser'));
   for (;;) {
     const manifest = join(folder, 'package.json');
-    if (existsSync(manifest)) {
-      const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version: string };
-      if (name === '@simplewebauthn/browser') {
-        const file = BUNDLE_CANDIDATES.map((candidate) => join(folder, candidate)).find((path) => existsSync(path));
-        if (file === undefined) throw new Error(`@simplewebauthn/browser ${version} has no browser build at ${BUNDLE_CANDIDATES.join(' or ')}.`);
-        return { file, version };
-      }
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@simplewebauthn/browser') {
+      const file = join(folder, BROWSER_BUILD);
+      if (!existsSync(file)) throw new Error(`@simplewebauthn/browser has no ${BROWSER_BUILD}: install the version of gatehouse-auth's peerDependencies.`);
+      return file;
     }
     const parent = dirname(folder);
     if (parent === folder) throw new Error('@simplewebauthn/browser: its package.json was not found above its entry point.');
@@ -49,12 +46,11 @@ function browserBundle(): { file: string; version: string } {
   }
 }
 
-/** Reads and joins the two files; called once, when passkeys are on. */
+/** Reads and joins the two files; called once, at start, when passkeys are on (a missing package fails the start). */
 export function passkeyScript(): PasskeyScript {
-  const bundle = browserBundle();
+  // The build opens with its name and version in a comment; `;` ends it whatever its last line.
   const content = Buffer.concat([
-    Buffer.from(`/* @simplewebauthn/browser ${bundle.version} (MIT) */\n`),
-    readFileSync(bundle.file),
+    readFileSync(browserBuild()),
     Buffer.from('\n;\n'),
     readFileSync(join(here, 'passkeys.js')),
   ]);

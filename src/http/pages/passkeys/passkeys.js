@@ -9,9 +9,9 @@
 // which the cross-site check of cookie-authenticated requests compares with PUBLIC_URL's, and
 // JSON bodies need no antiforgery field (a cross-site page cannot send one without a CORS
 // preflight).
-'use strict';
 
 (function () {
+  'use strict';
   var webAuthn = window.SimpleWebAuthnBrowser;
   if (!webAuthn) return;
 
