@@ -11,9 +11,9 @@ export async function passkeyScriptRoutes(app: FastifyInstance, { script }: { sc
     reply
       .headers({
         'content-type': 'text/javascript; charset=utf-8',
-        // Its URL names its content; the answer headers add no-store where credentials travel
-        // (every request with a cookie), so browsers keep it only as long as that allows.
-        'cache-control': 'public, max-age=31536000, immutable',
+        // No caching header of its own: like every answer under /account/ (and every answer to a
+        // request with a cookie, which a page's always is), it is `no-store`. About 17 kB per
+        // page that loads it; its URL still names its content, so nothing stale can run.
         'cross-origin-resource-policy': 'same-origin',
       })
       .send(script.content),
