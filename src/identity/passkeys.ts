@@ -79,10 +79,10 @@ export class PasskeyManager {
       rpName,
       rpID: rpId,
       // The user handle: the account's id, which never changes and is never reused.
-      userID: new TextEncoder().encode(String(user.id)),
+      userID: new Uint8Array(Buffer.from(String(user.id))),
       userName: label,
       userDisplayName: label,
-      challenge: this.options.random.bytes(CHALLENGE_BYTES),
+      challenge: new Uint8Array(this.options.random.bytes(CHALLENGE_BYTES)),
       timeout: PASSKEY_CHALLENGE_MS,
       attestationType: 'none',
       excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports as never })),
@@ -174,7 +174,7 @@ export class PasskeyManager {
     const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID: this.options.rpId,
-      challenge: this.options.random.bytes(CHALLENGE_BYTES),
+      challenge: new Uint8Array(this.options.random.bytes(CHALLENGE_BYTES)),
       timeout: PASSKEY_CHALLENGE_MS,
       userVerification: 'preferred',
       allowCredentials: [],
@@ -207,7 +207,7 @@ export class PasskeyManager {
         expectedOrigin: this.options.origin,
         expectedRPID: this.options.rpId,
         // The counter policy is the store's compare-and-set below, atomic across instances.
-        credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: 0 },
+        credential: { id: passkey.credentialId, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: 0 },
         requireUserVerification: false,
       });
     } catch (error) {

@@ -45,6 +45,8 @@ const BAD_CASES: readonly [string, BadCase][] = [
   ],
   // Below every row of OWASP's Argon2id table: the service does not start rather than write weak hashes.
   ['ARGON2_MEMORY_KIB=8192 with ARGON2_ITERATIONS=2', { variable: 'ARGON2_MEMORY_KIB', env: { ARGON2_MEMORY_KIB: '8192', ARGON2_ITERATIONS: '2', KEYRING_SECRET }, secret: KEYRING_SECRET }],
+  // Browsers refuse an IP address as a passkey relying party: refused at start, not at the first ceremony.
+  ['WEBAUTHN_RP_ID=127.0.0.1', { variable: 'WEBAUTHN_RP_ID', env: { WEBAUTHN_RP_ID: '127.0.0.1', KEYRING_SECRET }, secret: KEYRING_SECRET }],
   ['a KEYRING_SECRET shorter than 32 bytes', { variable: 'KEYRING_SECRET', env: { KEYRING_SECRET: SHORT_SECRET }, secret: SHORT_SECRET }],
 ];
 

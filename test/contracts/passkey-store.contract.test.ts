@@ -123,7 +123,7 @@ describe.each(engines)('PasskeyStore on $label', (engine) => {
 
   it('gives one challenge to exactly one of two processes taking it at once, round after round', async () => {
     const rounds = 30;
-    const ids = Array.from({ length: rounds }, (_, round) => `race-${round}`.padEnd(64, '0'));
+    const ids = Array.from({ length: rounds }, (_, round) => `race-${round}-`.padEnd(64, 'x'));
     for (const id of ids) await passkeys().issueChallenge({ id, purpose: 'authentication', userId: null, binding: null, name: null, expiresAt: Date.now() + 60_000 });
     const outcomes = await inSeparateProcesses<boolean[]>(
       2,

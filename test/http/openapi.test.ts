@@ -29,7 +29,8 @@ describe('the OpenAPI document, turned on', () => {
   let document: Document;
 
   beforeAll(async () => {
-    ctx = await startTestApp(await sqlite.createDatabaseUrl(), { appOptions: { openapi: true } });
+    // A host name in PUBLIC_URL, so that the passkey routes are on and documented too.
+    ctx = await startTestApp(await sqlite.createDatabaseUrl(), { env: { PUBLIC_URL: 'http://localhost:3000' }, appOptions: { openapi: true } });
     // Anonymous: a bad credential is not even read.
     const response = await ctx.app.inject({ url: '/openapi.json', headers: bearer('garbage.token.here') });
     expect(response.statusCode).toBe(200);
@@ -53,6 +54,8 @@ describe('the OpenAPI document, turned on', () => {
     expect(Object.keys(document.paths['/auth/token']!)).toEqual(['post']);
     expect(Object.keys(document.paths['/account/register']!).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.paths['/me']!)).toEqual(['get']);
+    expect(Object.keys(document.paths['/account/passkeys/{id}']!).sort()).toEqual(['delete', 'patch']);
+    expect(Object.keys(document.paths['/account/login/passkey']!)).toEqual(['post']);
     expect(Object.keys(document.paths['/admin/users/{id}']!)).toEqual(['delete']);
     expect(document.paths['/admin/users/{id}']!.delete!.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id' })]);
     expect(document.paths).not.toHaveProperty('/openapi.json');
