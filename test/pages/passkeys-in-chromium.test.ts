@@ -30,16 +30,16 @@ interface VirtualAuthenticator {
 }
 
 /** A platform authenticator on this page's target, as a phone or laptop with a screen lock has. */
-async function addAuthenticator(context: BrowserContext, page: Page, { userVerified = true, transport = 'internal' } = {}): Promise<VirtualAuthenticator> {
+async function addAuthenticator(context: BrowserContext, page: Page): Promise<VirtualAuthenticator> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
-      transport,
+      transport: 'internal',
       hasResidentKey: true,
-      hasUserVerification: userVerified,
-      isUserVerified: userVerified,
+      hasUserVerification: true,
+      isUserVerified: true,
       automaticPresenceSimulation: true,
     },
   });
