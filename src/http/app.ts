@@ -70,6 +70,8 @@ import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
 import { accountPasskeyRoutes } from './routes/account-passkeys.ts';
+import { passkeyScript, type PasskeyScript } from './pages/passkeys/passkey-script.ts';
+import { passkeyScriptRoutes } from './routes/passkey-script.ts';
 import { passkeyLoginRoutes } from './routes/passkey-login.ts';
 import { assertPeerInstalled } from '../platform/optional-peers.ts';
 import type { RouteContext } from './routes/route-context.ts';
@@ -294,11 +296,14 @@ async function wireGatehouse(
   // First, so that a request arriving while the app closes is refused before any other hook runs.
   await app.register(drainingPlugin);
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
+  // The login and profile pages' one script, when passkeys are on: built once, now.
+  const script = passkeys ? passkeyScript() : null;
   await app.register(pagesPlugin, {
     options: options.pages,
     formTargets: config.oidcProviders.map((provider) => provider.issuer.origin),
     production: config.production,
     paths,
+    passkeyScript: script,
   });
   await app.register(problemErrorsPlugin, { resultHandler });
   await app.register(jsonBodyPlugin);
@@ -317,7 +322,7 @@ async function wireGatehouse(
   // Before the routes, which it learns as they are registered.
   if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
   await registerCors(app, config);
-  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features });
+  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features, script });
   await startBackgroundWork(app, services);
 }
 
@@ -330,7 +335,7 @@ export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x'
  */
 async function membershipRoutes(
   app: FastifyInstance,
-  { context, features }: { context: RouteContext; features: Required<GatehouseFeatures> },
+  { context, features, script }: { context: RouteContext; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
 ): Promise<void> {
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
   if (features.tokens) await app.register(wellKnownRoutes, context);
@@ -351,6 +356,7 @@ async function membershipRoutes(
       if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
       if (context.passkeys) {
         await membership.register(accountPasskeyRoutes, context);
+        if (script !== null) await membership.register(passkeyScriptRoutes, { script });
         await membership.register(passkeyLoginRoutes, context);
       }
     },

@@ -23,8 +23,10 @@ declare module 'fastify' {
   }
 }
 
+/** A page with its security headers: those of the service's pages (`app.pages`), which allow the passkey script on the pages that load it. */
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.code(status).headers(reply.server.pageHeaders ?? PAGE_HEADERS).send(page.toString());
+  const headers = reply.server.pages?.headersFor(page) ?? reply.server.pageHeaders ?? PAGE_HEADERS;
+  return reply.code(status).headers(headers).send(page.toString());
 }
 
 /** After a successful form post: 303 See Other, so a reload does not post again. */

@@ -43,20 +43,27 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 }
 
 /**
- * The page's security headers: no script at all, forms only to this origin, no framing
+ * The page's security headers: no script (but the passkey script, below), forms only to this origin, no framing
  * (clickjacking), no referrer carrying codes from the query string to other sites. Not
  * `no-referrer`: browsers then send `Origin: null` with form posts, which the cross-site check
  * must refuse. `formTargets` are the origins a form post may be redirected to besides this one:
  * `form-action` governs the redirects of a form post too, and the profile's "Link <provider>"
  * forms end at the OpenID provider. `styleSources` are where an application's stylesheet may
  * come from (`'self'` or its origin); inline styles stay allowed for the built-in ones.
+ * `scripts` is for the pages that load the passkey script (a file of this origin, never inline)
+ * and let it call this origin's JSON routes: `script-src 'self'; connect-src 'self'`.
  */
-export function pageHeaders(formTargets: readonly string[] = [], styleSources: readonly string[] = []): Readonly<Record<string, string>> {
+export function pageHeaders(
+  formTargets: readonly string[] = [],
+  styleSources: readonly string[] = [],
+  { scripts = false }: { readonly scripts?: boolean } = {},
+): Readonly<Record<string, string>> {
   const formAction = ["'self'", ...formTargets].join(' ');
   const styleSrc = ["'unsafe-inline'", ...styleSources].join(' ');
+  const scriptSrc = scripts ? " script-src 'self'; connect-src 'self';" : '';
   return Object.freeze({
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': `default-src 'none'; style-src ${styleSrc}; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'content-security-policy': `default-src 'none';${scriptSrc} style-src ${styleSrc}; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',

@@ -1,6 +1,7 @@
 import { checkbox, errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
 import { html } from './html.ts';
 import type { PageContent } from './page-kit.ts';
+import { type PageScript, passkeySignIn, type PasskeySignInLinks, passkeySignInLinks } from './passkeys/passkey-markup.ts';
 import { type AccountPaths, withQuery } from './paths.ts';
 
 export interface LoginPageData {
@@ -25,13 +26,15 @@ export interface LoginPageLinks {
   readonly resendConfirmation: string;
   /** Each provider's sign-in, carrying the return URL. */
   readonly externalLogins: readonly { readonly provider: string; readonly href: string }[];
+  /** "Sign in with a passkey": its script and the routes it calls; null when passkeys are off. */
+  readonly passkeySignIn: PasskeySignInLinks | null;
 }
 
 export interface LoginPageModel extends LoginPageData {
   readonly links: LoginPageLinks;
 }
 
-export function loginLinks(data: LoginPageData, paths: AccountPaths): LoginPageLinks {
+export function loginLinks(data: LoginPageData, paths: AccountPaths, script: PageScript | null = null): LoginPageLinks {
   // The address typed goes along to the resend page only when it is one.
   const email = data.login?.includes('@') ? data.login : undefined;
   return {
@@ -40,6 +43,7 @@ export function loginLinks(data: LoginPageData, paths: AccountPaths): LoginPageL
     forgotPassword: paths.resetPassword,
     resendConfirmation: withQuery(paths.resendConfirmation, 'email', email),
     externalLogins: (data.providers ?? []).map((provider) => ({ provider, href: withQuery(paths.externalLogin(provider), 'returnUrl', data.returnUrl) })),
+    passkeySignIn: passkeySignInLinks(script, paths, data.returnUrl),
   };
 }
 
@@ -69,6 +73,7 @@ ${checkbox('rememberMe', 'Keep me signed in on this device', model.rememberMe)}`
 ${errorSummary(errors)}
 ${resend}
 ${form}
+${model.links.passkeySignIn === null ? '' : passkeySignIn(model.links.passkeySignIn, 'rememberMe')}
 ${external}
 <nav><a href="${model.links.register}">Create an account</a> <a href="${model.links.forgotPassword}">Forgot your password?</a></nav>`,
   };

@@ -188,3 +188,82 @@ describe('page options', () => {
     expect(() => own.render('login', login)).toThrow(/kit\.html/);
   });
 });
+
+describe('passkeys on the pages', () => {
+  const script = { src: '/account/assets/passkeys.0123456789ab.js', integrity: 'sha384-abc' };
+  const withPasskeys = new PageRendering({}, { script });
+  const profile = {
+    antiforgeryToken: TOKEN,
+    email: 'a@example.com',
+    userName: 'ann',
+    emailConfirmed: true,
+    twoFactorEnabled: false,
+    roles: [],
+    logins: [],
+  } as const;
+  const passkeys = [
+    { id: 'AbC-_1', name: 'Laptop', createdAt: '2025-01-31T14:05:09.000Z', lastUsedAt: null, backedUp: false },
+    { id: 'x/y?z', name: '"><script>alert(1)</script>', createdAt: '2025-02-01T08:00:00.000Z', lastUsedAt: '2025-02-02T09:30:00.000Z', backedUp: true },
+  ];
+
+  it('offers "Sign in with a passkey" on the login page, hidden until the script shows it, with the routes and the next pages', () => {
+    const page = withPasskeys.render('login', { antiforgeryToken: TOKEN, returnUrl: '/documents?x=1' });
+    const markup = page.toString();
+    expect(markup).toMatch(/<section id="passkey-sign-in" [^>]*hidden data-passkey-sign-in [^>]*>/);
+    expect(markup).toContain('data-options="/account/login/passkey/options" data-action="/account/login/passkey"');
+    expect(markup).toContain('data-next="/documents?x=1"');
+    expect(markup).toContain('data-two-factor="/account/login/2fa?ReturnUrl=%2Fdocuments%3Fx%3D1"');
+    expect(markup).toContain('data-remember-me="rememberMe"');
+    expect(markup).toContain('<button type="button">Sign in with a passkey</button>');
+    expect(markup).toContain('<script src="/account/assets/passkeys.0123456789ab.js" integrity="sha384-abc" defer></script>');
+    // One script element, a file; nothing inline.
+    expect([...markup.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1])).toEqual(['']);
+    expect(markup).not.toMatch(/javascript:|\son[a-z]+=/i);
+    expect(repeatedIds(markup)).toEqual([]);
+    expect(withPasskeys.render('login', { antiforgeryToken: TOKEN }).toString()).toContain('data-next="/account/profile"');
+  });
+
+  it('lets scripts and fetches from this origin run only on the pages that load the passkey script', () => {
+    const login = withPasskeys.render('login', { antiforgeryToken: TOKEN });
+    const scripted = withPasskeys.headersFor(login)['content-security-policy']!;
+    expect(scripted).toContain("default-src 'none'; script-src 'self'; connect-src 'self';");
+    expect(scripted).not.toContain('unsafe-inline\'; script');
+    expect(scripted).not.toMatch(/script-src[^;]*unsafe-(inline|eval)/);
+    const register = withPasskeys.render('register', { antiforgeryToken: TOKEN, passwordMinLength: 8 });
+    expect(withPasskeys.headersFor(register)['content-security-policy']).not.toContain('script-src');
+    // Passkeys off: no section, no script, no script-src.
+    const off = pagesOf.render('login', { antiforgeryToken: TOKEN });
+    expect(off.toString()).not.toContain('passkey');
+    expect(pagesOf.headersFor(off)['content-security-policy']).not.toContain('script-src');
+    expect(pagesOf.render('profile', { ...profile, passkeys }).toString()).not.toContain('<script');
+  });
+
+  it('lists the passkeys on the profile with their dates and backup state, escaped, each with rename and remove', () => {
+    const markup = withPasskeys.render('profile', { ...profile, passkeys }).toString();
+    expect(markup).toContain('<section id="passkeys" aria-labelledby="passkeys-heading" data-passkeys data-done="/account/profile">');
+    expect(markup).toContain('<strong class="passkey-name">Laptop</strong>');
+    expect(markup).toContain('<dt>Created</dt><dd><time datetime="2025-01-31T14:05:09.000Z">2025-01-31 14:05 UTC</time></dd>');
+    expect(markup).toContain('<dt>Last used</dt><dd>never</dd>');
+    expect(markup).toContain('<dt>Last used</dt><dd><time datetime="2025-02-02T09:30:00.000Z">2025-02-02 09:30 UTC</time></dd>');
+    expect(markup).toContain('<dt>Backed up</dt><dd>no, on this device only</dd>');
+    expect(markup).toContain('<dt>Backed up</dt><dd>yes, synced by its provider</dd>');
+    expect(markup).not.toContain('<script>alert');
+    expect(markup).toContain('&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+    // Each passkey's URL, its credential id encoded once, for the rename and the remove.
+    expect(markup.match(/data-url="\/account\/passkeys\/AbC-_1"/g)).toHaveLength(2);
+    expect(markup.match(/data-url="\/account\/passkeys\/x%2Fy%3Fz"/g)).toHaveLength(2);
+    expect(markup).toMatch(/<form data-passkey-rename data-url="[^"]+" hidden>/);
+    expect(markup).toMatch(/<form id="passkey-add" data-passkey-add data-options="\/account\/passkeys\/options" data-action="\/account\/passkeys" hidden>/);
+    expect(markup).toContain('<noscript>');
+    expect(unlabelledInputs(markup)).toEqual([]);
+    expect(repeatedIds(markup)).toEqual([]);
+    // The other forms of the page keep posting with the antiforgery field.
+    for (const [, attributes, body] of markup.matchAll(/<form ([^>]*)>([\s\S]*?)<\/form>/g)) {
+      if (attributes!.startsWith('method="post"')) expect(body).toContain(TOKEN);
+      else expect(attributes).toMatch(/data-passkey-(rename|remove|add)/);
+    }
+    expect(withPasskeys.render('profile', { ...profile, passkeys: [] }).toString()).toContain('<p id="passkeys-none">No passkeys yet.');
+    // A profile rendered without the list (an application's route that has none) has no section.
+    expect(withPasskeys.render('profile', profile).toString()).not.toContain('id="passkeys"');
+  });
+});

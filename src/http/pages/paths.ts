@@ -22,6 +22,16 @@ export interface AccountPaths {
   readonly phone: string;
   readonly phoneConfirm: string;
   readonly phoneRemove: string;
+  /** `POST`: the options of a new passkey (its WebAuthn creation options). */
+  readonly passkeyOptions: string;
+  /** `POST`: registers a passkey; `GET`: the user's passkeys. */
+  readonly passkeys: string;
+  /** `POST`: the options of a sign-in with a passkey. */
+  readonly loginPasskeyOptions: string;
+  /** `POST`: signs in with a passkey. */
+  readonly loginPasskey: string;
+  /** `PATCH` renames, `DELETE` removes the passkey of this credential id. */
+  passkey(id: string): string;
   /** `GET`: starts a sign-in with an external provider. */
   externalLogin(provider: string): string;
   /** `POST`: links an external provider to the signed-in account. */
@@ -49,6 +59,11 @@ export function accountPaths(base = '/account'): AccountPaths {
     phone: `${base}/phone`,
     phoneConfirm: `${base}/phone/confirm`,
     phoneRemove: `${base}/phone/remove`,
+    passkeyOptions: `${base}/passkeys/options`,
+    passkeys: `${base}/passkeys`,
+    loginPasskeyOptions: `${base}/login/passkey/options`,
+    loginPasskey: `${base}/login/passkey`,
+    passkey: (id: string) => `${base}/passkeys/${encodeURIComponent(id)}`,
     externalLogin: (provider: string) => `${base}/external-login/${encodeURIComponent(provider)}`,
     linkLogin: (provider: string) => `${base}/logins/${encodeURIComponent(provider)}`,
   });

@@ -2,6 +2,7 @@ import { errorSummary, field, type FormErrors, notice, postForm } from './forms.
 import { html } from './html.ts';
 import type { PageContent } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
+import { type PageScript, type PasskeyManagementLinks, passkeyManagementLinks, passkeysSection, type PasskeyView } from './passkeys/passkey-markup.ts';
 
 export interface ProfilePageData {
   readonly antiforgeryToken: string;
@@ -15,6 +16,8 @@ export interface ProfilePageData {
   readonly logins: readonly string[];
   /** Configured providers this user has not linked: each gets a button that links it. */
   readonly linkable?: readonly string[];
+  /** The user's passkeys, when passkeys are on. */
+  readonly passkeys?: readonly PasskeyView[];
   readonly errors?: FormErrors;
   readonly notice?: string;
 }
@@ -26,23 +29,26 @@ export interface ProfilePageLinks {
   readonly logout: string;
   /** The form action that links each provider of `linkable`. */
   readonly linkLogins: readonly { readonly provider: string; readonly action: string }[];
+  /** The passkeys section's script and routes; null when passkeys are off. */
+  readonly passkeys: PasskeyManagementLinks | null;
 }
 
 export interface ProfilePageModel extends ProfilePageData {
   readonly links: ProfilePageLinks;
 }
 
-export function profileLinks(data: ProfilePageData, paths: AccountPaths): ProfilePageLinks {
+export function profileLinks(data: ProfilePageData, paths: AccountPaths, script: PageScript | null = null): ProfilePageLinks {
   return {
     password: paths.password,
     twoFactor: paths.twoFactor,
     phone: paths.phone,
     logout: paths.logout,
     linkLogins: (data.linkable ?? []).map((provider) => ({ provider, action: paths.linkLogin(provider) })),
+    passkeys: passkeyManagementLinks(script, paths, data.passkeys),
   };
 }
 
-/** The signed-in user's page: who is signed in, the password form, sign-out. */
+/** The signed-in user's page: who is signed in, passkeys, the password form, sign-out. */
 export function profilePage(model: ProfilePageModel): PageContent {
   const errors = model.errors ?? {};
   const { links } = model;
@@ -66,6 +72,7 @@ ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomp
 <dt>External logins</dt><dd id="profile-logins">${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
 </dl>
 ${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, `Link ${provider}`))}
+${links.passkeys === null || model.passkeys === undefined ? '' : passkeysSection(model.passkeys, links.passkeys)}
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>

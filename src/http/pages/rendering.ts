@@ -9,6 +9,7 @@ import { resendConfirmationLinks, resendConfirmationPage, type ResendConfirmatio
 import { BUILT_IN_STYLES, defaultLayout, Html, pageHeaders } from './html.ts';
 import { loginLinks, loginPage, type LoginPageData, type LoginPageModel } from './login.ts';
 import { type LayoutRenderer, PAGE_HELPERS, type PageKit, type PageRenderer } from './page-kit.ts';
+import type { PageScript } from './passkeys/passkey-markup.ts';
 import { ACCOUNT_PATHS, type AccountPaths } from './paths.ts';
 import { phoneLinks, phonePage, type PhonePageData, type PhonePageModel } from './phone.ts';
 import { profileLinks, profilePage, type ProfilePageData, type ProfilePageModel } from './profile.ts';
@@ -62,7 +63,8 @@ export type PageName = keyof PageModels;
 
 export type PageRenderers = { readonly [Name in PageName]: PageRenderer<PageModels[Name]> };
 
-type PageLinks = { readonly [Name in PageName]: (data: PageData[Name], paths: AccountPaths) => PageModels[Name]['links'] };
+/** A page's links from its data, where the pages live, and the passkey script when passkeys are on. */
+type PageLinks = { readonly [Name in PageName]: (data: PageData[Name], paths: AccountPaths, script: PageScript | null) => PageModels[Name]['links'] };
 
 const LINKS: PageLinks = {
   login: loginLinks,
@@ -134,8 +136,15 @@ export class PageRendering {
   private readonly layout: LayoutRenderer;
   /** The pages' security headers, their CSP allowing the stylesheet and `formTargets`. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The passkey script the login and profile pages load; null when passkeys are off. */
+  readonly script: PageScript | null;
+  /** `headers`, with the passkey script allowed: for the pages that load it. */
+  private readonly scriptHeaders: Readonly<Record<string, string>>;
 
-  constructor(options: PageOptions = {}, settings: { readonly paths?: AccountPaths; readonly formTargets?: readonly string[]; readonly production?: boolean } = {}) {
+  constructor(
+    options: PageOptions = {},
+    settings: { readonly paths?: AccountPaths; readonly formTargets?: readonly string[]; readonly production?: boolean; readonly script?: PageScript | null } = {},
+  ) {
     this.paths = settings.paths ?? ACCOUNT_PATHS;
     this.productName = options.productName ?? DEFAULT_PRODUCT;
     this.titleTemplate = options.titleTemplate ?? DEFAULT_TITLE;
@@ -144,12 +153,24 @@ export class PageRendering {
     this.renderers = { ...DEFAULT_RENDERERS, ...definedOnly(options.renderers ?? {}) };
     this.layout = options.layout ?? defaultLayout;
     this.kit = Object.freeze({ ...PAGE_HELPERS, defaults: DEFAULT_RENDERERS, defaultLayout });
-    this.headers = pageHeaders(settings.formTargets ?? [], this.stylesheet === null ? [] : [styleSource(this.stylesheet)]);
+    const styleSources = this.stylesheet === null ? [] : [styleSource(this.stylesheet)];
+    this.headers = pageHeaders(settings.formTargets ?? [], styleSources);
+    this.script = settings.script ?? null;
+    this.scriptHeaders = pageHeaders(settings.formTargets ?? [], styleSources, { scripts: this.script !== null });
+  }
+
+  /**
+   * The headers of `page`: scripts are allowed only on a page that loads the passkey script,
+   * whichever renderer or layout put its element there; every other page keeps a policy without
+   * any script.
+   */
+  headersFor(page: Html): Readonly<Record<string, string>> {
+    return this.script !== null && page.markup.includes(`src="${this.script.src}"`) ? this.scriptHeaders : this.headers;
   }
 
   /** The whole page `name` for `data`, through the page's renderer and the layout. */
   render<Name extends PageName>(name: Name, data: PageData[Name]): Html {
-    const links = (LINKS[name] as (data: PageData[Name], paths: AccountPaths) => PageModels[Name]['links'])(data, this.paths);
+    const links = (LINKS[name] as (data: PageData[Name], paths: AccountPaths, script: PageScript | null) => PageModels[Name]['links'])(data, this.paths, this.script);
     const model = { ...data, links } as unknown as PageModels[Name];
     const content = (this.renderers[name] as PageRenderer<PageModels[Name]>)(model, this.kit);
     if (content === null || typeof content !== 'object' || typeof content.title !== 'string' || !(content.main instanceof Html)) {

@@ -12,6 +12,7 @@ import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { rateLimited, userAccount } from '../rate-limit.ts';
+import type { PasskeyView } from '../pages/passkeys/passkey-markup.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import type { RouteContext } from './route-context.ts';
@@ -48,6 +49,14 @@ const PasswordChange = Type.Object(
 type PasswordChange = Static<typeof PasswordChange>;
 
 const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
+
+/** What the profile says after a change made elsewhere, by the `status` it is reached with. */
+const PROFILE_NOTICES: ReadonlyMap<string, string> = new Map([
+  ['password-changed', 'Your password is changed. Every other session was signed out.'],
+  ['passkey-added', 'Your passkey is added: you can sign in with it from now on.'],
+  ['passkey-renamed', 'Your passkey is renamed.'],
+  ['passkey-removed', 'Your passkey is removed. Every other session was signed out.'],
+]);
 const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
 
 /**
@@ -56,7 +65,7 @@ const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the l
  * `GET /account/profile` describes the signed-in user (policy `User`: an API-key caller acts
  * for no user and gets 403). Browsers get the same as pages and form posts (303 on success).
  */
-export async function accountRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
+export async function accountRoutes(app: FastifyInstance, { services, paths, passkeys }: RouteContext): Promise<void> {
   const { config, sessions, clock } = services;
   const cookies = new CookieSignIn(services);
   const protector = authCookieProtector(services.keyRing.secrets.cookie);
@@ -143,7 +152,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
     request: FastifyRequest,
     reply: FastifyReply,
     user: User,
-    extra: { errors?: Record<string, readonly string[]>; notice?: string; logins?: readonly string[]; linkable?: readonly string[] } = {},
+    extra: { errors?: Record<string, readonly string[]>; notice?: string; logins?: readonly string[]; linkable?: readonly string[]; passkeys?: readonly PasskeyView[] } = {},
   ) =>
     app.pages.render('profile', {
       antiforgeryToken: app.antiforgeryToken(request, reply),
@@ -211,9 +220,10 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
     const user = await currentUser(request);
     const logins = (await services.store.externalLogins.listForUser(user.id)).map(({ provider }) => provider);
     if (wantsPage(request)) {
-      const notice = request.query.status === 'password-changed' ? 'Your password is changed. Every other session was signed out.' : undefined;
+      const notice = PROFILE_NOTICES.get(request.query.status ?? '');
       const linkable = providers.filter((provider) => !logins.includes(provider));
-      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...(notice ? { notice } : {}) }));
+      const passkeyList = passkeys ? { passkeys: await passkeyViews(services, user) } : {};
+      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...passkeyList, ...(notice ? { notice } : {}) }));
     }
     return noStore(reply).send({
       id: user.id,
@@ -228,6 +238,18 @@ export async function accountRoutes(app: FastifyInstance, { services, paths }: R
       logins: logins.map((provider) => ({ provider })),
     });
   });
+}
+
+/** The user's passkeys as the profile lists them (times as the JSON routes write them). */
+async function passkeyViews(services: RouteContext['services'], user: User): Promise<PasskeyView[]> {
+  const list = (await services.passkeys?.list(user)) ?? [];
+  return list.map((passkey) => ({
+    id: passkey.credentialId,
+    name: passkey.name,
+    createdAt: new Date(passkey.createdAt).toISOString(),
+    lastUsedAt: passkey.lastUsedAt === null ? null : new Date(passkey.lastUsedAt).toISOString(),
+    backedUp: passkey.backedUp,
+  }));
 }
 
 /** The account a login names: its e-mail, else its user name (undefined for a body that failed validation). */

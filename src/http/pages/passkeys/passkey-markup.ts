@@ -1,0 +1,137 @@
+/**
+ * The passkey parts of the login and profile pages. Their controls start `hidden` and the passkey
+ * script shows them (the sign-in button and the add form only where the browser has WebAuthn), so
+ * a page without script shows nothing that cannot work. The script finds what it needs through
+ * `data-` attributes, URLs included: it builds no path itself.
+ */
+import { PASSKEY_NAME_MAX } from '../../../identity/passkeys.ts';
+import { html, type Html } from '../html.ts';
+import { type AccountPaths, withQuery } from '../paths.ts';
+
+/** The passkey script's `<script>` element: its URL names its content; `integrity` pins it. */
+export interface PageScript {
+  readonly src: string;
+  readonly integrity: string;
+}
+
+/** A passkey as the profile lists it. Times are ISO-8601 UTC. */
+export interface PasskeyView {
+  /** The credential id (base64url), as the JSON routes name it. */
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  /** Synced by its provider to other devices (WebAuthn's backup state). */
+  readonly backedUp: boolean;
+}
+
+/** Where the login page's passkey sign-in goes: the JSON routes, then the next page. */
+export interface PasskeySignInLinks {
+  readonly script: PageScript;
+  readonly options: string;
+  readonly signIn: string;
+  /** After a sign-in: the ReturnUrl, or the profile. */
+  readonly next: string;
+  /** After a sign-in that needs a second factor: the second step, carrying the ReturnUrl. */
+  readonly twoFactor: string;
+}
+
+/** What the profile's passkey controls call. */
+export interface PasskeyManagementLinks {
+  readonly script: PageScript;
+  readonly options: string;
+  readonly register: string;
+  /** The profile, where the script goes after a change (with `?status=passkey-added` etc.). */
+  readonly done: string;
+  /** The rename (PATCH) and remove (DELETE) URL of each passkey, by credential id. */
+  readonly passkeys: Readonly<Record<string, string>>;
+}
+
+
+export function passkeySignInLinks(script: PageScript | null, paths: AccountPaths, returnUrl: string | undefined): PasskeySignInLinks | null {
+  if (script === null) return null;
+  return {
+    script,
+    options: paths.loginPasskeyOptions,
+    signIn: paths.loginPasskey,
+    next: returnUrl ?? paths.profile,
+    twoFactor: withQuery(paths.loginTwoFactor, 'ReturnUrl', returnUrl),
+  };
+}
+
+export function passkeyManagementLinks(script: PageScript | null, paths: AccountPaths, passkeys: readonly PasskeyView[] | undefined): PasskeyManagementLinks | null {
+  if (script === null || passkeys === undefined) return null;
+  return {
+    script,
+    options: paths.passkeyOptions,
+    register: paths.passkeys,
+    done: paths.profile,
+    passkeys: Object.fromEntries(passkeys.map(({ id }) => [id, paths.passkey(id)])),
+  };
+}
+
+export function scriptElement(script: PageScript): Html {
+  return html`<script src="${script.src}" integrity="${script.integrity}" defer></script>`;
+}
+
+/** The status line for the alert the script fills when something fails; focusable, so it is read out. */
+function errorLine(id: string): Html {
+  return html`<p id="${id}" class="error" role="alert" tabindex="-1" data-passkey-error hidden></p>`;
+}
+
+/** "Sign in with a passkey", for the login page; `rememberMe` is the id of the page's checkbox. */
+export function passkeySignIn(links: PasskeySignInLinks, rememberMe: string): Html {
+  return html`<section id="passkey-sign-in" aria-labelledby="passkey-sign-in-heading" hidden data-passkey-sign-in data-options="${links.options}" data-action="${links.signIn}" data-next="${links.next}" data-two-factor="${links.twoFactor}" data-remember-me="${rememberMe}">
+<h2 id="passkey-sign-in-heading">Or use a passkey</h2>
+${errorLine('passkey-sign-in-error')}
+<button type="button">Sign in with a passkey</button>
+</section>
+${scriptElement(links.script)}`;
+}
+
+/** `2025-01-31 14:05 UTC`: the same for every reader, and exact in `datetime`. */
+function timeOf(iso: string): Html {
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+function passkeyItem(passkey: PasskeyView, index: number, url: string): Html {
+  const nameId = `passkey-${index}-name`;
+  return html`<li class="passkey">
+<strong class="passkey-name">${passkey.name}</strong>
+<dl>
+<dt>Created</dt><dd>${timeOf(passkey.createdAt)}</dd>
+<dt>Last used</dt><dd>${passkey.lastUsedAt === null ? 'never' : timeOf(passkey.lastUsedAt)}</dd>
+<dt>Backed up</dt><dd>${passkey.backedUp ? 'yes, synced by its provider' : 'no, on this device only'}</dd>
+</dl>
+<form data-passkey-rename data-url="${url}" hidden>
+<label for="${nameId}">New name for ${passkey.name}</label>
+<input id="${nameId}" name="name" type="text" value="${passkey.name}" maxlength="${PASSKEY_NAME_MAX}" autocomplete="off" required>
+<button type="submit">Rename</button>
+</form>
+<form data-passkey-remove data-url="${url}" hidden>
+<button type="submit" aria-label="Remove ${passkey.name}">Remove this passkey</button>
+</form>
+</li>`;
+}
+
+/** The profile's passkeys: the list, each with rename and remove, and "Add a passkey". */
+export function passkeysSection(passkeys: readonly PasskeyView[], links: PasskeyManagementLinks): Html {
+  const list =
+    passkeys.length === 0
+      ? html`<p id="passkeys-none">No passkeys yet. A passkey signs you in with your device's screen lock instead of a password.</p>`
+      : html`<ul id="passkey-list">${passkeys.map((passkey, index) => passkeyItem(passkey, index + 1, links.passkeys[passkey.id]!))}</ul>`;
+  return html`<section id="passkeys" aria-labelledby="passkeys-heading" data-passkeys data-done="${links.done}">
+<h2 id="passkeys-heading">Passkeys</h2>
+${errorLine('passkeys-error')}
+${list}
+<form id="passkey-add" data-passkey-add data-options="${links.options}" data-action="${links.register}" hidden>
+<label for="passkey-new-name">Name of the new passkey</label>
+<small id="passkey-new-name-hint">Optional: a name that tells you which device holds it.</small>
+<input id="passkey-new-name" name="name" type="text" maxlength="${PASSKEY_NAME_MAX}" autocomplete="off" aria-describedby="passkey-new-name-hint">
+<button type="submit">Add a passkey</button>
+</form>
+<p data-passkey-unsupported hidden>This browser cannot create passkeys.</p>
+<noscript><p>Adding, renaming and removing passkeys needs JavaScript.</p></noscript>
+</section>
+${scriptElement(links.script)}`;
+}
