@@ -41,8 +41,8 @@ export async function buildService({ config, store, logger, settings, clock, gat
     store,
     migrate: false,
     ...(clock ? { clock } : {}),
-    // Passkeys on: they need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID), and stay off with a
-    // warning while PUBLIC_URL names an IP address, as the default does.
+    // Passkeys on. Browsers need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID); while PUBLIC_URL
+    // names an IP address, as the default does, the start warns once.
     features: { passkeys: true },
     policies: servicePolicies(settings.businessHours),
     handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),

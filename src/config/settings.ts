@@ -85,7 +85,7 @@ export interface GatehouseSettings {
   readonly jwtAudience?: string;
   /**
    * The passkeys' relying-party id: `publicUrl`'s host or a registrable domain it belongs to,
-   * never an IP address. @default publicUrl's host (passkeys are off when it is an IP address)
+   * never an IP address. @default publicUrl's host (an IP address there serves clients that are not browsers only)
    */
   readonly webauthnRpId?: string;
   /** Prometheus metrics at `/metrics`, for loopback callers and the bearer of `metricsToken` (the plugin's `metrics` option wins). @default false */
