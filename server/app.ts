@@ -40,6 +40,8 @@ export async function buildService({ config, store, logger, settings, clock, gat
     // The caller has migrated it (main.ts at start, tests on their fresh databases).
     store,
     migrate: false,
+    // On by default; named here because the contract lists the sessions routes and page section.
+    features: { sessions: true },
     ...(clock ? { clock } : {}),
     policies: servicePolicies(settings.businessHours),
     handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),

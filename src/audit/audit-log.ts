@@ -22,7 +22,9 @@ export type AuditEventType =
   | 'key.revoked'
   | 'external.linked'
   | 'external.unlinked'
-  | 'external.refused';
+  | 'external.refused'
+  | 'session.revoked'
+  | 'sessions.revoked';
 
 export interface AuditEntry {
   readonly userId?: number | null;

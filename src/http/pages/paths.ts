@@ -22,6 +22,10 @@ export interface AccountPaths {
   readonly phone: string;
   readonly phoneConfirm: string;
   readonly phoneRemove: string;
+  /** `POST`: ends every other session and token client of the user ("Sign out everywhere else"). */
+  readonly sessionsRevokeOthers: string;
+  /** `POST`: ends one of the user's sessions, by its opaque id (a form cannot send DELETE). */
+  sessionRevoke(id: string): string;
   /** `GET`: starts a sign-in with an external provider. */
   externalLogin(provider: string): string;
   /** `POST`: links an external provider to the signed-in account. */
@@ -49,6 +53,8 @@ export function accountPaths(base = '/account'): AccountPaths {
     phone: `${base}/phone`,
     phoneConfirm: `${base}/phone/confirm`,
     phoneRemove: `${base}/phone/remove`,
+    sessionsRevokeOthers: `${base}/sessions/revoke-others`,
+    sessionRevoke: (id: string) => `${base}/sessions/${encodeURIComponent(id)}/revoke`,
     externalLogin: (provider: string) => `${base}/external-login/${encodeURIComponent(provider)}`,
     linkLogin: (provider: string) => `${base}/logins/${encodeURIComponent(provider)}`,
   });

@@ -2,6 +2,7 @@ import { errorSummary, field, type FormErrors, notice, postForm } from './forms.
 import { html } from './html.ts';
 import type { PageContent } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
+import { type ProfileSession, type ProfileSessionLinks, profileSessionLinks, sessionsSection } from './profile-sessions.ts';
 
 export interface ProfilePageData {
   readonly antiforgeryToken: string;
@@ -17,6 +18,8 @@ export interface ProfilePageData {
   readonly linkable?: readonly string[];
   readonly errors?: FormErrors;
   readonly notice?: string;
+  /** "Where you are signed in", when the application lists sessions. */
+  readonly sessions?: readonly ProfileSession[];
 }
 
 export interface ProfilePageLinks {
@@ -26,6 +29,7 @@ export interface ProfilePageLinks {
   readonly logout: string;
   /** The form action that links each provider of `linkable`. */
   readonly linkLogins: readonly { readonly provider: string; readonly action: string }[];
+  readonly sessions: ProfileSessionLinks;
 }
 
 export interface ProfilePageModel extends ProfilePageData {
@@ -39,10 +43,11 @@ export function profileLinks(data: ProfilePageData, paths: AccountPaths): Profil
     phone: paths.phone,
     logout: paths.logout,
     linkLogins: (data.linkable ?? []).map((provider) => ({ provider, action: paths.linkLogin(provider) })),
+    sessions: profileSessionLinks(paths),
   };
 }
 
-/** The signed-in user's page: who is signed in, the password form, sign-out. */
+/** The signed-in user's page: who is signed in, the password form, where else, sign-out. */
 export function profilePage(model: ProfilePageModel): PageContent {
   const errors = model.errors ?? {};
   const { links } = model;
@@ -69,6 +74,7 @@ ${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforg
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>
+${model.sessions ? sessionsSection(model.sessions, links.sessions, model.antiforgeryToken) : ''}
 ${postForm(links.logout, model.antiforgeryToken, html``, 'Sign out')}`,
   };
 }

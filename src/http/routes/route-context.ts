@@ -18,6 +18,8 @@ export interface RouteContext {
   /** Which schemes are on, for whatever authenticates outside the request pipeline (sockets). */
   readonly schemeOptions: SchemeOptions;
   readonly paths: MembershipPaths;
+  /** "Where you are signed in" is on: the profile page shows the user's sessions. */
+  readonly sessionsListed?: boolean;
 }
 
 /**
