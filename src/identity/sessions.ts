@@ -85,9 +85,10 @@ export class SessionManager implements CookieSessionValidator {
    * The session behind a cookie, for a request from `client`: a use, which slides the expiry and
    * records the use when each is due.
    */
-  validate(token: string, client: SignInClient = UNKNOWN_CLIENT): Promise<SessionValidation> {
-    // The user agent as sent: cut to the length a session keeps.
-    return this.read(token, signInClient(client.ip ?? undefined, client.userAgent ?? undefined));
+  validate(token: string, client?: SignInClient): Promise<SessionValidation> {
+    // The user agent as sent, cut to the length a session keeps. Without a client (a route
+    // re-reading its own session) the use counts but the recorded client stays.
+    return this.read(token, true, client ? signInClient(client.ip ?? undefined, client.userAgent ?? undefined) : undefined);
   }
 
   /**
@@ -95,7 +96,7 @@ export class SessionManager implements CookieSessionValidator {
    * its session (its end, its user's claims) but does not keep it alive; only requests slide it.
    */
   current(token: string): Promise<SessionValidation> {
-    return this.read(token, null);
+    return this.read(token, false);
   }
 
   /** A view of the sessions that never slides them, as a `CookieSessionValidator`. */
@@ -103,8 +104,8 @@ export class SessionManager implements CookieSessionValidator {
     return { validate: (token) => this.current(token) };
   }
 
-  /** `use`: the client of a request that uses the session; null for a look that is no use. */
-  private async read(token: string, use: SignInClient | null): Promise<SessionValidation> {
+  /** `use`: a request uses the session (from `client`, when told); false for a look that is no use. */
+  private async read(token: string, use: boolean, client?: SignInClient): Promise<SessionValidation> {
     if (!TOKEN_SHAPE.test(token)) return INVALID;
     const { sessions, users, revocations, clock } = this.options;
     const now = clock.now();
@@ -127,7 +128,7 @@ export class SessionManager implements CookieSessionValidator {
     if (renewed) expiresAt = slidTo;
     // One write for both, when either is due; most requests write nothing.
     if (use && (renewed || now - session.lastSeenAt >= LAST_USE_INTERVAL_MS)) {
-      await sessions.recordUse(session.id, { at: now, client: use, ...(renewed ? { expiresAt } : {}) });
+      await sessions.recordUse(session.id, { at: now, ...(client ? { client } : {}), ...(renewed ? { expiresAt } : {}) });
     }
     const { persistent, method } = session;
     return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, method };

@@ -454,10 +454,10 @@ export interface Session {
 /** A session to store: its last use is its creation, from `client` when given. */
 export type NewSession = Omit<Session, 'id' | 'lastSeenAt' | 'userAgent' | 'ip'> & { readonly client?: SignInClient };
 
-/** A use of a session worth writing down: when and from where, and its new expiry when it slid. */
+/** A use of a session worth writing down: when, from where (the recorded client stays when not told), and its new expiry when it slid. */
 export interface SessionUse {
   readonly at: number;
-  readonly client: SignInClient;
+  readonly client?: SignInClient;
   readonly expiresAt?: number;
 }
 

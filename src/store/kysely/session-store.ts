@@ -68,8 +68,7 @@ export class KyselySessionStore implements SessionStore {
       .updateTable('sessions')
       .set({
         last_seen_at: use.at,
-        user_agent: use.client.userAgent,
-        ip: use.client.ip,
+        ...(use.client === undefined ? {} : { user_agent: use.client.userAgent, ip: use.client.ip }),
         ...(use.expiresAt === undefined ? {} : { expires_at: use.expiresAt }),
       })
       .where('id', '=', id)
