@@ -148,6 +148,16 @@ describe.each(engines)('where you are signed in, on $label', (engine) => {
     expect((await ctx.app.inject({ method: 'POST', url: '/auth/refresh', payload: { refreshToken: kept.refreshToken } })).statusCode).toBe(200);
   });
 
+  it("ends the request's own cookie session like a sign-out, clearing its cookie", async () => {
+    const { user, password } = await ctx.createUser();
+    const cookie = await browserSignIn(ctx, user, password);
+    const own = (await list(ctx, { cookie })).find((session) => session.current)!;
+    const response = await ctx.app.inject({ method: 'DELETE', url: `/account/sessions/${own.id}`, headers: { cookie } });
+    expect(response.statusCode).toBe(204);
+    expect(authSetCookie(response)).toMatch(/^gh\.auth=;.*Expires=Thu, 01 Jan 1970/);
+    expect((await ctx.app.inject({ url: '/account/profile', headers: { cookie } })).statusCode).toBe(401);
+  });
+
   it('a bearer caller may end its own family, whose token is then refused', async () => {
     const { user, password } = await ctx.createUser();
     const app = await appSignIn(ctx, user, password);
