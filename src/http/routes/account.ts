@@ -225,7 +225,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, ses
           if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);
           return noStore(reply).code(204).send();
         },
-        (errors) => renderProfile(request, reply, user, { errors }),
+        async (errors) => renderProfile(request, reply, user, { errors, ...(sessionsListed ? { sessions: await profileSessions(request) } : {}) }),
       );
     },
   );
