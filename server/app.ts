@@ -41,9 +41,10 @@ export async function buildService({ config, store, logger, settings, clock, gat
     store,
     migrate: false,
     ...(clock ? { clock } : {}),
-    // Passkeys on. Browsers need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID); while PUBLIC_URL
-    // names an IP address, as the default does, the start warns once.
-    features: { passkeys: true },
+    // Sessions are on by default; named here because the contract lists their routes and page
+    // section. Passkeys on: browsers need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID); while
+    // PUBLIC_URL names an IP address, as the default does, the start warns once.
+    features: { sessions: true, passkeys: true },
     policies: servicePolicies(settings.businessHours),
     handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
     ...extra,

@@ -11,6 +11,7 @@ import { AccountLockout, type AccountLockoutOptions } from './identity/lockout.t
 import { PasswordReset } from './identity/password-reset.ts';
 import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
+import { UserSessions } from './identity/user-sessions.ts';
 import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
@@ -61,6 +62,8 @@ export interface Services {
   readonly signIn: SignInManager;
   /** Cookie sessions: sign-in, sign-out, and the Cookies scheme's validator. */
   readonly sessions: SessionManager;
+  /** "Where you are signed in": a user's cookie sessions and refresh families, listed and ended. */
+  readonly userSessions: UserSessions;
   readonly apiKeys: ApiKeyService;
   /**
    * Redis when REDIS_URL is set (else null), shared by the revocation feed, the rate limits and
@@ -198,6 +201,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       random,
       lifetimeMs: config.cookieSeconds * 1000,
     }),
+    userSessions: new UserSessions(store.userSessions, clock),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),

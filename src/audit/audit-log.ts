@@ -25,7 +25,9 @@ export type AuditEventType =
   | 'external.refused'
   | 'passkey.added'
   | 'passkey.removed'
-  | 'passkey.refused';
+  | 'passkey.refused'
+  | 'session.revoked'
+  | 'sessions.revoked';
 
 export interface AuditEntry {
   readonly userId?: number | null;

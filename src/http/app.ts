@@ -66,6 +66,8 @@ import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { adminSessionRoutes } from './routes/admin-sessions.ts';
+import { accountSessionRoutes } from './routes/account-sessions.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
@@ -99,6 +101,12 @@ export interface GatehouseFeatures {
    * @default false
    */
   readonly passkeys?: boolean;
+  /**
+   * "Where you are signed in": `/account/sessions` (the user's cookie sessions and refresh
+   * families, each of which it can end), its part of the profile page, and, with `admin`,
+   * `/admin/users/:id/sessions`. @default true
+   */
+  readonly sessions?: boolean;
 }
 
 /** The options of `register(gatehouse, …)`. */
@@ -209,6 +217,7 @@ const DEFAULT_FEATURES: Required<GatehouseFeatures> = {
   admin: true,
   twoFactor: true,
   passkeys: false,
+  sessions: true,
 };
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
@@ -275,7 +284,7 @@ async function wireGatehouse(
   const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
   const paths = new MembershipPaths(options.prefix ?? '');
   const passkeys = passkeysOn(features, services);
-  const context: RouteContext = { services, authorization, policies, schemeOptions, paths, passkeys };
+  const context: RouteContext = { services, authorization, policies, schemeOptions, paths, passkeys, sessionsListed: listsSessions(features) };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   const metricsOptions = options.metrics ?? config.metrics;
   const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
@@ -349,7 +358,15 @@ async function membershipRoutes(
           await auth.register(authRefreshRoutes, context);
         });
       }
-      if (features.admin) await membership.register(routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, adminRoutes), context);
+      if (features.admin) {
+        await membership.register(
+          routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, async (admin) => {
+            await admin.register(adminRoutes, context);
+            if (listsSessions(features)) await admin.register(adminSessionRoutes, context);
+          }),
+        );
+      }
+      if (listsSessions(features)) await membership.register(accountSessionRoutes, context);
       if (features.cookies) await membership.register(accountRoutes, context);
       if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
       if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
@@ -387,6 +404,11 @@ function passkeysOn(features: Required<GatehouseFeatures>, services: Services): 
   }
   assertPeerInstalled('@simplewebauthn/server', 'Passkeys (features.passkeys)');
   return true;
+}
+
+/** "Where you are signed in" lists what Gatehouse signs users in with: cookie sessions or its tokens. */
+function listsSessions(features: Required<GatehouseFeatures>): boolean {
+  return features.sessions && (features.cookies || features.tokens);
 }
 
 /** Registration, confirmation and reset (and their mail) serve a sign-in with a password: by cookie or for Gatehouse's tokens. */

@@ -1,5 +1,6 @@
 import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { signInClient } from '../identity/sign-in-client.ts';
 import type { TwoFactorPending } from '../identity/sign-in-manager.ts';
 import type { Services } from '../services.ts';
 import type { SignInMethod, User } from '../store/ports.ts';
@@ -88,7 +89,7 @@ export class CookieSignIn {
     const { sessions, config, clock } = this.services;
     const previous = this.presentedSession(request);
     if (previous !== null) await sessions.signOut(previous);
-    const session = await sessions.signIn(user, { persistent, method });
+    const session = await sessions.signIn(user, { persistent, method, client: signInClient(request.ip, request.headers['user-agent']) });
     setAuthCookie(reply, config, { ...session, value: this.sessionProtector.protect(session.token) }, clock.now());
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
   }

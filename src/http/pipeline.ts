@@ -216,7 +216,7 @@ export function authenticationRequest(request: FastifyRequest): AuthenticationRe
   for (let i = 0; i < raw.length; i += 2) if (isAuthorization(raw[i]!)) count++;
   if (count < 2) return request;
   const values = raw.filter((_, i) => i % 2 === 1 && isAuthorization(raw[i - 1]!));
-  return { headers: { ...request.headers, authorization: values } };
+  return { headers: { ...request.headers, authorization: values }, ip: request.ip };
 }
 
 /** A raw header name, any case; the usual spellings are matched without lower-casing a copy. */

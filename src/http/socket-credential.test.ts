@@ -72,6 +72,10 @@ describe('SocketCredential', () => {
     expect(['user', 'user-deleted', 'session'].map((kind) => bearer.concerns(event(kind as RevocationEvent['kind'], '7')))).toEqual([true, true, false]);
     expect(bearer.concerns(event('user', '8'))).toBe(false);
     expect(bearer.concerns(event('signing-key', 'kid'))).toBe(true);
+    // A family event names a family, not a user: every token socket looks again (in memory).
+    expect(bearer.concerns(event('family', '12'))).toBe(true);
+    expect(cookie.concerns(event('family', '12'))).toBe(false);
+    expect(apiKey.concerns(event('family', '12'))).toBe(false);
     expect(['user', 'user-deleted', 'session'].map((kind) => cookie.concerns(event(kind as RevocationEvent['kind'], '7')))).toEqual([true, true, true]);
     expect(cookie.concerns(event('session', '8'))).toBe(false);
     expect(cookie.concerns(event('signing-key', 'kid'))).toBe(false);

@@ -21,7 +21,9 @@ const EVENTS_OF_THE_USER: Readonly<Record<string, ReadonlySet<RevocationEvent['k
 };
 /** Events that name no user (a key id), which may end a scheme's credential all the same. */
 const EVENTS_OF_ANY_SUBJECT: Readonly<Record<string, ReadonlySet<RevocationEvent['kind']>>> = {
-  [BEARER_SCHEME]: new Set(['signing-key']),
+  // An ended refresh family names itself, not its user: any such event re-checks token sockets
+  // (a look in the validator's memory each, no read of the store).
+  [BEARER_SCHEME]: new Set(['signing-key', 'family']),
   [API_KEY_SCHEME]: new Set(['api-key']),
 };
 

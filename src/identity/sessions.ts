@@ -4,14 +4,20 @@ import type { RevocationList } from '../revocation/revocation-list.ts';
 import type { CookieSessionValidation, CookieSessionValidator } from '../security/authentication/index.ts';
 import { COOKIES_SCHEME } from '../security/authentication/index.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
-import type { SessionStore, SignInMethod, User, UserStore } from '../store/ports.ts';
+import type { SessionStore, SignInClient, SignInMethod, User, UserStore } from '../store/ports.ts';
 import { userPrincipal } from '../tokens/access-token.ts';
+import { signInClient, UNKNOWN_CLIENT } from './sign-in-client.ts';
 
 /** However often a session slides, it ends this long after its sign-in. @default 30 days */
 export const ABSOLUTE_SESSION_MS = 30 * 24 * 3_600_000;
 /** Session tokens carry 256 random bits. */
 const TOKEN_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * A session's last use is written at most this often: "where you are signed in" is as exact as
+ * a minute, and a busy browser does not turn each of its requests into a write.
+ */
+export const LAST_USE_INTERVAL_MS = 60_000;
 
 export interface SessionManagerOptions {
   readonly sessions: SessionStore;
@@ -23,9 +29,9 @@ export interface SessionManagerOptions {
   readonly lifetimeMs: number;
 }
 
-/** A cookie session's validation, with how the session was opened when it counts. */
+/** A cookie session's validation, with the session's id and how it was opened when it counts. */
 export type SessionValidation =
-  | (Extract<CookieSessionValidation, { valid: true }> & { readonly method: SignInMethod | null })
+  | (Extract<CookieSessionValidation, { valid: true }> & { readonly sessionId: number; readonly method: SignInMethod | null })
   | Exclude<CookieSessionValidation, { valid: true }>;
 
 export interface SignedInSession {
@@ -46,12 +52,19 @@ export interface SignedInSession {
 export class SessionManager implements CookieSessionValidator {
   constructor(private readonly options: SessionManagerOptions) {}
 
-  /** `method` is how the user signed in; a session re-issued after a security change keeps its predecessor's. */
-  async signIn(user: User, { persistent, method }: { persistent: boolean; method: SignInMethod | null }): Promise<SignedInSession> {
+  /**
+   * `method` is how the user signed in (a session re-issued after a security change keeps its
+   * predecessor's); `client` is where from.
+   */
+  async signIn(
+    user: User,
+    { persistent, method, client = UNKNOWN_CLIENT }: { persistent: boolean; method: SignInMethod | null; client?: SignInClient },
+  ): Promise<SignedInSession> {
     const { sessions, clock, random } = this.options;
     const token = random.bytes(TOKEN_BYTES).toString('base64url');
     const now = clock.now();
     const session = await sessions.create({
+      client: signInClient(client.ip ?? undefined, client.userAgent ?? undefined),
       userId: user.id,
       tokenHash: sha256Hex(token),
       securityStamp: user.securityStamp,
@@ -68,9 +81,14 @@ export class SessionManager implements CookieSessionValidator {
     if (TOKEN_SHAPE.test(token)) await this.options.sessions.delete(sha256Hex(token));
   }
 
-  /** The session behind a cookie, for a request: a use, which slides the expiry when due. */
-  validate(token: string): Promise<SessionValidation> {
-    return this.read(token, true);
+  /**
+   * The session behind a cookie, for a request from `client`: a use, which slides the expiry and
+   * records the use when each is due.
+   */
+  validate(token: string, client?: SignInClient): Promise<SessionValidation> {
+    // The user agent as sent, cut to the length a session keeps. Without a client (a route
+    // re-reading its own session) the use counts but the recorded client stays.
+    return this.read(token, true, client ? signInClient(client.ip ?? undefined, client.userAgent ?? undefined) : undefined);
   }
 
   /**
@@ -86,7 +104,8 @@ export class SessionManager implements CookieSessionValidator {
     return { validate: (token) => this.current(token) };
   }
 
-  private async read(token: string, use: boolean): Promise<SessionValidation> {
+  /** `use`: a request uses the session (from `client`, when told); false for a look that is no use. */
+  private async read(token: string, use: boolean, client?: SignInClient): Promise<SessionValidation> {
     if (!TOKEN_SHAPE.test(token)) return INVALID;
     const { sessions, users, revocations, clock } = this.options;
     const now = clock.now();
@@ -106,11 +125,13 @@ export class SessionManager implements CookieSessionValidator {
     const slidTo = use && this.dueForRenewal(expiresAt, now) ? this.expiryFrom(session.createdAt, now) : expiresAt;
     // Near the absolute end the expiry cannot move any more: nothing to write or re-send.
     const renewed = slidTo > expiresAt;
-    if (renewed) {
-      expiresAt = slidTo;
-      await sessions.slide(session.id, expiresAt);
+    if (renewed) expiresAt = slidTo;
+    // One write for both, when either is due; most requests write nothing.
+    if (use && (renewed || now - session.lastSeenAt >= LAST_USE_INTERVAL_MS)) {
+      await sessions.recordUse(session.id, { at: now, ...(client ? { client } : {}), ...(renewed ? { expiresAt } : {}) });
     }
-    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent: session.persistent, renewed, method: session.method };
+    const { persistent, method } = session;
+    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, method };
   }
 
   /** More than half of the lifetime has passed since the expiry was last set. */

@@ -117,6 +117,7 @@ export class RevocationFeed {
     this.readPoint = startedAt;
     list.forgetAppliedBefore(startedAt - 4 * RevocationFeed.OVERLAP_MS);
     list.forgetUsersChangedBefore(startedAt - this.options.lookBackMs);
+    list.forgetFamiliesEndedBefore(startedAt - this.options.lookBackMs);
   }
 
   /**

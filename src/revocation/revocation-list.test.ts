@@ -17,7 +17,7 @@ function deletion(userId: number, at = 1_000, id = nextId++): RevocationEvent {
   return { id, kind: 'user-deleted', subject: String(userId), claimsStamp: null, securityStamp: null, at };
 }
 
-function other(kind: 'api-key' | 'signing-key', subject: string, at = 1_000, id = nextId++): RevocationEvent {
+function other(kind: 'api-key' | 'signing-key' | 'family', subject: string, at = 1_000, id = nextId++): RevocationEvent {
   return { id, kind, subject, claimsStamp: null, securityStamp: null, at };
 }
 
@@ -89,6 +89,25 @@ describe('RevocationList', () => {
     list.apply(other('signing-key', '4'));
     expect(list.refusesAccessToken(4, 0)).toBe(false);
     expect(list.refusesSecurityStamp(4, 0)).toBe(false);
+  });
+
+  it('refuses the access tokens of an ended refresh family, no other family, and no user (a family id is no user id)', () => {
+    const list = new RevocationList();
+    list.apply(other('family', '12', 5_000));
+    expect(list.refusesFamily(12)).toBe(true);
+    expect(list.refusesFamily(13)).toBe(false);
+    expect(list.refusesAccessToken(12, 0)).toBe(false);
+    expect(list.refusesSecurityStamp(12, 0)).toBe(false);
+  });
+
+  it('forgets an ended family once its access tokens have expired (the bound the feed passes), and no sooner', () => {
+    const list = new RevocationList();
+    list.apply(other('family', '1', 5_000));
+    list.apply(other('family', '2', 9_000));
+    list.forgetFamiliesEndedBefore(5_000);
+    expect([list.refusesFamily(1), list.refusesFamily(2)]).toEqual([true, true]);
+    list.forgetFamiliesEndedBefore(6_000);
+    expect([list.refusesFamily(1), list.refusesFamily(2)]).toEqual([false, true]);
   });
 
   it('tells each listener once per event id, even when the event is applied twice, and every kind of event', () => {

@@ -15,6 +15,8 @@ interface UserStamps {
  */
 export class RevocationList {
   private readonly users = new Map<number, UserStamps>();
+  /** Refresh families ended, with when: their access tokens are refused until they have expired. */
+  private readonly families = new Map<number, number>();
   private readonly listeners = new Set<(event: RevocationEvent) => void>();
   /** Ids of events already applied, with their time, so that overlapping polls apply each once. */
   private readonly applied = new Map<number, number>();
@@ -23,6 +25,7 @@ export class RevocationList {
     if (this.applied.has(event.id)) return;
     this.applied.set(event.id, event.at);
     if (event.kind === 'user' || event.kind === 'user-deleted') this.applyToUser(Number(event.subject), event);
+    if (event.kind === 'family') this.families.set(Number(event.subject), event.at);
     for (const listener of this.listeners) listener(event);
   }
 
@@ -30,6 +33,11 @@ export class RevocationList {
   refusesAccessToken(userId: number, stamp: number): boolean {
     const known = this.users.get(userId);
     return known !== undefined && (known.deleted || stamp < known.claimsStamp);
+  }
+
+  /** An access token issued from refresh family `familyId` is refused: the family has ended. */
+  refusesFamily(familyId: number): boolean {
+    return this.families.has(familyId);
   }
 
   /** A session or socket of `userId` begun at security stamp `stamp` was ended by a security change. */
@@ -55,6 +63,11 @@ export class RevocationList {
    */
   forgetUsersChangedBefore(before: number): void {
     for (const [userId, known] of this.users) if (known.changedAt < before) this.users.delete(userId);
+  }
+
+  /** Forgets families that ended before `before`, for the same reason: their access tokens have expired since. */
+  forgetFamiliesEndedBefore(before: number): void {
+    for (const [familyId, at] of this.families) if (at < before) this.families.delete(familyId);
   }
 
   private applyToUser(userId: number, event: RevocationEvent): void {

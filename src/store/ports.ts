@@ -234,10 +234,29 @@ export interface RefreshFamily {
   readonly userId: number;
   /** The user's security stamp when the family began; a later security change ends the family. */
   readonly securityStamp: number;
+  /** How the sign-in that began it was made; null for families begun before families recorded it. */
+  readonly method: SignInMethod | null;
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly revokedAt: number | null;
+  /** Its last refresh (its creation until the first). */
+  readonly lastSeenAt: number;
+  /** The client at its last refresh (at its creation until the first). */
+  readonly userAgent: string | null;
+  readonly ip: string | null;
 }
+
+/**
+ * The client a session or refresh family was last used from: its `User-Agent` (cut to
+ * `MAX_USER_AGENT_LENGTH`) and its address as `TRUST_PROXY` allows. Null where it was not told.
+ */
+export interface SignInClient {
+  readonly userAgent: string | null;
+  readonly ip: string | null;
+}
+
+/** The longest user agent a session or family keeps; longer ones are cut. */
+export const MAX_USER_AGENT_LENGTH = 256;
 
 export interface RefreshTokenRecord {
   readonly id: number;
@@ -267,17 +286,35 @@ export type RotationOutcome =
   | { readonly kind: 'unknown' };
 
 export interface RefreshTokenStore {
-  /** Starts a family with its first token. */
-  createFamily(family: { userId: number; securityStamp: number; tokenHash: string; createdAt: number; expiresAt: number }): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }>;
+  /** Starts a family with its first token; its last use is its creation. */
+  createFamily(family: {
+    userId: number;
+    securityStamp: number;
+    tokenHash: string;
+    createdAt: number;
+    expiresAt: number;
+    method?: SignInMethod | null;
+    client?: SignInClient;
+  }): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }>;
   /**
    * Marks `tokenHash` used and stores its successor `nextHash`, in one atomic step that exactly
    * one of many concurrent callers wins (on both engines). Only the unused token of a live,
-   * unexpired family rotates; `grace` is kept on the used token for a benign repeat.
+   * unexpired family rotates; `grace` is kept on the used token for a benign repeat. A rotation
+   * is a use of the family: its last use becomes `now`, from `client` when given.
    */
-  rotate(rotation: { tokenHash: string; nextHash: string; now: number; grace: { sealed: string; until: number } | null }): Promise<RotationOutcome>;
+  rotate(rotation: {
+    tokenHash: string;
+    nextHash: string;
+    now: number;
+    grace: { sealed: string; until: number } | null;
+    client?: SignInClient;
+  }): Promise<RotationOutcome>;
   /** The token and its family, or null. */
   find(tokenHash: string): Promise<{ token: RefreshTokenRecord; family: RefreshFamily } | null>;
-  /** Ends the family (idempotent); true when it was live. */
+  /**
+   * Ends the family (idempotent), with a `family` revocation event in the same transaction, so
+   * that its access tokens are refused on every instance too; true when it was live.
+   */
   revokeFamily(familyId: number, now: number): Promise<boolean>;
   /** Ends every live family of the user; returns how many. */
   revokeUserFamilies(userId: number, now: number): Promise<number>;
@@ -292,12 +329,13 @@ export interface RefreshTokenStore {
  * - `user`: the user's stamps changed; `subject` is the user id, `claimsStamp`/`securityStamp` the new values;
  * - `user-deleted`: the user is gone; `subject` is the user id;
  * - `session`: cookie sessions of the user ended (sign-out, …); `subject` is the user id;
+ * - `family`: a refresh-token family ended, and with it the access tokens issued from it; `subject` is the family id;
  * - `api-key`: an API key was revoked; `subject` is its public id;
  * - `signing-key`: a signing key was revoked; `subject` is its kid.
  */
 export interface RevocationEvent {
   readonly id: number;
-  readonly kind: 'user' | 'user-deleted' | 'session' | 'api-key' | 'signing-key';
+  readonly kind: 'user' | 'user-deleted' | 'session' | 'family' | 'api-key' | 'signing-key';
   readonly subject: string;
   readonly claimsStamp: number | null;
   readonly securityStamp: number | null;
@@ -406,14 +444,31 @@ export interface Session {
   readonly method: SignInMethod | null;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** Its last recorded use (at most a minute behind: see `SessionManager`); its creation at first. */
+  readonly lastSeenAt: number;
+  /** The client of that use. */
+  readonly userAgent: string | null;
+  readonly ip: string | null;
+}
+
+/** A session to store: its last use is its creation, from `client` when given. */
+export type NewSession = Omit<Session, 'id' | 'lastSeenAt' | 'userAgent' | 'ip'> & { readonly client?: SignInClient };
+
+/** A use of a session worth writing down: when, from where (the recorded client stays when not told), and its new expiry when it slid. */
+export interface SessionUse {
+  readonly at: number;
+  readonly client?: SignInClient;
+  readonly expiresAt?: number;
 }
 
 export interface SessionStore {
-  create(session: Omit<Session, 'id'>): Promise<Session>;
+  create(session: NewSession): Promise<Session>;
   /** The session with this token hash that has not expired at `now`, or null. */
   findByTokenHash(tokenHash: string, now: number): Promise<Session | null>;
   /** Moves the session's expiry to `expiresAt` (sliding); false when it is gone. */
   slide(id: number, expiresAt: number): Promise<boolean>;
+  /** Records a use (and the slid expiry, when given) in one write; false when the session is gone. */
+  recordUse(id: number, use: SessionUse): Promise<boolean>;
   /** Deletes the session with this token hash (sign-out), with a `session` revocation event; false when there was none. */
   delete(tokenHash: string): Promise<boolean>;
   /** Deletes every session of the user, except the one with id `exceptId`, with a `session` revocation event; returns how many. */
@@ -422,6 +477,45 @@ export interface SessionStore {
   deleteUserSessionsByMethod(userId: number, method: SignInMethod): Promise<number>;
   /** Housekeeping: deletes sessions that expired before `before`; returns how many. */
   prune(before: number): Promise<number>;
+}
+
+/** Which credential a user's session is: a cookie session, or a refresh-token family. */
+export type UserSessionKind = 'cookie' | 'token';
+
+/** One place a user is signed in: a live cookie session or a live refresh-token family. */
+export interface UserSession {
+  readonly kind: UserSessionKind;
+  /** The session's or the family's id (each kind counts its own). */
+  readonly id: number;
+  readonly userId: number;
+  readonly method: SignInMethod | null;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+  readonly expiresAt: number;
+  readonly userAgent: string | null;
+  readonly ip: string | null;
+  /** A cookie session's token hash (to tell the request's own); null for a family. */
+  readonly tokenHash: string | null;
+}
+
+/** A session of either kind, by kind and id. */
+export interface UserSessionRef {
+  readonly kind: UserSessionKind;
+  readonly id: number;
+}
+
+/**
+ * "Where you are signed in": a user's cookie sessions and refresh-token families side by side.
+ * Every ending commits with its revocation events (`session` naming the user, `family` naming
+ * each family) in one transaction, so sockets and access tokens end with it on every instance.
+ */
+export interface UserSessionStore {
+  /** The user's sessions and families live at `now`, the most recently used first. */
+  list(userId: number, now: number): Promise<UserSession[]>;
+  /** Ends that session or family if it is the user's and live at `now`; false otherwise. */
+  end(userId: number, session: UserSessionRef, now: number): Promise<boolean>;
+  /** Ends every live session and family of the user but those of `keep`; returns how many ended. */
+  endAll(userId: number, now: number, keep?: readonly UserSessionRef[]): Promise<number>;
 }
 
 export type OutboxChannel = 'mail' | 'sms';
@@ -586,6 +680,8 @@ export interface Store {
   readonly accountCodes: AccountCodeStore;
   readonly outbox: OutboxStore;
   readonly sessions: SessionStore;
+  /** Cookie sessions and refresh families together, as the user sees and ends them. */
+  readonly userSessions: UserSessionStore;
   readonly twoFactor: TwoFactorStore;
   readonly externalLogins: ExternalLoginStore;
   readonly passkeys: PasskeyStore;

@@ -70,6 +70,8 @@ export class AccessTokenValidator implements BearerTokenValidator {
       return UNKNOWN_KEY;
     }
     if (this.revocations.refusesAccessToken(verified.userId, verified.stamp)) return REVOKED;
+    // A token of an ended family ("sign out" of that session): one look in a small map.
+    if (verified.familyId !== null && this.revocations.refusesFamily(verified.familyId)) return REVOKED;
     return verified;
   }
 

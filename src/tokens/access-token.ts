@@ -9,6 +9,12 @@ import { tokenRefusalReason } from '../security/authentication/schemes/bearer/to
 
 /** The JWT claim that carries the user's claims-stamp version (see docs/reference/tokens.md). */
 export const STAMP_CLAIM = 'gh_ver';
+/**
+ * The JWT claim that names the refresh family a token was issued from (docs/reference/tokens.md):
+ * ending the family refuses its access tokens. Gatehouse's own name, like `gh_ver`, so that no
+ * custom claim of a user is taken for it. Tokens issued outside a family carry none.
+ */
+export const FAMILY_CLAIM = 'gh_sid';
 /** RFC 9068's media type for access tokens; other JWTs (ID tokens, …) are refused as bearer tokens. */
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
 /**
@@ -46,6 +52,8 @@ export interface VerifiedAccessToken {
   readonly expiresAt: number;
   /** The key that signed it. */
   readonly kid: string;
+  /** The refresh family it was issued from, or null for a token issued outside one. */
+  readonly familyId: number | null;
 }
 
 export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: false; readonly reason: string };
@@ -57,12 +65,14 @@ export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: fals
 export class AccessTokens {
   constructor(private readonly options: AccessTokenOptions) {}
 
-  async issue(user: User): Promise<IssuedAccessToken> {
+  /** `familyId`: the refresh family the token comes from, whose end refuses it. */
+  async issue(user: User, { familyId }: { familyId?: number } = {}): Promise<IssuedAccessToken> {
     const { keyRing, clock, issuer, audience, lifetimeSeconds } = this.options;
     const key = keyRing.current;
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = Math.max(1, Math.round(lifetimeSeconds));
-    const token = await new SignJWT({ ...payloadFor(user), client_id: FIRST_PARTY_CLIENT_ID })
+    // Always set, to a family id or to nothing: never a custom claim stored before the name was reserved.
+    const token = await new SignJWT({ ...payloadFor(user), [FAMILY_CLAIM]: familyId, client_id: FIRST_PARTY_CLIENT_ID })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(issuer)
       .setAudience(audience)
@@ -123,16 +133,21 @@ function payloadFor(user: User): JWTPayload {
  * JWT members that describe the token itself and become no claim of the principal: a bearer
  * caller has the claims a cookie caller has.
  */
-const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client_id', STAMP_CLAIM]);
+const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client_id', STAMP_CLAIM, FAMILY_CLAIM]);
 
 function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
   const sub = payload.sub!;
   const stamp = payload[STAMP_CLAIM];
-  if (!/^[1-9]\d{0,15}$/.test(sub) || typeof stamp !== 'number' || !Number.isInteger(stamp)) {
-    return { valid: false, reason: 'The token is malformed.' };
-  }
+  const family = payload[FAMILY_CLAIM];
+  const familyId = family === undefined ? null : family;
+  const wellFormed =
+    /^[1-9]\d{0,15}$/.test(sub) &&
+    typeof stamp === 'number' &&
+    Number.isInteger(stamp) &&
+    (familyId === null || (typeof familyId === 'number' && Number.isSafeInteger(familyId) && familyId > 0));
+  if (!wellFormed) return { valid: false, reason: 'The token is malformed.' };
   const principal = principalOf(payload, 'Bearer');
-  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid };
+  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid, familyId: familyId as number | null };
 }
 
 /**

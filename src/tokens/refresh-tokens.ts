@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
 import { Sealer } from '../security/crypto/sealer.ts';
-import type { RefreshTokenStore, User, UserStore } from '../store/ports.ts';
+import type { RefreshTokenStore, SignInClient, SignInMethod, User, UserStore } from '../store/ports.ts';
 import type { AccessTokens } from './access-token.ts';
 
 /** What a client holds after a sign-in or a refresh. */
@@ -50,8 +50,11 @@ export class RefreshTokens {
     this.graceSealer = new Sealer(options.graceSecret);
   }
 
-  /** A new family for a user who just signed in. */
-  async issue(user: User): Promise<TokenPair> {
+  /**
+   * A new family for a user who just signed in, by `method`, from `client`. Its access tokens
+   * name it, so that ending the family refuses them.
+   */
+  async issue(user: User, { method = null, client }: { method?: SignInMethod | null; client?: SignInClient } = {}): Promise<TokenPair> {
     const { store, clock, familySeconds } = this.options;
     const refreshToken = this.newToken();
     const now = clock.now();
@@ -61,12 +64,15 @@ export class RefreshTokens {
       tokenHash: sha256Hex(refreshToken),
       createdAt: now,
       expiresAt: now + familySeconds * 1000,
+      method,
+      ...(client ? { client } : {}),
     });
-    const { token, expiresIn } = await this.options.accessTokens.issue(user);
+    const { token, expiresIn } = await this.options.accessTokens.issue(user, { familyId: family.id });
     return { accessToken: token, refreshToken, expiresIn, refreshExpiresAt: family.expiresAt };
   }
 
-  async refresh(presented: string, context: { ip?: string | null } = {}): Promise<RefreshResult> {
+  /** A refresh is a use of the family: its last use becomes now, from `context`'s client. */
+  async refresh(presented: string, context: { ip?: string | null; client?: SignInClient } = {}): Promise<RefreshResult> {
     if (!TOKEN_PATTERN.test(presented)) return FAILED;
     const { store, users, clock, graceSeconds } = this.options;
     const tokenHash = sha256Hex(presented);
@@ -79,11 +85,11 @@ export class RefreshTokens {
       return FAILED;
     }
     const next = this.newToken();
-    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user);
+    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user, { familyId: found.family.id });
     const pair: TokenPair = { accessToken, refreshToken: next, expiresIn, refreshExpiresAt: found.family.expiresAt };
     const now = clock.now();
     const grace = graceSeconds > 0 ? { sealed: this.graceSealer.seal(JSON.stringify(pair)), until: now + graceSeconds * 1000 } : null;
-    const outcome = await store.rotate({ tokenHash, nextHash: sha256Hex(next), now, grace });
+    const outcome = await store.rotate({ tokenHash, nextHash: sha256Hex(next), now, grace, ...(context.client ? { client: context.client } : {}) });
     switch (outcome.kind) {
       case 'rotated':
         return { ok: true, pair };

@@ -45,7 +45,19 @@ describe.each(engines)('RefreshTokenStore on $label', (engine) => {
       const userId = await createUser();
       const created = await startFamily('t0', { userId, securityStamp: 3 });
       expect(created).toEqual({
-        family: { id: expect.any(Number), userId, securityStamp: 3, createdAt: 1_000, expiresAt: 100_000, revokedAt: null },
+        // Begun without a method or client told: nothing known of them; its last use is its creation.
+        family: {
+          id: expect.any(Number),
+          userId,
+          securityStamp: 3,
+          method: null,
+          createdAt: 1_000,
+          expiresAt: 100_000,
+          revokedAt: null,
+          lastSeenAt: 1_000,
+          userAgent: null,
+          ip: null,
+        },
         token: {
           id: expect.any(Number),
           familyId: created.family.id,
@@ -69,9 +81,11 @@ describe.each(engines)('RefreshTokenStore on $label', (engine) => {
     it('rotates the unused token of a live family: it is marked used, and its successor (its child) is the new head', async () => {
       const { family, token } = await startFamily();
       const outcome = await rotate('t0', 't1', 2_000);
+      // The rotation is the family's last use.
+      const used = { ...family, lastSeenAt: 2_000 };
       expect(outcome).toEqual({
         kind: 'rotated',
-        family,
+        family: used,
         next: {
           id: expect.any(Number),
           familyId: family.id,
@@ -84,7 +98,7 @@ describe.each(engines)('RefreshTokenStore on $label', (engine) => {
         },
       });
       expect((await refreshTokens().find('t0'))?.token).toMatchObject({ usedAt: 2_000, graceSealed: null, graceUntil: null });
-      expect(await refreshTokens().find('t1')).toEqual({ token: (outcome as { next: unknown }).next, family });
+      expect(await refreshTokens().find('t1')).toEqual({ token: (outcome as { next: unknown }).next, family: used });
     });
 
     it('reports the replaced token presented again as reused with successorUnused true, keeps its first use time and inserts nothing', async () => {
@@ -93,7 +107,7 @@ describe.each(engines)('RefreshTokenStore on $label', (engine) => {
       const outcome = await rotate('t0', 't1-again', 3_000);
       expect(outcome).toEqual({
         kind: 'reused',
-        family,
+        family: { ...family, lastSeenAt: 2_000 },
         token: expect.objectContaining({ tokenHash: 't0', usedAt: 2_000 }),
         successorUnused: true,
       });

@@ -79,7 +79,8 @@ describe.each(engines)('RevocationStore on $label', (engine) => {
 
   it('lets no change happen whose event cannot be written (the feed\'s table is gone)', async () => {
     const ada = await store().users.create(newUser('a'));
-    await store().refreshTokens.createFamily({ userId: ada.id, securityStamp: 1, tokenHash: 't0', createdAt: 1, expiresAt: 100_000 });
+    const { family } = await store().refreshTokens.createFamily({ userId: ada.id, securityStamp: 1, tokenHash: 't0', createdAt: 1, expiresAt: 100_000 });
+    const session = await store().sessions.create({ userId: ada.id, tokenHash: 's0', securityStamp: 1, persistent: false, method: 'password', createdAt: 1, expiresAt: 100_000 });
     await store().apiKeys.create({ client: 'reports', publicId: 'pk_1', secretHash: 'h', createdAt: 1 });
     await store().keyRing.addSigningKey(signingKey('k1'));
     await executeRawSql(database.databaseUrl, `drop table ${engine.table('revocations')}`);
@@ -92,6 +93,10 @@ describe.each(engines)('RevocationStore on $label', (engine) => {
     await expect(store().users.delete(ada.id)).rejects.toThrow();
     await expect(store().apiKeys.revokeClient('reports', 20_000)).rejects.toThrow();
     await expect(store().keyRing.revokeSigningKey('k1', 20_000)).rejects.toThrow();
+    await expect(store().refreshTokens.revokeFamily(family.id, 20_000)).rejects.toThrow();
+    await expect(store().userSessions.end(ada.id, { kind: 'token', id: family.id }, 20_000)).rejects.toThrow();
+    await expect(store().userSessions.end(ada.id, { kind: 'cookie', id: session.id }, 20_000)).rejects.toThrow();
+    await expect(store().userSessions.endAll(ada.id, 20_000)).rejects.toThrow();
 
     expect(await store().users.findById(ada.id)).toMatchObject({
       roles: ['editor'],
@@ -101,6 +106,7 @@ describe.each(engines)('RevocationStore on $label', (engine) => {
       claimsStamp: 1,
     });
     expect((await store().refreshTokens.find('t0'))?.family.revokedAt).toBeNull();
+    expect(await store().sessions.findByTokenHash('s0', 20_000)).toMatchObject({ id: session.id });
     expect(await store().apiKeys.findByPublicId('pk_1')).toMatchObject({ revokedAt: null });
     expect((await store().keyRing.listActiveSigningKeys()).map((key) => key.kid)).toEqual(['k1']);
     // Writes that append nothing are untouched by the missing feed.

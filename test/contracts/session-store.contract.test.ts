@@ -25,7 +25,7 @@ describe.each(engines)('SessionStore on $label', (engine) => {
     });
     return user.id;
   };
-  const createSession = async (tokenHash: string, options: Partial<Omit<Session, 'id' | 'tokenHash'>> = {}) =>
+  const createSession = async (tokenHash: string, options: Partial<Omit<Session, 'id' | 'tokenHash' | 'userAgent' | 'ip' | 'lastSeenAt'>> = {}) =>
     sessions().create({
       userId: options.userId ?? (await createUser()),
       tokenHash,
@@ -48,6 +48,10 @@ describe.each(engines)('SessionStore on $label', (engine) => {
       method: 'external:acme',
       createdAt: 1_000,
       expiresAt: 10_000,
+      // Its last use is its creation, from an unknown client.
+      lastSeenAt: 1_000,
+      userAgent: null,
+      ip: null,
     });
     expect(await sessions().findByTokenHash('h1', 9_999)).toEqual(created);
     expect(await sessions().findByTokenHash('h1', 10_000)).toBeNull();
@@ -73,6 +77,30 @@ describe.each(engines)('SessionStore on $label', (engine) => {
     expect((await sessions().findByTokenHash('h1', 15_000))?.expiresAt).toBe(20_000);
     expect(await sessions().findByTokenHash('h2', 15_000)).toBeNull();
     expect(await sessions().slide(first.id + 1_000, 20_000)).toBe(false);
+  });
+
+  it('keeps the client of its sign-in, and records a use (with a slid expiry or without) in one write', async () => {
+    const userId = await createUser();
+    const created = await sessions().create({
+      userId,
+      tokenHash: 'h1',
+      securityStamp: 1,
+      persistent: false,
+      method: 'password',
+      createdAt: 1_000,
+      expiresAt: 10_000,
+      client: { userAgent: 'Browser/1', ip: '203.0.113.7' },
+    });
+    expect(created).toMatchObject({ lastSeenAt: 1_000, userAgent: 'Browser/1', ip: '203.0.113.7' });
+    await createSession('other', { userId });
+
+    expect(await sessions().recordUse(created.id, { at: 4_000, client: { userAgent: 'Browser/2', ip: '198.51.100.1' } })).toBe(true);
+    expect(await sessions().findByTokenHash('h1', 5_000)).toMatchObject({ lastSeenAt: 4_000, expiresAt: 10_000, userAgent: 'Browser/2', ip: '198.51.100.1' });
+    expect(await sessions().recordUse(created.id, { at: 6_000, client: { userAgent: null, ip: null }, expiresAt: 30_000 })).toBe(true);
+    expect(await sessions().findByTokenHash('h1', 20_000)).toMatchObject({ lastSeenAt: 6_000, expiresAt: 30_000, userAgent: null, ip: null });
+    // The other session is untouched; a session that is gone records nothing.
+    expect(await sessions().findByTokenHash('other', 2_000)).toMatchObject({ lastSeenAt: 1_000 });
+    expect(await sessions().recordUse(created.id + 1_000, { at: 7_000, client: { userAgent: null, ip: null } })).toBe(false);
   });
 
   it('deletes one session by its token hash, once', async () => {

@@ -32,6 +32,10 @@ export interface AccountPaths {
   readonly loginPasskey: string;
   /** `PATCH` renames, `DELETE` removes the passkey of this credential id. */
   passkey(id: string): string;
+  /** `POST`: ends every other session and token client of the user ("Sign out everywhere else"). */
+  readonly sessionsRevokeOthers: string;
+  /** `POST`: ends one of the user's sessions, by its opaque id (a form cannot send DELETE). */
+  sessionRevoke(id: string): string;
   /** `GET`: starts a sign-in with an external provider. */
   externalLogin(provider: string): string;
   /** `POST`: links an external provider to the signed-in account. */
@@ -64,6 +68,8 @@ export function accountPaths(base = '/account'): AccountPaths {
     loginPasskeyOptions: `${base}/login/passkey/options`,
     loginPasskey: `${base}/login/passkey`,
     passkey: (id: string) => `${base}/passkeys/${encodeURIComponent(id)}`,
+    sessionsRevokeOthers: `${base}/sessions/revoke-others`,
+    sessionRevoke: (id: string) => `${base}/sessions/${encodeURIComponent(id)}/revoke`,
     externalLogin: (provider: string) => `${base}/external-login/${encodeURIComponent(provider)}`,
     linkLogin: (provider: string) => `${base}/logins/${encodeURIComponent(provider)}`,
   });

@@ -3,6 +3,7 @@ import { html } from './html.ts';
 import type { PageContent } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 import { type PageScript, type PasskeyManagementLinks, passkeyManagementLinks, passkeysSection, type PasskeyView } from './passkeys/passkey-markup.ts';
+import { type ProfileSession, type ProfileSessionLinks, profileSessionLinks, sessionsSection } from './profile-sessions.ts';
 
 export interface ProfilePageData {
   readonly antiforgeryToken: string;
@@ -20,6 +21,8 @@ export interface ProfilePageData {
   readonly passkeys?: readonly PasskeyView[];
   readonly errors?: FormErrors;
   readonly notice?: string;
+  /** "Where you are signed in", when the application lists sessions. */
+  readonly sessions?: readonly ProfileSession[];
 }
 
 export interface ProfilePageLinks {
@@ -31,6 +34,7 @@ export interface ProfilePageLinks {
   readonly linkLogins: readonly { readonly provider: string; readonly action: string }[];
   /** The passkeys section's script and routes; null when passkeys are off. */
   readonly passkeys: PasskeyManagementLinks | null;
+  readonly sessions: ProfileSessionLinks;
 }
 
 export interface ProfilePageModel extends ProfilePageData {
@@ -45,10 +49,11 @@ export function profileLinks(data: ProfilePageData, paths: AccountPaths, script:
     logout: paths.logout,
     linkLogins: (data.linkable ?? []).map((provider) => ({ provider, action: paths.linkLogin(provider) })),
     passkeys: passkeyManagementLinks(script, paths, data.passkeys),
+    sessions: profileSessionLinks(paths),
   };
 }
 
-/** The signed-in user's page: who is signed in, passkeys, the password form, sign-out. */
+/** The signed-in user's page: who is signed in, passkeys, the password form, where else, sign-out. */
 export function profilePage(model: ProfilePageModel): PageContent {
   const errors = model.errors ?? {};
   const { links } = model;
@@ -76,6 +81,7 @@ ${links.passkeys === null || model.passkeys === undefined ? '' : passkeysSection
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>
+${model.sessions ? sessionsSection(model.sessions, links.sessions, model.antiforgeryToken) : ''}
 ${postForm(links.logout, model.antiforgeryToken, html``, 'Sign out')}`,
   };
 }

@@ -2,8 +2,10 @@ import { membershipPolicies } from '../membership-policies.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
+import { signInClient } from '../../identity/sign-in-client.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
+import type { ProfileSession } from '../pages/profile-sessions.ts';
 import { accountLockedError } from '../account-locked.ts';
 import { authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
@@ -50,12 +52,14 @@ type PasswordChange = Static<typeof PasswordChange>;
 
 const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
 
-/** What the profile says after a change made elsewhere, by the `status` it is reached with. */
+/** What the profile page says after the form that sent the browser back to it (`?status=`). */
 const PROFILE_NOTICES: ReadonlyMap<string, string> = new Map([
   ['password-changed', 'Your password is changed. Every other session was signed out.'],
   ['passkey-added', 'Your passkey is added: you can sign in with it from now on.'],
   ['passkey-renamed', 'Your passkey is renamed.'],
   ['passkey-removed', 'Your passkey is removed. Every other session was signed out.'],
+  ['session-ended', 'That session is signed out.'],
+  ['sessions-ended', 'Every other session is signed out.'],
 ]);
 const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
 
@@ -65,7 +69,7 @@ const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the l
  * `GET /account/profile` describes the signed-in user (policy `User`: an API-key caller acts
  * for no user and gets 403). Browsers get the same as pages and form posts (303 on success).
  */
-export async function accountRoutes(app: FastifyInstance, { services, paths, passkeys }: RouteContext): Promise<void> {
+export async function accountRoutes(app: FastifyInstance, { services, paths, passkeys, sessionsListed }: RouteContext): Promise<void> {
   const { config, sessions, clock } = services;
   const cookies = new CookieSignIn(services);
   const protector = authCookieProtector(services.keyRing.secrets.cookie);
@@ -152,7 +156,14 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
     request: FastifyRequest,
     reply: FastifyReply,
     user: User,
-    extra: { errors?: Record<string, readonly string[]>; notice?: string; logins?: readonly string[]; linkable?: readonly string[]; passkeys?: readonly PasskeyView[] } = {},
+    extra: {
+      errors?: Record<string, readonly string[]>;
+      notice?: string;
+      logins?: readonly string[];
+      linkable?: readonly string[];
+      passkeys?: readonly PasskeyView[];
+      sessions?: readonly ProfileSession[];
+    } = {},
   ) =>
     app.pages.render('profile', {
       antiforgeryToken: app.antiforgeryToken(request, reply),
@@ -166,6 +177,13 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
       logins: [],
       ...extra,
     });
+
+  /** The user's sessions for the profile page, this browser's marked. */
+  const profileSessions = async (request: FastifyRequest): Promise<readonly ProfileSession[]> => {
+    const token = presentedSession(request);
+    const current = token === null ? null : await sessions.current(token);
+    return services.userSessions.list(userIdOf(request), current?.valid ? { sessionId: current.sessionId } : {});
+  };
 
   /** The signed-in user, read afresh (an admin may have changed roles since the cookie was set). */
   const currentUser = async (request: FastifyRequest): Promise<User> => {
@@ -205,13 +223,14 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
           if (previous !== null && current?.valid) {
             await sessions.signOut(previous);
             const changed = await currentUser(request);
-            const session = await sessions.signIn(changed, { persistent: current.persistent, method: current.method });
+            const client = signInClient(request.ip, request.headers['user-agent']);
+            const session = await sessions.signIn(changed, { persistent: current.persistent, method: current.method, client });
             setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
           }
           if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);
           return noStore(reply).code(204).send();
         },
-        (errors) => renderProfile(request, reply, user, { errors }),
+        async (errors) => renderProfile(request, reply, user, { errors, ...(sessionsListed ? { sessions: await profileSessions(request) } : {}) }),
       );
     },
   );
@@ -223,7 +242,8 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
       const notice = PROFILE_NOTICES.get(request.query.status ?? '');
       const linkable = providers.filter((provider) => !logins.includes(provider));
       const passkeyList = passkeys ? { passkeys: await passkeyViews(services, user) } : {};
-      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...passkeyList, ...(notice ? { notice } : {}) }));
+      const sessions = sessionsListed ? await profileSessions(request) : undefined;
+      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...passkeyList, ...(notice ? { notice } : {}), ...(sessions ? { sessions } : {}) }));
     }
     return noStore(reply).send({
       id: user.id,

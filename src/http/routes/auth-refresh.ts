@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { signInClient } from '../../identity/sign-in-client.ts';
 import { CrossSitePolicy } from '../cross-site.ts';
 import { problem, sendProblem } from '../problem.ts';
 import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from '../refresh-cookie.ts';
@@ -44,7 +45,7 @@ export async function authRefreshRoutes(app: FastifyInstance, { services, paths 
       const presented = fromBody ?? refreshCookieOf(request);
       if (presented === undefined) return reply.code(401).send();
       if (fromBody === undefined && !cookieMayBeRead(request, reply)) return reply;
-      const result = await services.refreshTokens.refresh(presented, { ip: request.ip });
+      const result = await services.refreshTokens.refresh(presented, { ip: request.ip, client: signInClient(request.ip, request.headers['user-agent']) });
       if (!result.ok) {
         if (fromBody === undefined) clearRefreshCookie(reply, services.config, paths.auth);
         return reply.code(401).send();

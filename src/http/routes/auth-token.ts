@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { signInClient } from '../../identity/sign-in-client.ts';
 import { normalizeSixDigits } from '../../identity/two-factor/totp.ts';
+import type { SignInMethod } from '../../store/ports.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { rateLimited } from '../rate-limit.ts';
 import { setRefreshCookie } from '../refresh-cookie.ts';
@@ -45,13 +47,15 @@ export async function authTokenRoutes(app: FastifyInstance, { services, paths }:
       let result = await services.signIn.passwordSignIn(login, password, context);
       // The second factor comes in the same request: an authenticator code, or a recovery code.
       const { twoFactorCode } = request.body;
+      let method: SignInMethod = 'password';
       if (result.requiresTwoFactor && twoFactorCode !== undefined && twoFactorCode !== '') {
+        method = 'two-factor';
         const pending = { userId: result.user.id, securityStamp: result.user.securityStamp };
         const factor = normalizeSixDigits(twoFactorCode) !== null ? 'Authenticator' : 'Recovery';
         result = await services.signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, context);
       }
       if (!result.succeeded) return sendSignInFailure(reply, result);
-      const pair = await services.refreshTokens.issue(result.user);
+      const pair = await services.refreshTokens.issue(result.user, { method, client: signInClient(request.ip, request.headers['user-agent']) });
       reply.header('cache-control', 'no-store');
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
       if (request.body.setCookie === true) {

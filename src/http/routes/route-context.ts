@@ -20,6 +20,8 @@ export interface RouteContext {
   readonly paths: MembershipPaths;
   /** Whether the passkey routes are on (features.passkeys with a relying-party id): the pages offer passkeys only then. */
   readonly passkeys: boolean;
+  /** "Where you are signed in" is on: the profile page shows the user's sessions. */
+  readonly sessionsListed?: boolean;
 }
 
 /**

@@ -7,6 +7,8 @@ export interface AuthenticationRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Cookies by name, when the transport parsed them. */
   readonly cookies?: Readonly<Record<string, string | undefined>>;
+  /** The caller's address as the transport trusts it (behind proxies: as `TRUST_PROXY` allows). */
+  readonly ip?: string;
 }
 
 /** A header as one string; a header sent twice is an array and counts as malformed (null). */

@@ -15,6 +15,7 @@ export {
   cookieTicketOf,
   type CookieSessionValidation,
   type CookieSessionValidator,
+  type SessionClient,
   type CookieTicket,
 } from './schemes/cookies/handler.ts';
 export { CookieProtector } from './schemes/cookies/cookie-protector.ts';

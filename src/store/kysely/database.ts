@@ -217,9 +217,15 @@ export interface RefreshFamiliesTable {
   id: Generated<number>;
   user_id: number;
   security_stamp: number;
+  /** `SignInMethod`; null for families begun before it was recorded. */
+  method: string | null;
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** Null only before migration 0014 filled it in. */
+  last_seen_at: number | null;
+  user_agent: string | null;
+  ip: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -236,7 +242,7 @@ export interface RefreshTokensTable {
 
 export interface RevocationsTable {
   id: Generated<number>;
-  /** 'user' | 'user-deleted' | 'session' | 'api-key' | 'signing-key'. */
+  /** 'user' | 'user-deleted' | 'session' | 'family' | 'api-key' | 'signing-key'. */
   kind: string;
   subject: string;
   claims_stamp: number | null;
@@ -255,6 +261,10 @@ export interface SessionsTable {
   method: string | null;
   created_at: number;
   expires_at: number;
+  /** Null only before migration 0014 filled it in. */
+  last_seen_at: number | null;
+  user_agent: string | null;
+  ip: string | null;
 }
 
 export interface OutboxTable {

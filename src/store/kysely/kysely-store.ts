@@ -15,6 +15,7 @@ import { atPortBoundary } from './port-boundary.ts';
 import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
 import { KyselyRevocationStore } from './revocation-store.ts';
 import { KyselySessionStore } from './session-store.ts';
+import { KyselyUserSessionStore } from './user-session-store.ts';
 import type { StoreContext } from './store-context.ts';
 import type { TableNaming } from './table-naming.ts';
 import { inTransaction } from './transaction.ts';
@@ -58,6 +59,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     accountCodes: atBoundary(new KyselyAccountCodeStore(context)),
     outbox: atBoundary(new KyselyOutboxStore(context)),
     sessions: atBoundary(new KyselySessionStore(context)),
+    userSessions: atBoundary(new KyselyUserSessionStore(context)),
     twoFactor: atBoundary(new KyselyTwoFactorStore(context)),
     externalLogins: atBoundary(new KyselyExternalLoginStore(context)),
     passkeys: atBoundary(new KyselyPasskeyStore(context)),

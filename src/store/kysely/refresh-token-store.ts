@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { RefreshFamily, RefreshTokenRecord, RefreshTokenStore, RotationOutcome } from '../ports.ts';
+import type { RefreshFamily, RefreshTokenRecord, RefreshTokenStore, RotationOutcome, SignInClient, SignInMethod } from '../ports.ts';
 import type { Database, RefreshFamiliesTable, RefreshTokensTable } from './database.ts';
+import { appendRevocations } from './revocation-store.ts';
 import type { StoreContext } from './store-context.ts';
 
 /**
@@ -16,6 +17,8 @@ export class KyselyRefreshTokenStore implements RefreshTokenStore {
     tokenHash: string;
     createdAt: number;
     expiresAt: number;
+    method?: SignInMethod | null;
+    client?: SignInClient;
   }): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }> {
     return this.context.transaction(async (trx) => {
       const familyRow = await trx
@@ -23,8 +26,12 @@ export class KyselyRefreshTokenStore implements RefreshTokenStore {
         .values({
           user_id: family.userId,
           security_stamp: family.securityStamp,
+          method: family.method ?? null,
           created_at: family.createdAt,
           expires_at: family.expiresAt,
+          last_seen_at: family.createdAt,
+          user_agent: family.client?.userAgent ?? null,
+          ip: family.client?.ip ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -49,8 +56,9 @@ export class KyselyRefreshTokenStore implements RefreshTokenStore {
     nextHash: string;
     now: number;
     grace: { sealed: string; until: number } | null;
+    client?: SignInClient;
   }): Promise<RotationOutcome> {
-    const { tokenHash, nextHash, now, grace } = rotation;
+    const { tokenHash, nextHash, now, grace, client } = rotation;
     return this.context.transaction(async (trx): Promise<RotationOutcome> => {
       const used = await trx
         .updateTable('refresh_tokens')
@@ -76,10 +84,12 @@ export class KyselyRefreshTokenStore implements RefreshTokenStore {
           .values({ family_id: used.family_id, parent_id: used.id, token_hash: nextHash, created_at: now })
           .returningAll()
           .executeTakeFirstOrThrow();
+        // The refresh is the family's use: "where you are signed in" shows it.
         const family = await trx
-          .selectFrom('refresh_families')
-          .selectAll()
+          .updateTable('refresh_families')
+          .set({ last_seen_at: now, ...(client ? { user_agent: client.userAgent, ip: client.ip } : {}) })
           .where('id', '=', used.family_id)
+          .returningAll()
           .executeTakeFirstOrThrow();
         return { kind: 'rotated', family: toFamily(family), next: toToken(next) };
       }
@@ -110,14 +120,7 @@ export class KyselyRefreshTokenStore implements RefreshTokenStore {
   }
 
   async revokeFamily(familyId: number, now: number): Promise<boolean> {
-    const result = await this.context.db
-      .updateTable('refresh_families')
-      .set({ revoked_at: now })
-      .where('id', '=', familyId)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.context.transaction(async (trx) => (await revokeFamilies(trx, { ids: [familyId] }, now, this.context.clock.now())).length > 0);
   }
 
   async revokeUserFamilies(userId: number, now: number): Promise<number> {
@@ -153,6 +156,34 @@ export async function revokeLiveFamilies(db: Kysely<Database>, userId: number, n
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Ends the live families among `ids` (of `userId` when given), or every live family of `userId`
+ * but those of `except`, with a `family` revocation event for each: their access tokens are
+ * refused on every instance. Call it inside the transaction of the change; the ids it ended.
+ * `now` decides which families are live; the events carry the store's time (`eventAt`), which
+ * the revocation feed reads by.
+ */
+export async function revokeFamilies(
+  trx: Kysely<Database>,
+  which: { ids: readonly number[]; userId?: number } | { userId: number; except?: readonly number[] },
+  now: number,
+  eventAt: number,
+): Promise<number[]> {
+  let query = trx.updateTable('refresh_families').set({ revoked_at: now }).where('revoked_at', 'is', null).where('expires_at', '>', now);
+  if ('ids' in which) {
+    if (which.ids.length === 0) return [];
+    query = query.where('id', 'in', which.ids);
+  }
+  if (which.userId !== undefined) query = query.where('user_id', '=', which.userId);
+  if ('except' in which && which.except !== undefined && which.except.length > 0) query = query.where('id', 'not in', which.except);
+  const ended = (await query.returning('id').execute()).map((row) => Number(row.id));
+  await appendRevocations(
+    trx,
+    ended.map((id) => ({ kind: 'family', subject: String(id), at: eventAt })),
+  );
+  return ended;
+}
+
 /** The token and its family in one read (one snapshot on PostgreSQL). */
 async function findWithFamily(
   db: Kysely<Database>,
@@ -172,9 +203,13 @@ async function findWithFamily(
       't.grace_until',
       'f.user_id as family_user_id',
       'f.security_stamp as family_security_stamp',
+      'f.method as family_method',
       'f.created_at as family_created_at',
       'f.expires_at as family_expires_at',
       'f.revoked_at as family_revoked_at',
+      'f.last_seen_at as family_last_seen_at',
+      'f.user_agent as family_user_agent',
+      'f.ip as family_ip',
     ])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
@@ -185,23 +220,31 @@ async function findWithFamily(
       id: row.family_id,
       user_id: row.family_user_id,
       security_stamp: row.family_security_stamp,
+      method: row.family_method,
       created_at: row.family_created_at,
       expires_at: row.family_expires_at,
       revoked_at: row.family_revoked_at,
+      last_seen_at: row.family_last_seen_at,
+      user_agent: row.family_user_agent,
+      ip: row.family_ip,
     }),
   };
 }
 
 // Ids are bigint in PostgreSQL; the pool parses int8 to number, Number() settles the type.
 
-function toFamily(row: Selectable<RefreshFamiliesTable>): RefreshFamily {
+export function toFamily(row: Selectable<RefreshFamiliesTable>): RefreshFamily {
   return {
     id: Number(row.id),
     userId: row.user_id,
     securityStamp: row.security_stamp,
+    method: row.method as SignInMethod | null,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    lastSeenAt: Number(row.last_seen_at ?? row.created_at),
+    userAgent: row.user_agent,
+    ip: row.ip,
   };
 }
 

@@ -37,7 +37,7 @@ export class KyselyRevocationStore implements RevocationStore {
 /** An event as a write describes it; `claimsStamp` and `securityStamp` only for `user`. */
 export type NewRevocation =
   | { readonly kind: 'user'; readonly subject: string; readonly claimsStamp: number; readonly securityStamp: number; readonly at: number }
-  | { readonly kind: 'user-deleted' | 'session' | 'api-key' | 'signing-key'; readonly subject: string; readonly at: number };
+  | { readonly kind: 'user-deleted' | 'session' | 'family' | 'api-key' | 'signing-key'; readonly subject: string; readonly at: number };
 
 /** Appends events to the feed; call it with the transaction of the change the events describe. */
 export async function appendRevocations(trx: Kysely<Database>, events: readonly NewRevocation[]): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Session, SessionStore, SignInMethod } from '../ports.ts';
+import type { NewSession, Session, SessionStore, SessionUse, SignInMethod } from '../ports.ts';
 import type { Database, SessionsTable } from './database.ts';
 import { ReusableQuery } from './reusable-query.ts';
 import { appendRevocations } from './revocation-store.ts';
@@ -24,6 +24,9 @@ export class KyselySessionStore implements SessionStore {
         method: p.method,
         created_at: p.created_at,
         expires_at: p.expires_at,
+        last_seen_at: p.last_seen_at,
+        user_agent: p.user_agent,
+        ip: p.ip,
       })
       .returningAll(),
   );
@@ -33,7 +36,7 @@ export class KyselySessionStore implements SessionStore {
 
   constructor(private readonly context: StoreContext) {}
 
-  async create(session: Omit<Session, 'id'>): Promise<Session> {
+  async create(session: NewSession): Promise<Session> {
     const row = await this.insert.first(this.context.db, {
       token_hash: session.tokenHash,
       user_id: session.userId,
@@ -42,6 +45,9 @@ export class KyselySessionStore implements SessionStore {
       method: session.method,
       created_at: session.createdAt,
       expires_at: session.expiresAt,
+      last_seen_at: session.createdAt,
+      user_agent: session.client?.userAgent ?? null,
+      ip: session.client?.ip ?? null,
     });
     if (row === undefined) throw new Error('The new session was not returned by its insert.');
     return toSession(row);
@@ -54,6 +60,19 @@ export class KyselySessionStore implements SessionStore {
 
   async slide(id: number, expiresAt: number): Promise<boolean> {
     const result = await this.context.db.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', id).executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async recordUse(id: number, use: SessionUse): Promise<boolean> {
+    const result = await this.context.db
+      .updateTable('sessions')
+      .set({
+        last_seen_at: use.at,
+        ...(use.client === undefined ? {} : { user_agent: use.client.userAgent, ip: use.client.ip }),
+        ...(use.expiresAt === undefined ? {} : { expires_at: use.expiresAt }),
+      })
+      .where('id', '=', id)
+      .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
 
@@ -93,7 +112,7 @@ export class KyselySessionStore implements SessionStore {
 }
 
 // Ids are bigint in PostgreSQL; the pool parses int8 to number, Number() settles the type.
-function toSession(row: Selectable<SessionsTable>): Session {
+export function toSession(row: Selectable<SessionsTable>): Session {
   return {
     id: Number(row.id),
     userId: row.user_id,
@@ -103,5 +122,8 @@ function toSession(row: Selectable<SessionsTable>): Session {
     method: row.method as SignInMethod | null,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
+    lastSeenAt: Number(row.last_seen_at ?? row.created_at),
+    userAgent: row.user_agent,
+    ip: row.ip,
   };
 }

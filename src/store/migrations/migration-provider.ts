@@ -13,6 +13,7 @@ import * as twoFactorStepsSpent from './0010-two-factor-steps-spent.ts';
 import * as noPendingPasswords from './0011-no-pending-passwords.ts';
 import * as sessionMethods from './0012-session-methods.ts';
 import * as spentExternalCorrelations from './0013-spent-external-correlations.ts';
+import * as whereSignedIn from './0014-where-signed-in.ts';
 import * as passkeys from './0015-passkeys.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
@@ -40,6 +41,7 @@ const migrations: Record<string, EngineMigration> = {
   '0011-no-pending-passwords': noPendingPasswords,
   '0012-session-methods': sessionMethods,
   '0013-spent-external-correlations': spentExternalCorrelations,
+  '0014-where-signed-in': whereSignedIn,
   '0015-passkeys': passkeys,
 };
 

@@ -2,7 +2,7 @@ import { parse as parseCookieHeader } from 'cookie';
 import type { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
-import type { AuthenticationRequest } from '../../authentication-request.ts';
+import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
 import type { CookieProtector } from './cookie-protector.ts';
 
 export const COOKIES_SCHEME = 'Cookies';
@@ -20,9 +20,18 @@ export type CookieSessionValidation =
     }
   | { readonly valid: false };
 
-/** Looks a session token up in the store; implemented outside the core (`identity/sessions.ts`). */
+/** Where a request that uses a session comes from: what "where you are signed in" shows of it. */
+export interface SessionClient {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/**
+ * Looks a session token up in the store; implemented outside the core (`identity/sessions.ts`).
+ * `client` is given for a request's use of the session, not for a socket's re-check.
+ */
 export interface CookieSessionValidator {
-  validate(sessionToken: string): Promise<CookieSessionValidation>;
+  validate(sessionToken: string, client?: SessionClient): Promise<CookieSessionValidation>;
 }
 
 export interface CookiesHandlerOptions {
@@ -66,11 +75,12 @@ export class CookiesHandler implements AuthenticationHandler {
     if (value === undefined) return AuthenticateResult.noResult();
     const sessionToken = this.options.protector.unprotect(value);
     if (sessionToken === null) return AuthenticateResult.noResult();
-    return this.fromSession(value, sessionToken);
+    const userAgent = singleHeader(request, 'user-agent');
+    return this.fromSession(value, sessionToken, { ip: request.ip ?? null, userAgent: userAgent ?? null });
   }
 
-  private async fromSession(value: string, sessionToken: string): Promise<AuthenticateResult> {
-    const session = await this.options.validator.validate(sessionToken);
+  private async fromSession(value: string, sessionToken: string, client: SessionClient): Promise<AuthenticateResult> {
+    const session = await this.options.validator.validate(sessionToken, client);
     if (!session.valid) return AuthenticateResult.noResult();
     const result = AuthenticateResult.success(this.scheme, session.principal, session.expiresAt);
     tickets.set(result, { value, expiresAt: session.expiresAt, persistent: session.persistent, renewed: session.renewed });

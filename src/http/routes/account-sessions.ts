@@ -1,0 +1,105 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ListedSession, OwnSession } from '../../identity/user-sessions.ts';
+import { BEARER_SCHEME } from '../../security/authentication/index.ts';
+import { GatehouseError } from '../../security/errors.ts';
+import { CookieSignIn } from '../cookie-sign-in.ts';
+import { membershipPolicies } from '../membership-policies.ts';
+import { isFormPost, seeOther, wantsPage } from '../negotiation.ts';
+import { userIdOf } from '../pipeline.ts';
+import { formBodiesPlugin } from '../plugins/form-bodies.ts';
+import type { RouteContext } from './route-context.ts';
+
+/** An opaque session id as the list hands it out; anything else of this length is simply unknown (404). */
+const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+type SessionParams = Static<typeof SessionParams>;
+
+const forUser = { authorization: { authorize: [{ policy: membershipPolicies.user }] } };
+
+/**
+ * "Where you are signed in" for the signed-in user (docs/reference/http.md): `GET /account/sessions`
+ * lists the user's cookie sessions and refresh-token families, `DELETE /account/sessions/:id`
+ * ends one, `POST /account/sessions/revoke-others` all but the caller's own. The profile page's
+ * buttons post forms: "Sign out" of another session to `POST /account/sessions/:id/revoke` (a
+ * form cannot send DELETE), "Sign out everywhere else" to `revoke-others`; both answer 303 to the
+ * profile. An API-key caller acts for no user and gets 403 (policy `User`).
+ */
+export async function accountSessionRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
+  const { userSessions, audit, revocationFeed } = services;
+  const cookies = new CookieSignIn(services);
+  await app.register(formBodiesPlugin);
+
+  app.get('/account/sessions', { config: forUser }, async (request, reply) => {
+    // The list lives on the profile page.
+    if (wantsPage(request)) return noStore(reply).redirect(`${paths.profile}#sessions`);
+    const sessions = await userSessions.list(userIdOf(request), await ownSession(request));
+    return noStore(reply).send(sessions.map(sessionJson));
+  });
+
+  const endOne = async (request: FastifyRequest<{ Params: SessionParams }>, reply: FastifyReply) => {
+    const userId = userIdOf(request);
+    const own = await ownSession(request);
+    const ended = await userSessions.end(userId, request.params.id);
+    if (ended === null) throw GatehouseError.notFound('There is no such session.');
+    await audit.record('session.revoked', { userId, ip: request.ip, detail: { session: request.params.id, kind: ended.kind } });
+    // Its sockets close and its access tokens are refused now here and, through Redis, everywhere.
+    await revocationFeed.changed();
+    const signedOut = ended.kind === 'cookie' && ended.id === own.sessionId;
+    if (signedOut) cookies.forgetSession(reply);
+    if (isFormPost(request)) return seeOther(noStore(reply), signedOut ? paths.login : `${paths.profile}?status=session-ended#sessions`);
+    return noStore(reply).code(204).send();
+  };
+  app.delete<{ Params: SessionParams }>('/account/sessions/:id', { schema: { params: SessionParams }, config: forUser }, endOne);
+  app.post<{ Params: SessionParams }>('/account/sessions/:id/revoke', { schema: { params: SessionParams }, config: forUser }, endOne);
+
+  app.post('/account/sessions/revoke-others', { config: forUser }, async (request, reply) => {
+    const userId = userIdOf(request);
+    const count = await userSessions.endOthers(userId, await ownSession(request));
+    await audit.record('sessions.revoked', { userId, ip: request.ip, detail: { count, kept: 'current' } });
+    await revocationFeed.changed();
+    if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=sessions-ended#sessions`);
+    return noStore(reply).code(204).send();
+  });
+
+  /** The caller's own session: its cookie session, or the refresh family of its access token. */
+  async function ownSession(request: FastifyRequest): Promise<OwnSession> {
+    if (request.user.identity?.authenticationType === BEARER_SCHEME) return { familyId: await bearerFamily(request) };
+    const token = cookies.presentedSession(request);
+    if (token === null) return {};
+    const session = await services.sessions.current(token);
+    return session.valid ? { sessionId: session.sessionId } : {};
+  }
+
+  /** The family the request's access token names (the pipeline has just verified and remembered it). */
+  async function bearerFamily(request: FastifyRequest): Promise<number | null> {
+    const header = request.headers.authorization;
+    const token = typeof header === 'string' && /^bearer /i.test(header) ? header.slice('Bearer '.length) : null;
+    if (token === null) return null;
+    const verified = await services.bearerTokens.validate(token);
+    return verified.valid ? verified.familyId : null;
+  }
+}
+
+/**
+ * A listed session as JSON: times in ISO-8601 UTC, as every answer writes them (`/admin/audit`'s `at`).
+ * Also the admin API's list (`GET /admin/users/:id/sessions`).
+ */
+export function sessionJson(session: ListedSession) {
+  const { id, kind, current, userAgent, ip, method } = session;
+  return {
+    id,
+    kind,
+    current,
+    createdAt: new Date(session.createdAt).toISOString(),
+    lastSeenAt: new Date(session.lastSeenAt).toISOString(),
+    expiresAt: new Date(session.expiresAt).toISOString(),
+    userAgent,
+    ip,
+    method,
+  };
+}
+
+/** Answers about a signed-in user are never cached by the browser or a proxy. */
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store');
+}
