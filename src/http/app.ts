@@ -305,8 +305,8 @@ async function wireGatehouse(
   // First, so that a request arriving while the app closes is refused before any other hook runs.
   await app.register(drainingPlugin);
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
-  // The login and profile pages' one script, when passkeys are on: built once, now.
-  const script = passkeys ? passkeyScript() : null;
+  // The login and profile pages' one script, when passkeys are on for browsers: built once, now.
+  const script = passkeys && !isIpAddress(services.config.webauthnRpId) ? passkeyScript() : null;
   await app.register(pagesPlugin, {
     options: options.pages,
     formTargets: config.oidcProviders.map((provider) => provider.issuer.origin),
@@ -392,14 +392,14 @@ function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config):
  * Whether the passkey routes are on: asked for, and with cookies. The reference service's default
  * `PUBLIC_URL` (`http://127.0.0.1:3000`) names an IP address, which browsers refuse as an RP ID:
  * the routes stay on (a client that is not a browser may use them; the contract names no other
- * answer), and the start says once why a browser will not.
+ * answer), the pages do not offer passkeys, and the start says once why.
  */
 function passkeysOn(features: Required<GatehouseFeatures>, services: Services): boolean {
   if (!features.passkeys) return false;
   if (!features.cookies) throw new Error('features.passkeys needs features.cookies: a passkey signs in with the auth cookie.');
   if (isIpAddress(services.config.webauthnRpId)) {
     services.logger.warn(
-      `passkeys: the relying party is an IP address (${services.config.webauthnRpId}, PUBLIC_URL's host), which browsers refuse; set PUBLIC_URL to a host name (localhost in development) for passkeys in a browser`,
+      `passkeys: the relying party is an IP address (${services.config.webauthnRpId}, PUBLIC_URL's host), which browsers refuse, so the pages do not offer passkeys; set PUBLIC_URL to a host name (localhost in development) for passkeys in a browser`,
     );
   }
   assertPeerInstalled('@simplewebauthn/server', 'Passkeys (features.passkeys)');

@@ -2,8 +2,8 @@
  * The passkey script of the pages (docs/pages.md, decision 0061): linked from the login and
  * profile pages when passkeys are on, served anonymously at the one URL that names its content,
  * as JavaScript with nosniff, holding @simplewebauthn/browser's build and the service's own code;
- * any other file name under its folder is 404. With passkeys off (an IP address in PUBLIC_URL)
- * no page links it and the URL does not exist.
+ * any other file name under its folder is 404. With an IP address in PUBLIC_URL,
+ * which browsers refuse as an RP ID, no page links it and the URL does not exist.
  */
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -43,7 +43,7 @@ describe('the passkey script over HTTP (SQLite)', () => {
   });
 });
 
-describe('passkeys off (SQLite)', () => {
+describe('passkeys for clients that are not browsers only: an IP address in PUBLIC_URL (SQLite)', () => {
   const ctx = useTestApp(sqlite!, { env: { PUBLIC_URL: 'http://127.0.0.1:3000' } });
 
   it('links no script from the login page, whose policy allows none', async () => {

@@ -53,7 +53,7 @@ describe.skipIf(!browserReady).each(engines)('account pages in Chromium on $engi
     await mkdir('test-artifacts', { recursive: true });
     await page.screenshot({ path: `test-artifacts/profile-${engine.engine}.png`, fullPage: true });
 
-    await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
+    await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out', exact: true }).last().click()]);
     await page.goto(`${baseUrl}/account/profile`);
     expect(new URL(page.url()).pathname).toBe('/account/login');
     await context.close();
@@ -77,7 +77,7 @@ describe.skipIf(!browserReady).each(engines)('account pages in Chromium on $engi
     await page.screenshot({ path: `test-artifacts/two-factor-${engine.engine}.png`, fullPage: true });
 
     await page.goto(`${baseUrl}/account/profile`);
-    await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
+    await Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out', exact: true }).last().click()]);
     await page.getByLabel('E-mail or user name').fill('careful-user');
     await page.getByLabel('Password').fill(password);
     await Promise.all([page.waitForURL(/\/account\/login\/2fa/), page.getByRole('button', { name: 'Sign in' }).click()]);

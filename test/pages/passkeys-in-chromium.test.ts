@@ -78,7 +78,8 @@ describe.skipIf(!browserReady)('passkeys in Chromium', () => {
     await Promise.all([page.waitForURL(`${baseUrl}/account/profile`), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
   }
 
-  const signOut = (page: Page) => Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out' }).click()]);
+  // The page's own "Sign out" is its last button of that name: each listed session has one too.
+  const signOut = (page: Page) => Promise.all([page.waitForURL(/\/account\/login/), page.getByRole('button', { name: 'Sign out', exact: true }).last().click()]);
 
   it('adds a passkey from the profile, renames it, signs in with it from the login page, and removes it', async () => {
     const { user, password } = await instance.createUser({ userName: 'passkey-person' });

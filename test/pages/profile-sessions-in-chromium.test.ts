@@ -40,7 +40,7 @@ describe.skipIf(!browserReady).each(engines)('the sessions on the profile page i
     await page.goto(`${baseUrl}/account/login?ReturnUrl=${encodeURIComponent('/account/profile')}`);
     await page.getByLabel('E-mail or user name').fill(login);
     await page.getByLabel('Password').fill(password);
-    await Promise.all([page.waitForURL(`${baseUrl}/account/profile`), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await Promise.all([page.waitForURL(`${baseUrl}/account/profile`), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
     return page;
   }
 

@@ -51,6 +51,10 @@ const ANONYMOUS: [string, RegExp][] = [
   ['POST', /^\/account\/login\/(2fa|2fa\/send|recovery)$/],
   // The second step's page (docs/reference/http.md, pages), which does the same.
   ['GET|HEAD', /^\/account\/login\/2fa$/],
+  // Sign-in with a passkey (docs/passkeys.md): the options and the signed challenge.
+  ['POST', /^\/account\/login\/passkey(\/options)?$/],
+  // The passkey script of the login page, by its content's hash (docs/pages.md).
+  ['GET|HEAD', /^\/account\/assets\/passkeys\.[A-Za-z0-9_-]+\.js$/],
   // The OpenAPI document, where the application turns it on (development, in the reference service).
   ['GET|HEAD', /^\/openapi\.json$/],
 ];

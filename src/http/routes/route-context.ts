@@ -18,7 +18,7 @@ export interface RouteContext {
   /** Which schemes are on, for whatever authenticates outside the request pipeline (sockets). */
   readonly schemeOptions: SchemeOptions;
   readonly paths: MembershipPaths;
-  /** Whether the passkey routes are on (features.passkeys with a relying-party id): the pages offer passkeys only then. */
+  /** Whether the passkey routes are on (features.passkeys); the pages offer passkeys only when the RP ID is also a host name. */
   readonly passkeys: boolean;
   /** "Where you are signed in" is on: the profile page shows the user's sessions. */
   readonly sessionsListed?: boolean;
