@@ -60,7 +60,8 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     const naming = tableNaming('postgres', options);
     // Loaded only for PostgreSQL: the pg driver is megabytes of memory an SQLite service never uses.
     const { postgresDialect } = await importPeer('pg', 'A postgres:// database URL', () => import('./kysely/postgres-dialect.ts'));
-    return createKyselyStore('postgres', postgresDialect(databaseUrl, options.onIdleError ?? (() => {})), { ...storeOptions, naming });
+    const { dialect, withoutQueryTimeout } = postgresDialect(databaseUrl, options.onIdleError ?? (() => {}));
+    return createKyselyStore('postgres', dialect, { ...storeOptions, naming, withoutQueryTimeout });
   }
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);
   throw new Error(`Unsupported DATABASE_URL "${scheme}…": expected sqlite:<path> or postgres://user@host:port/database.`);

@@ -9,7 +9,6 @@ import { KyselyAuditStore } from './audit-store.ts';
 import type { Database } from './database.ts';
 import { KyselyKeyRingStore } from './key-ring-store.ts';
 import { migrateToLatest } from './migrate.ts';
-import { withoutQueryTimeout } from './query-timeout.ts';
 import { KyselyOutboxStore } from './outbox-store.ts';
 import { atPortBoundary } from './port-boundary.ts';
 import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
@@ -34,12 +33,15 @@ export interface KyselyStoreOptions {
   readonly naming: TableNaming;
   /** The application's own migrations, run by `migrate()` after Gatehouse's. */
   readonly migrations?: ApplicationMigrations | undefined;
+  /** Runs a migration without the engine's query timeout, where it has one. @default runs it as it is */
+  readonly withoutQueryTimeout?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** Every port over one Kysely instance, each behind the error-translating port boundary. */
 export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options: KyselyStoreOptions): Store {
   const { naming } = options;
   const connections = new Kysely<Database>({ dialect, ...(options.log ? { log: options.log } : {}) });
+  const unbounded = options.withoutQueryTimeout ?? ((work) => work());
   const db = naming.on(connections);
   const atBoundary = <Port extends object>(port: Port) => atPortBoundary(port, naming.tablePrefix);
   const context: StoreContext = {
@@ -66,7 +68,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     database: applicationDatabase(connections, engine, naming),
     dataVersion: options.dataVersion ?? null,
     // A migration may take its time, or wait for another process's: no query timeout there.
-    migrate: () => withoutQueryTimeout(() => migrateToLatest(db, engine, naming, options.migrations)),
+    migrate: () => unbounded(() => migrateToLatest(db, engine, naming, options.migrations)),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -9,7 +9,6 @@ import {
   type PostgresPoolClient,
 } from 'kysely';
 import pg from 'pg';
-import { queryTimeoutMs } from './query-timeout.ts';
 
 /** int8 (bigint): epoch-millisecond columns, counts and sums. */
 const INT8_OID = 20;
@@ -19,6 +18,13 @@ const INT8_OID = 20;
  * (a server that accepts TCP and never answers included), or a free one of the pool's.
  */
 const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * A PostgreSQL query with no answer after this long fails as the store being unavailable (a
+ * server, or a proxy in front of it, that holds the connection and never answers), and its
+ * connection is dropped rather than reused. Gatehouse's own queries take milliseconds.
+ */
+export const QUERY_TIMEOUT_MS = 10_000;
 
 /** How long a migration waits for another process's, as Kysely's own lock does. */
 const MIGRATION_LOCK_TIMEOUT_MS = 60 * 60 * 1000;
@@ -33,7 +39,7 @@ const MIGRATION_LOCK_TIMEOUT_MS = 60 * 60 * 1000;
  * int8 is parsed to a JS number for this pool only (not through `pg.types.setTypeParser`,
  * which would change every pool in the process): times are epoch milliseconds, far below 2^53.
  */
-export function postgresDialect(connectionString: string, onIdleError: (error: Error) => void): PostgresDialect {
+export function postgresDialect(connectionString: string, onIdleError: (error: Error) => void): BoundedPostgres {
   const pool = new pg.Pool({
     connectionString,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -51,13 +57,36 @@ export function postgresDialect(connectionString: string, onIdleError: (error: E
   // its 'error' on a dropped connection would crash the process too. The query in flight, if
   // any, rejects on its own and becomes StoreUnavailableError.
   pool.on('connect', (client) => client.on('error', onIdleError));
-  return new GatehousePostgresDialect({ pool: boundedPool(pool) });
+  const unbounded = { runs: 0 };
+  return {
+    dialect: new GatehousePostgresDialect({ pool: boundedPool(pool, unbounded) }),
+    // A flag of this pool's, not an AsyncLocalStorage: one of those, once run, turns on Node's
+    // async hooks for the whole process, a cost on every promise of every request thereafter.
+    withoutQueryTimeout: async (work) => {
+      unbounded.runs++;
+      try {
+        return await work();
+      } finally {
+        unbounded.runs--;
+      }
+    },
+  };
 }
 
-/** The pool as Kysely uses it, with each query's timeout. */
-function boundedPool(pool: pg.Pool): PostgresPool {
+/** The dialect, and the way to run a migration without the query timeout. */
+export interface BoundedPostgres {
+  readonly dialect: PostgresDialect;
+  /**
+   * Runs `work` with this pool's queries as long as they need: a migration, and its lock's wait
+   * for another process's. Every query of the pool meanwhile, for migrations run while serving.
+   */
+  withoutQueryTimeout<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** The pool as Kysely uses it, with each query's timeout (none while `unbounded.runs` > 0). */
+function boundedPool(pool: pg.Pool, unbounded: { readonly runs: number }): PostgresPool {
   return {
-    connect: async () => boundedClient(await pool.connect()),
+    connect: async () => boundedClient(await pool.connect(), unbounded),
     end: () => pool.end(),
   };
 }
@@ -66,11 +95,11 @@ function boundedPool(pool: pg.Pool): PostgresPool {
  * A query that had no answer in time leaves its connection waiting for that answer: released
  * with the error, the pool closes it instead of handing it to the next query.
  */
-function boundedClient(client: pg.PoolClient): PostgresPoolClient {
+function boundedClient(client: pg.PoolClient, unbounded: { readonly runs: number }): PostgresPoolClient {
   let unanswered: Error | undefined;
   const query = (text: string, values: readonly unknown[]) => {
-    const timeout = queryTimeoutMs();
-    return client.query({ text, values: [...values], ...(timeout === undefined ? {} : { query_timeout: timeout }) }).catch((error: unknown) => {
+    const timeout = unbounded.runs > 0 ? {} : { query_timeout: QUERY_TIMEOUT_MS };
+    return client.query({ text, values: [...values], ...timeout }).catch((error: unknown) => {
       if (error instanceof Error && error.message === 'Query read timeout') unanswered = error;
       throw error;
     });
