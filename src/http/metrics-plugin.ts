@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { SignInManager } from '../identity/sign-in-manager.ts';
-import type { SignInResult } from '../identity/sign-in-result.ts';
-import type { GatehouseMetrics, SignInStep } from '../platform/metrics/gatehouse-metrics.ts';
+import type { GatehouseMetrics } from '../platform/metrics/gatehouse-metrics.ts';
 import type { Services } from '../services.ts';
 import { isStoreUnavailable } from '../store/kysely/store-errors.ts';
 import { type MetricsCaller, metricsAccess } from './metrics-access.ts';
@@ -56,28 +54,14 @@ async function metricsRoutes(app: FastifyInstance, options: MetricsPluginOptions
  * and the hashing queue. Returns the way to stop hearing the queue, which outlives the app.
  */
 function observeServices(metrics: GatehouseMetrics, services: Services): () => void {
-  observeSignIns(services.signIn, (step, result) => metrics.signInAnswered(step, result));
-  services.audit.onRecorded((type) => metrics.securityEvent(type));
+  const stops = [
+    services.signIn.onAnswered((step, result) => metrics.signInAnswered(step, result)),
+    services.audit.onRecorded((type) => metrics.securityEvent(type)),
+    metrics.watchHashQueue(services.hashing),
+  ];
   metrics.watchRevocationFeed(services.revocationFeed);
-  return metrics.watchHashQueue(services.hashing);
-}
-
-/**
- * Hears the result of each sign-in step as the routes receive it, by wrapping the manager's two
- * entry points on this one instance: the manager itself stays free of metrics.
- */
-function observeSignIns(signIn: SignInManager, listener: (step: SignInStep, result: SignInResult) => void): void {
-  const password = signIn.passwordSignIn.bind(signIn);
-  const secondFactor = signIn.twoFactorSignIn.bind(signIn);
-  signIn.passwordSignIn = async (...args) => {
-    const result = await password(...args);
-    listener('password', result);
-    return result;
-  };
-  signIn.twoFactorSignIn = async (...args) => {
-    const result = await secondFactor(...args);
-    listener('second_factor', result);
-    return result;
+  return () => {
+    for (const stop of stops) stop();
   };
 }
 

@@ -58,6 +58,9 @@ export interface SignInManagerOptions {
   readonly passkeys?: PasskeyManager | null;
 }
 
+/** The step of a sign-in a result answers: the first factor (a password or a passkey) or the second. */
+export type SignInStep = 'password' | 'passkey' | 'second_factor';
+
 type FailureReason =
   | 'unknown-user'
   | 'locked-out'
@@ -77,9 +80,21 @@ type FailureReason =
  * sign-in with that error before anything is counted or recorded: no password was checked.
  */
 export class SignInManager {
+  private readonly listeners = new Set<(step: SignInStep, result: SignInResult) => void>();
+
   constructor(private readonly options: SignInManagerOptions) {}
 
+  /** Calls `listener` with every result this manager answers, by step (metrics count them); returns the way to stop. */
+  onAnswered(listener: (step: SignInStep, result: SignInResult) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   async passwordSignIn(login: string, password: string, context: SignInContext = {}): Promise<SignInResult> {
+    return this.answered('password', await this.checkPassword(login, password, context));
+  }
+
+  private async checkPassword(login: string, password: string, context: SignInContext): Promise<SignInResult> {
     const { users, hasher } = this.options;
     const user = await users.findByLogin(login);
     if (!user) {
@@ -109,6 +124,10 @@ export class SignInManager {
    * both factors; without it, one, and a user with two-factor on takes the second step.
    */
   async passkeySignIn(challenge: string, response: Parameters<PasskeyManager['verifyAssertion']>[1], context: SignInContext = {}): Promise<SignInResult> {
+    return this.answered('passkey', await this.checkPasskey(challenge, response, context));
+  }
+
+  private async checkPasskey(challenge: string, response: Parameters<PasskeyManager['verifyAssertion']>[1], context: SignInContext): Promise<SignInResult> {
     const { users, passkeys } = this.options;
     if (!passkeys) throw new Error('SignInManager: passkey sign-in needs the `passkeys` option.');
     const assertion = await passkeys.verifyAssertion(challenge, response, context);
@@ -149,6 +168,15 @@ export class SignInManager {
    * (`isLockedOut`), since the password was right; a wrong code counts toward lockout.
    */
   async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext = {}): Promise<SignInResult> {
+    return this.answered('second_factor', await this.checkSecondFactor(pending, factor, context));
+  }
+
+  private answered(step: SignInStep, result: SignInResult): SignInResult {
+    for (const listener of this.listeners) listener(step, result);
+    return result;
+  }
+
+  private async checkSecondFactor(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext): Promise<SignInResult> {
     const user = await this.options.users.findById(pending.userId);
     if (!user || !isLivePending(pending, user)) return this.failed(user?.id ?? null, 'stale-two-factor', context);
     if (this.options.users.isLockedOut(user)) {

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { openSocket } from '../helpers/graphql-socket.ts';
 import { runNode } from '../helpers/processes.ts';
+import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const engines = await testEngines();
@@ -137,6 +138,24 @@ describe('GET /metrics', () => {
     expect(sample(after, lockouts)).toBe(1);
     expect(sample(after, loginRefusals)).toBe(2);
     expect(sample(after, 'gatehouse_security_events_total{type="signin.failed"}')).toBe(2);
+  });
+
+  it('counts a passkey sign-in as a first step of its own', async () => {
+    const { port } = await start({ METRICS: 'true' });
+    const base = `http://127.0.0.1:${port}`;
+    const refused = 'gatehouse_sign_ins_total{step="passkey",result="failed"}';
+    expect(sample((await get('127.0.0.1', port, '/metrics')).text, refused)).toBe(0);
+    const options = await fetch(`${base}/account/login/passkey/options`, { method: 'POST' });
+    const challengeCookie = (options.headers.get('set-cookie') ?? '').split(';')[0]!;
+    // A passkey this service has never seen: refused, and counted as the passkey step's failure.
+    const assertion = new SoftwareAuthenticator().assert(await options.json(), { origin: base });
+    const answer = await fetch(`${base}/account/login/passkey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: challengeCookie },
+      body: JSON.stringify({ response: assertion }),
+    });
+    expect(answer.status).toBe(401);
+    expect(sample((await get('127.0.0.1', port, '/metrics')).text, refused)).toBe(1);
   });
 
   it('labels requests by route pattern: ids and unknown paths add no series', async () => {

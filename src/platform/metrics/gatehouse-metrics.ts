@@ -1,5 +1,6 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AuditEventType } from '../../audit/audit-log.ts';
+import type { SignInStep } from '../../identity/sign-in-manager.ts';
 import type { SignInResult } from '../../identity/sign-in-result.ts';
 import type { Clock } from '../clock.ts';
 import { requirePeer } from '../optional-peers.ts';
@@ -30,13 +31,12 @@ export interface MetricsRegistry {
 }
 
 /** Which step of a sign-in a result answers. */
-export type SignInStep = 'password' | 'second_factor';
 
 /** A sign-in result as one label value: ASP.NET's `SignInResult` flags, at most one of them set. */
 export type SignInOutcome = 'succeeded' | 'two_factor_required' | 'locked_out' | 'not_allowed' | 'failed';
 
 const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['succeeded', 'two_factor_required', 'locked_out', 'not_allowed', 'failed'];
-const SIGN_IN_STEPS: readonly SignInStep[] = ['password', 'second_factor'];
+const SIGN_IN_STEPS: readonly SignInStep[] = ['password', 'passkey', 'second_factor'];
 /** Security events shown at 0 from the start, so that a rate over them exists before the first one. */
 const ALERTED_EVENTS: readonly AuditEventType[] = ['signin.failed', 'lockout', 'refresh.reuse'];
 
