@@ -14,6 +14,25 @@ import { sha256Hex } from '../security/crypto/digest.ts';
 import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type User } from '../store/ports.ts';
 import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
 
+/**
+ * A registration or an assertion as browsers send it (WebAuthn's `RegistrationResponseJSON` and
+ * `AuthenticationResponseJSON`), checked in full by @simplewebauthn/server. Declared here, as
+ * plain JSON, so that Gatehouse's published types do not name that package: it is an optional
+ * peer, which an application without passkeys does not install.
+ */
+export interface PasskeyCredentialJSON {
+  readonly id: string;
+  readonly rawId: string;
+  readonly type: 'public-key';
+  readonly response: { readonly clientDataJSON: string; readonly userHandle?: string; readonly [member: string]: unknown };
+  readonly clientExtensionResults: Readonly<Record<string, unknown>>;
+  readonly authenticatorAttachment?: string;
+}
+
+/** A ceremony's options as the browser's credentials API takes them in JSON (WebAuthn's `…OptionsJSON`). */
+export type PasskeyOptionsJSON = { readonly challenge: string } & Readonly<Record<string, unknown>>;
+
+
 /** A ceremony's challenge works once, for five minutes (docs/reference/http.md). */
 export const PASSKEY_CHALLENGE_MS = 5 * 60 * 1000;
 /** A passkey's name, in code points. */
@@ -69,7 +88,7 @@ export class PasskeyManager {
    * credential (resident key required), user verification preferred, the user's passkeys
    * excluded. Only the session (or caller) named by `binding` may answer it.
    */
-  async registrationOptions(user: User, binding: string, name: string | null): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  async registrationOptions(user: User, binding: string, name: string | null): Promise<PasskeyOptionsJSON> {
     const { store, rpId, rpName } = this.options;
     const existing = await store.listForUser(user.id);
     if (existing.length >= PASSKEYS_PER_USER_MAX) throw new PasskeyRegistrationRefused('too-many');
@@ -89,14 +108,14 @@ export class PasskeyManager {
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
     await this.issue(options.challenge, 'registration', { userId: user.id, binding, name });
-    return options;
+    return options as unknown as PasskeyOptionsJSON;
   }
 
   /**
    * Verifies a registration response to a challenge of this user and binding (spent by this
    * call, whatever its outcome) and stores the passkey; the owner gets a notice mail.
    */
-  async register(user: User, binding: string, response: RegistrationResponseJSON, name: string | null, context: { ip?: string | null } = {}): Promise<Passkey> {
+  async register(user: User, binding: string, response: PasskeyCredentialJSON, name: string | null, context: { ip?: string | null } = {}): Promise<Passkey> {
     const { store, clock, audit } = this.options;
     const challenge = challengeOf(response.response.clientDataJSON);
     const issued = challenge === null ? null : await this.spend(challenge, 'registration');
@@ -105,7 +124,7 @@ export class PasskeyManager {
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
-        response,
+        response: response as unknown as RegistrationResponseJSON,
         expectedChallenge: challenge,
         expectedOrigin: this.options.origin,
         expectedRPID: this.options.rpId,
@@ -127,7 +146,7 @@ export class PasskeyManager {
         credentialId: info.credential.id,
         publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
         counter: info.credential.counter,
-        transports: [...(info.credential.transports ?? response.response.transports ?? [])],
+        transports: [...(info.credential.transports ?? (response as unknown as RegistrationResponseJSON).response.transports ?? [])],
         backedUp: info.credentialBackedUp,
         deviceType: info.credentialDeviceType,
         name: name ?? issued.name ?? `Passkey ${existing.length + 1}`,
@@ -170,7 +189,7 @@ export class PasskeyManager {
    * `PublicKeyCredentialRequestOptionsJSON` for a sign-in with any discoverable passkey (no
    * `allowCredentials`), and its challenge, which the caller binds to the browser (a cookie).
    */
-  async authenticationOptions(): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; challenge: string; expiresAt: number }> {
+  async authenticationOptions(): Promise<{ options: PasskeyOptionsJSON; challenge: string; expiresAt: number }> {
     const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID: this.options.rpId,
@@ -180,7 +199,7 @@ export class PasskeyManager {
       allowCredentials: [],
     });
     const expiresAt = await this.issue(options.challenge, 'authentication', { userId: null, binding: null, name: null });
-    return { options, challenge: options.challenge, expiresAt };
+    return { options: options as unknown as PasskeyOptionsJSON, challenge: options.challenge, expiresAt };
   }
 
   /**
@@ -189,7 +208,7 @@ export class PasskeyManager {
    * state. A counter that does not go up (unless it stays 0) is refused and audited as
    * `passkey.refused`: two authenticators share the key, or an assertion was replayed.
    */
-  async verifyAssertion(challenge: string, response: AuthenticationResponseJSON, context: { ip?: string | null } = {}): Promise<PasskeyAssertion> {
+  async verifyAssertion(challenge: string, response: PasskeyCredentialJSON, context: { ip?: string | null } = {}): Promise<PasskeyAssertion> {
     const { store, clock, audit } = this.options;
     const passkey = await store.findByCredentialId(response.id);
     // Spent first, for an unknown credential too: a challenge presented once is never good again.
@@ -202,7 +221,7 @@ export class PasskeyManager {
     let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verified = await verifyAuthenticationResponse({
-        response,
+        response: response as unknown as AuthenticationResponseJSON,
         expectedChallenge: challenge,
         expectedOrigin: this.options.origin,
         expectedRPID: this.options.rpId,

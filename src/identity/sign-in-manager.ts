@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { User, UserStore } from '../store/ports.ts';
 import { HashingBusyError } from './hashing-busy.ts';
 import type { AccountLockout } from './lockout.ts';
-import type { PasskeyManager, PasskeyRefusal } from './passkeys.ts';
+import type { PasskeyCredentialJSON, PasskeyManager, PasskeyRefusal } from './passkeys.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { SignInResult } from './sign-in-result.ts';
 import type { TwoFactorManager, TwoFactorProvider } from './two-factor/two-factor-manager.ts';
@@ -123,11 +123,11 @@ export class SignInManager {
    * passkey; `isNotAllowed` only after a valid passkey. With user verification (UV) the passkey is
    * both factors; without it, one, and a user with two-factor on takes the second step.
    */
-  async passkeySignIn(challenge: string, response: Parameters<PasskeyManager['verifyAssertion']>[1], context: SignInContext = {}): Promise<SignInResult> {
+  async passkeySignIn(challenge: string, response: PasskeyCredentialJSON, context: SignInContext = {}): Promise<SignInResult> {
     return this.answered('passkey', await this.checkPasskey(challenge, response, context));
   }
 
-  private async checkPasskey(challenge: string, response: Parameters<PasskeyManager['verifyAssertion']>[1], context: SignInContext): Promise<SignInResult> {
+  private async checkPasskey(challenge: string, response: PasskeyCredentialJSON, context: SignInContext): Promise<SignInResult> {
     const { users, passkeys } = this.options;
     if (!passkeys) throw new Error('SignInManager: passkey sign-in needs the `passkeys` option.');
     const assertion = await passkeys.verifyAssertion(challenge, response, context);

@@ -1,6 +1,7 @@
 /**
  * A WebAuthn authenticator in software, for JSON-level tests of the passkey routes: a P-256 key
- * (node:crypto), authenticator data and attestation objects in CBOR (cbor-x), responses in the
+ * (node:crypto), authenticator data and attestation objects in CBOR (tiny-cbor, the encoder
+ * @simplewebauthn/server decodes with), responses in the
  * JSON forms browsers send. Every part a relying party checks can be chosen per call: the origin,
  * the RP ID (its hash), the flags UP/UV/BE/BS, the signature counter, the challenge, the user
  * handle, so that a test can make each check fail on its own.
@@ -10,9 +11,7 @@
  *   const assertion = authenticator.assert(requestOptions, { origin: 'http://localhost:3000' });
  */
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { Encoder } from 'cbor-x';
-
-const cbor = new Encoder({ useRecords: false, mapsAsObjects: false, tagUint8Array: false });
+import { type CBORType, encodeCBOR } from '@levischuck/tiny-cbor';
 
 /** Authenticator-data flags (WebAuthn §6.1). */
 const FLAG = { UP: 0x01, UV: 0x04, BE: 0x08, BS: 0x10, AT: 0x40 } as const;
@@ -102,7 +101,7 @@ export class SoftwareAuthenticator {
     const credentialId = Buffer.from(this.credentialId, 'base64url');
     const attestedCredentialData = Buffer.concat([Buffer.alloc(16), u16(credentialId.length), credentialId, this.coseKey()]);
     const authData = Buffer.concat([sha256(rpId), Buffer.of(this.flags(overrides) | FLAG.AT), u32(this.zeroCounter ? 0 : this.counter), attestedCredentialData]);
-    const attestationObject = cbor.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestationObject = encodeCBOR(new Map<string, CBORType>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]));
     return {
       id: this.credentialId,
       rawId: this.credentialId,
@@ -153,13 +152,13 @@ export class SoftwareAuthenticator {
   /** The public key as COSE_Key: EC2, ES256, P-256. */
   private coseKey(): Uint8Array {
     const jwk = this.publicKey.export({ format: 'jwk' });
-    return cbor.encode(
-      new Map<number, unknown>([
+    return encodeCBOR(
+      new Map<number, CBORType>([
         [1, 2],
         [3, -7],
         [-1, 1],
-        [-2, Buffer.from(jwk.x!, 'base64url')],
-        [-3, Buffer.from(jwk.y!, 'base64url')],
+        [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))],
+        [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
       ]),
     );
   }

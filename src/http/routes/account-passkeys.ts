@@ -1,6 +1,5 @@
-import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PasskeyRegistrationRefused } from '../../identity/passkeys.ts';
+import { type PasskeyCredentialJSON, PasskeyRegistrationRefused } from '../../identity/passkeys.ts';
 import { sha256Hex } from '../../security/crypto/digest.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Passkey, User } from '../../store/ports.ts';
@@ -63,7 +62,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
 
   app.post<{ Body: PasskeyRegistration }>('/account/passkeys', { schema: { body: PasskeyRegistration }, config: AUTHENTICATED }, async (request, reply) => {
     const user = await currentUser(request);
-    const response = request.body.response as unknown as RegistrationResponseJSON;
+    const response = request.body.response as unknown as PasskeyCredentialJSON;
     const passkey = await passkeys.register(user, bindingOf(request), response, request.body.name?.trim() ?? null, { ip: request.ip }).catch(refused);
     return noStore(reply).code(201).send({ id: passkey.credentialId, name: passkey.name, createdAt: iso(passkey.createdAt) });
   });

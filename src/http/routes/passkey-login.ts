@@ -1,5 +1,5 @@
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { PasskeyCredentialJSON } from '../../identity/passkeys.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { PasskeyChallengeCookie } from '../passkey-challenge-cookie.ts';
@@ -36,7 +36,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance, { services }: Rou
       const challenge = challenges.read(request);
       challenges.clear(reply);
       // No cookie (or an expired one) is a spent challenge: still counted when the passkey is known.
-      const response = request.body.response as unknown as AuthenticationResponseJSON;
+      const response = request.body.response as unknown as PasskeyCredentialJSON;
       const result = await services.signIn.passkeySignIn(challenge ?? '', response, { ip: request.ip, rememberedClient: cookies.rememberedClient(request) });
       const persistent = request.body.rememberMe === true;
       if (result.requiresTwoFactor) {
