@@ -1,6 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/** Suites that run the service as processes (several, killed, cut off from PostgreSQL or Redis) or drive Chromium. */
+const WHOLE_SYSTEM = ['test/process/**/*.test.ts', 'test/instances/**/*.test.ts', 'test/outages/**/*.test.ts', 'test/pages/**/*.test.ts'];
+
 export default defineConfig({
   resolve: {
     // One graphql-js for all: Node loads its CommonJS entry for dependencies (graphql-ws), so the
@@ -17,10 +20,29 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'server/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // One process per file: native modules (better-sqlite3) and per-process state stay apart.
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'files',
+          include: ['src/**/*.test.ts', 'server/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...WHOLE_SYSTEM],
+          // Two files at a time whatever the core count (Vitest would run one on two cores): most
+          // of a file's time is spent waiting on a database, a child process or a socket.
+          maxWorkers: 2,
+        },
+      },
+      {
+        extends: true,
+        // After the others, one file at a time: each starts several services, or a browser, and
+        // measures what they do within seconds; two of them side by side on two cores would
+        // measure the machine.
+        test: { name: 'whole-system', include: [...WHOLE_SYSTEM], maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
