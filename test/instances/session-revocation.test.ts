@@ -3,9 +3,12 @@
  * signed in"): two instances on one database, no Redis (each learns of the other's changes by
  * polling the store). A token family ended on B: A refuses its access token — remembered there
  * since its first use — within 5 seconds, and a socket A holds open with that token closes with
- * 4403; the user's other family, its token and its socket go on.
+ * 4403; the user's other family, its token and its socket go on. Cookie sessions ended on B by
+ * "Sign out everywhere else", then by the admin's "sign out everywhere": A refuses their cookies at
+ * once (every cookie request reads the store) and closes their sockets with 4403 within 5 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authSetCookie, cookiePair, signInWithCookie } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { openSocket } from '../helpers/graphql-socket.ts';
 import { bearer, json, startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -14,6 +17,8 @@ const engines = await testEngines();
 /** docs/reference/tokens.md: a change reaches every instance within 5 seconds. */
 const PROPAGATION_MS = 5_000;
 const POLL_INTERVAL_MS = 50;
+/** A cookie socket's upgrade must come from PUBLIC_URL's origin. */
+const PUBLIC_URL = 'http://gatehouse.test';
 
 function familyIdOf(accessToken: string): string {
   const payload = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { gh_sid: number };
@@ -28,8 +33,8 @@ describe.each(engines)('a session ended on another instance, on $engine', (engin
   beforeAll(async () => {
     const databaseUrl = await engine.createDatabaseUrl();
     // Sequentially: the first creates the key ring, the second opens it.
-    a = await startTestApp(databaseUrl);
-    b = await startTestApp(databaseUrl);
+    a = await startTestApp(databaseUrl, { env: { PUBLIC_URL } });
+    b = await startTestApp(databaseUrl, { env: { PUBLIC_URL } });
     url = `${(await a.app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws')}/graphql`;
   });
   afterAll(async () => {
@@ -68,5 +73,32 @@ describe.each(engines)('a session ended on another instance, on $engine', (engin
     expect(keptSocket.isClosed()).toBe(false);
     expect(await keptSocket.execute('{ me { id } }')).toEqual({ data: { me: { id: String(user.id) } } });
     await keptSocket.dispose();
+  });
+
+  it('ends cookie sessions from the other instance: their cookies are refused on A and their sockets there close with 4403', async () => {
+    const { cookie: kept, user, password } = await signInWithCookie(a);
+    const signInAgain = async () => {
+      const response = await a.app.inject({ method: 'POST', url: '/account/login', payload: { email: user.email, password } });
+      expect(response.statusCode).toBe(200);
+      return cookiePair(authSetCookie(response)!);
+    };
+    const ended = await signInAgain();
+    const me = { data: { me: { id: String(user.id) } } };
+    const keptSocket = openSocket(url, { headers: { cookie: kept, origin: PUBLIC_URL } });
+    const endedSocket = openSocket(url, { headers: { cookie: ended, origin: PUBLIC_URL } });
+    for (const socket of [keptSocket, endedSocket]) expect(await socket.execute('{ me { id } }')).toEqual(me);
+
+    // "Sign out everywhere else" on B, from the kept session.
+    expect((await b.app.inject({ method: 'POST', url: '/account/sessions/revoke-others', headers: { cookie: kept } })).statusCode).toBe(204);
+    expect((await a.app.inject({ url: '/me', headers: { cookie: ended } })).statusCode).toBe(401);
+    expect((await endedSocket.closedWithin(PROPAGATION_MS)).code).toBe(4403);
+    expect((await a.app.inject({ url: '/me', headers: { cookie: kept } })).statusCode).toBe(200);
+    expect(keptSocket.isClosed()).toBe(false);
+
+    // The admin's "sign out everywhere" on B: the last session goes too, with its socket on A.
+    const { user: admin } = await b.createUser({ roles: ['Admin'] });
+    expect((await b.app.inject({ method: 'DELETE', url: `/admin/users/${user.id}/sessions`, headers: bearer(await b.tokenFor(admin)) })).statusCode).toBe(204);
+    expect((await a.app.inject({ url: '/me', headers: { cookie: kept } })).statusCode).toBe(401);
+    expect((await keptSocket.closedWithin(PROPAGATION_MS)).code).toBe(4403);
   });
 });
