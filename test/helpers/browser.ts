@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { access, constants } from 'node:fs/promises';
 import { type Browser, chromium } from 'playwright-core';
 import { missing } from './databases.ts';
+import { startTestApp, type TestApp } from './test-app.ts';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -46,4 +47,32 @@ export function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** Chromium, and a service listening on loopback for it. */
+export interface ChromiumAndService {
+  readonly browser: Browser;
+  readonly instance: TestApp;
+  /** The service's address as the browser opens it: `PUBLIC_URL`. */
+  readonly baseUrl: string;
+}
+
+/**
+ * Chromium and a service for it on `databaseUrl`. The port is chosen first, so that `PUBLIC_URL`
+ * names it: the browser's `Origin` must be that origin for the cross-site checks (and, for
+ * passkeys, WebAuthn's). `hostName` is how the browser names loopback (`localhost` where the page
+ * needs a host name: browsers refuse an IP address as a passkey's relying party); `env` may use
+ * the address (an OpenID provider's redirect URI).
+ */
+export async function chromiumAndService(
+  databaseUrl: string,
+  options: { hostName?: '127.0.0.1' | 'localhost'; env?: (baseUrl: string) => Record<string, string> | Promise<Record<string, string>> } = {},
+): Promise<ChromiumAndService> {
+  const browser = await launchChromium();
+  const port = await freePort();
+  const baseUrl = `http://${options.hostName ?? '127.0.0.1'}:${port}`;
+  const env = { PUBLIC_URL: baseUrl, ...(await options.env?.(baseUrl)) };
+  const instance = await startTestApp(databaseUrl, { env });
+  await instance.app.listen({ host: '127.0.0.1', port });
+  return { browser, instance, baseUrl };
 }

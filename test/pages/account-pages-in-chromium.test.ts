@@ -9,10 +9,10 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
+import { chromiumAndService, chromiumAvailable } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { readOutbox, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 // What a browser does on these pages does not depend on the database engine (the routes' own
 // suites run on both): one engine, SQLite, keeps the suite's time down.
@@ -26,13 +26,8 @@ describe.skipIf(!browserReady).each(engines)('phone and confirmation pages in Ch
   let baseUrl: string;
 
   beforeAll(async () => {
-    browser = await launchChromium();
     smtp = await startSmtpServer();
-    // The browser's Origin must be PUBLIC_URL's for the cross-site check: pick the port first.
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    instance = await startTestApp(await engine.createDatabaseUrl(), { env: { PUBLIC_URL: baseUrl, SMTP_URL: smtp.url } });
-    await instance.app.listen({ host: '127.0.0.1', port });
+    ({ browser, instance, baseUrl } = await chromiumAndService(await engine.createDatabaseUrl(), { env: () => ({ SMTP_URL: smtp.url }) }));
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,10 +5,10 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
+import { chromiumAndService, chromiumAvailable } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 const [sqlite] = await testEngines();
 const browserReady = await chromiumAvailable();
@@ -20,14 +20,12 @@ describe.skipIf(!browserReady)('external sign-in in Chromium', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    provider = await startTestProvider(`${baseUrl}/signin-acme`);
-    instance = await startTestApp(await sqlite!.createDatabaseUrl(), {
-      env: { PUBLIC_URL: baseUrl, OIDC_ACME_ISSUER: provider.issuer, OIDC_ACME_CLIENT_ID: provider.clientId, OIDC_ACME_CLIENT_SECRET: provider.clientSecret },
-    });
-    await instance.app.listen({ host: '127.0.0.1', port });
+    ({ browser, instance, baseUrl } = await chromiumAndService(await sqlite!.createDatabaseUrl(), {
+      env: async (address) => {
+        provider = await startTestProvider(`${address}/signin-acme`);
+        return { OIDC_ACME_ISSUER: provider.issuer, OIDC_ACME_CLIENT_ID: provider.clientId, OIDC_ACME_CLIENT_SECRET: provider.clientSecret };
+      },
+    }));
   });
   afterAll(async () => {
     await browser?.close();

@@ -8,9 +8,9 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
+import { chromiumAndService, chromiumAvailable } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 const [sqlite] = await testEngines();
 const browserReady = await chromiumAvailable();
@@ -55,11 +55,7 @@ describe.skipIf(!browserReady)('GraphiQL offline in Chromium (SQLite)', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    instance = await startTestApp(await sqlite!.createDatabaseUrl(), { env: { PUBLIC_URL: baseUrl } });
-    await instance.app.listen({ host: '127.0.0.1', port });
+    ({ browser, instance, baseUrl } = await chromiumAndService(await sqlite!.createDatabaseUrl()));
   });
   afterAll(async () => {
     await browser?.close();

@@ -11,9 +11,9 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
+import { chromiumAndService, chromiumAvailable } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 import { totpCode } from '../helpers/totp.ts';
 import { userWithAuthenticator } from '../helpers/two-factor.ts';
 import { systemClock } from '../../src/platform/clock.ts';
@@ -57,12 +57,7 @@ describe.skipIf(!browserReady)('passkeys in Chromium', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    // The browser's Origin must be PUBLIC_URL's for the cross-site check and the WebAuthn origin: pick the port first.
-    const port = await freePort();
-    baseUrl = `http://localhost:${port}`;
-    instance = await startTestApp(await sqlite!.createDatabaseUrl(), { env: { PUBLIC_URL: baseUrl } });
-    await instance.app.listen({ host: '127.0.0.1', port });
+    ({ browser, instance, baseUrl } = await chromiumAndService(await sqlite!.createDatabaseUrl(), { hostName: 'localhost' }));
     await mkdir('test-artifacts', { recursive: true });
   });
   afterAll(async () => {

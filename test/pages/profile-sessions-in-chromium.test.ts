@@ -7,9 +7,9 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, freePort, launchChromium } from '../helpers/browser.ts';
+import { chromiumAndService, chromiumAvailable } from '../helpers/browser.ts';
 import { testEngines } from '../helpers/databases.ts';
-import { bearer, json, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bearer, json, type TestApp } from '../helpers/test-app.ts';
 
 // What a browser does on the page does not depend on the database engine (the routes' suites
 // run on both): SQLite only.
@@ -22,12 +22,7 @@ describe.skipIf(!browserReady).each(engines)('the sessions on the profile page i
   let baseUrl: string;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    // The browser's Origin must be PUBLIC_URL's for the cross-site check: pick the port first.
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    instance = await startTestApp(await engine.createDatabaseUrl(), { env: { PUBLIC_URL: baseUrl } });
-    await instance.app.listen({ host: '127.0.0.1', port });
+    ({ browser, instance, baseUrl } = await chromiumAndService(await engine.createDatabaseUrl()));
   });
   afterAll(async () => {
     await browser?.close();
