@@ -285,17 +285,20 @@ export type RotationOutcome =
   | { readonly kind: 'ended'; readonly family: RefreshFamily }
   | { readonly kind: 'unknown' };
 
+/** A family about to begin: its user, how the user signed in, from which client, and its first token's hash. */
+export interface NewRefreshFamily {
+  readonly userId: number;
+  readonly securityStamp: number;
+  readonly tokenHash: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly method?: SignInMethod | null;
+  readonly client?: SignInClient;
+}
+
 export interface RefreshTokenStore {
   /** Starts a family with its first token; its last use is its creation. */
-  createFamily(family: {
-    userId: number;
-    securityStamp: number;
-    tokenHash: string;
-    createdAt: number;
-    expiresAt: number;
-    method?: SignInMethod | null;
-    client?: SignInClient;
-  }): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }>;
+  createFamily(family: NewRefreshFamily): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }>;
   /**
    * Marks `tokenHash` used and stores its successor `nextHash`, in one atomic step that exactly
    * one of many concurrent callers wins (on both engines). Only the unused token of a live,

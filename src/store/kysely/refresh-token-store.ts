@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { RefreshFamily, RefreshTokenRecord, RefreshTokenStore, RotationOutcome, SignInClient, SignInMethod } from '../ports.ts';
+import type { NewRefreshFamily, RefreshFamily, RefreshTokenRecord, RefreshTokenStore, RotationOutcome, SignInClient, SignInMethod } from '../ports.ts';
 import type { Database, RefreshFamiliesTable, RefreshTokensTable } from './database.ts';
 import { appendRevocations } from './revocation-store.ts';
 import type { StoreContext } from './store-context.ts';
@@ -11,15 +11,7 @@ import type { StoreContext } from './store-context.ts';
 export class KyselyRefreshTokenStore implements RefreshTokenStore {
   constructor(private readonly context: StoreContext) {}
 
-  async createFamily(family: {
-    userId: number;
-    securityStamp: number;
-    tokenHash: string;
-    createdAt: number;
-    expiresAt: number;
-    method?: SignInMethod | null;
-    client?: SignInClient;
-  }): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }> {
+  async createFamily(family: NewRefreshFamily): Promise<{ family: RefreshFamily; token: RefreshTokenRecord }> {
     return this.context.transaction(async (trx) => {
       const familyRow = await trx
         .insertInto('refresh_families')
