@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { MailMessage, Mailer } from '../platform/mail/mailer.ts';
+import { sendNotice } from '../platform/mail/send-notice.ts';
 import { type ExternalLoginStore, externalMethod, type SessionStore, StoreConflictError, type User } from '../store/ports.ts';
 import { externalLinkedMail, externalUnlinkedMail } from './account-mail.ts';
 
@@ -62,12 +63,8 @@ export class ExternalLogins {
     return 'unlinked';
   }
 
-  /** The change stands whether or not its notice leaves: a failure is logged, without the message. */
-  private async notify(message: MailMessage): Promise<void> {
-    try {
-      await this.options.mailer.send(message);
-    } catch (error) {
-      this.options.logger.error({ err: error, subject: message.subject }, 'could not send a mail');
-    }
+  /** The change stands whether or not its notice leaves. */
+  private notify(message: MailMessage): Promise<void> {
+    return sendNotice(this.options.mailer, this.options.logger, message);
   }
 }

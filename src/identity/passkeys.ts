@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { MailMessage, Mailer } from '../platform/mail/mailer.ts';
+import { sendNotice } from '../platform/mail/send-notice.ts';
 import { importPeer } from '../platform/optional-peers.ts';
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
@@ -257,13 +258,9 @@ export class PasskeyManager {
     return this.options.store.spendChallenge(sha256Hex(challenge), purpose, this.options.clock.now());
   }
 
-  /** The change stands whether or not its notice leaves: a failure is logged, without the message. */
-  private async notify(message: MailMessage): Promise<void> {
-    try {
-      await this.options.mailer.send(message);
-    } catch (error) {
-      this.options.logger.error({ err: error, subject: message.subject }, 'could not send a mail');
-    }
+  /** The change stands whether or not its notice leaves. */
+  private notify(message: MailMessage): Promise<void> {
+    return sendNotice(this.options.mailer, this.options.logger, message);
   }
 }
 

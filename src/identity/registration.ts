@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
 import type { Mailer, MailMessage } from '../platform/mail/mailer.ts';
+import { sendNotice } from '../platform/mail/send-notice.ts';
 import type { Random } from '../platform/random.ts';
 import { GatehouseError } from '../security/errors.ts';
 import type { AccountCodeStore, User } from '../store/ports.ts';
@@ -107,11 +108,9 @@ export class Registration {
     this.deliver(account === 'new' ? confirmationMail(user, code, links) : reRegistrationConfirmationMail(user, code, links));
   }
 
-  /** Sends without making the request wait; a failure is logged without the message (it holds a code). */
+  /** Sends without making the request wait (the message holds a code: a failure is logged without it). */
   private deliver(message: MailMessage): void {
-    this.options.mailer.send(message).catch((error: unknown) => {
-      this.options.logger.error({ err: error, subject: message.subject }, 'could not send a mail');
-    });
+    void sendNotice(this.options.mailer, this.options.logger, message);
   }
 }
 
