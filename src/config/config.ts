@@ -1,5 +1,6 @@
 import { type Argon2Parameters, DEFAULT_ARGON2, minimumMemoryKib, OWASP_ARGON2_ROWS } from '../identity/argon2-parameters.ts';
 import { ConfigError } from './config-error.ts';
+import { readTrustProxy, type TrustedProxies } from './trust-proxy.ts';
 import { type Env, readBoolean, readDuration, readInteger, readList, readOptionalInteger, readString, readUrl } from './parse.ts';
 
 export interface OidcProviderConfig {
@@ -44,7 +45,8 @@ export interface Config {
   readonly requestTimeoutSeconds: number;
   /** How long a shutdown (SIGTERM, SIGINT) may drain in-flight work before the process exits anyway. */
   readonly shutdownGraceSeconds: number;
-  readonly trustProxy: boolean;
+  /** `TRUST_PROXY`: whose `X-Forwarded-*` is believed, read from the right. */
+  readonly trustProxy: TrustedProxies;
   readonly corsOrigins: readonly string[];
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxAliases: number;
@@ -87,7 +89,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('KEYRING_SECRET', 'at least 32 bytes of random text (e.g. `openssl rand -base64 32`)', null);
   }
   const databaseUrl = readDatabaseUrl(env);
-  const trustProxy = readBoolean(env, 'TRUST_PROXY', false);
+  const trustProxy = readTrustProxy(env);
   const metrics = readBoolean(env, 'METRICS', false);
   const metricsToken = readMetricsToken(env);
   if (metrics) requireMetricsToken({ trustProxy, metricsToken });
@@ -204,8 +206,8 @@ export function requireMailInProduction(config: Config, sendsMail: boolean): voi
  * nothing: metrics are served only to the bearer of `METRICS_TOKEN` (decision 0057).
  */
 export function requireMetricsToken(config: Pick<Config, 'trustProxy' | 'metricsToken'>): void {
-  if (config.trustProxy && config.metricsToken === undefined) {
-    throw new ConfigError('METRICS_TOKEN', 'set when metrics are on and TRUST_PROXY=true (behind a proxy every caller may look local)', null);
+  if (config.trustProxy !== false && config.metricsToken === undefined) {
+    throw new ConfigError('METRICS_TOKEN', 'set when metrics are on and TRUST_PROXY trusts a proxy (behind a proxy every caller may look local)', null);
   }
 }
 
@@ -213,8 +215,9 @@ export function requireMetricsToken(config: Pick<Config, 'trustProxy' | 'metrics
 function readMetricsToken(env: Env): string | undefined {
   const value = readString(env, 'METRICS_TOKEN');
   if (value === undefined) return undefined;
-  if (Buffer.byteLength(value) < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value)) {
-    throw new ConfigError('METRICS_TOKEN', 'at least 32 characters of letters, digits and -._~+/ (e.g. `openssl rand -base64 32`)', null);
+  // One character repeated (`aaaa…`) passes the length but is guessed first.
+  if (Buffer.byteLength(value) < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value) || /^(.)\1*$/.test(value)) {
+    throw new ConfigError('METRICS_TOKEN', 'at least 32 characters of letters, digits and -._~+/, not one character repeated (e.g. `openssl rand -base64 32`)', null);
   }
   return value;
 }

@@ -67,8 +67,12 @@ export interface GatehouseSettings {
   readonly requestTimeoutSeconds?: number;
   /** How long `closeOnSignals` lets a shutdown drain before the process exits anyway. @default 10 */
   readonly shutdownGraceSeconds?: number;
-  /** Whether `X-Forwarded-*` is believed. @default false */
-  readonly trustProxy?: boolean;
+  /**
+   * Whose `X-Forwarded-*` is believed, the client's address read from the right: `false`, the
+   * number of proxies in front of the service (`true` is 1), or the proxies' addresses and CIDRs
+   * (`['10.0.0.0/8', 'loopback']`). @default false
+   */
+  readonly trustProxy?: boolean | number | readonly string[];
   /** Origins allowed to call the API from a browser, with credentials. */
   readonly corsOrigins?: readonly string[];
   /** @default 10 */
@@ -90,7 +94,7 @@ export interface GatehouseSettings {
   readonly webauthnRpId?: string;
   /** Prometheus metrics at `/metrics`, for loopback callers and the bearer of `metricsToken` (the plugin's `metrics` option wins). @default false */
   readonly metrics?: boolean;
-  /** Lets a scraper that sends `Authorization: Bearer <metricsToken>` read the metrics from anywhere; required with `trustProxy`. At least 32 characters. */
+  /** Lets a scraper that sends `Authorization: Bearer <metricsToken>` read the metrics from anywhere, and is then the only way in; required with `trustProxy`. At least 32 random characters. */
   readonly metricsToken?: string;
   /** Password-hashing threads. @default the usable cores, the cgroup's CPU quota included */
   readonly hashThreads?: number;

@@ -52,6 +52,7 @@ import { membershipHandlers, membershipPolicies } from './membership-policies.ts
 import { pagesPlugin } from './pages-plugin.ts';
 import type { PageOptions } from './pages/rendering.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import { proxyTrust } from './proxy-trust.ts';
 import type { PolicyName } from './policy-names.ts';
 import { drainingPlugin } from './plugins/draining.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
@@ -326,7 +327,7 @@ async function wireGatehouse(
   // Before the routes it counts (its own among them), after those whose hooks its route needs.
   if (metrics) {
     const path = (typeof metricsOptions === 'object' ? metricsOptions.path : undefined) ?? DEFAULT_METRICS_PATH;
-    await app.register(metricsPlugin, { metrics, services, path, token: config.metricsToken, trustProxy: config.trustProxy });
+    await app.register(metricsPlugin, { metrics, services, path, token: config.metricsToken, behindProxy: config.trustProxy !== false });
   }
   // Before the routes, which it learns as they are registered.
   if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
@@ -487,7 +488,7 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
       if (refusal === undefined) request.log.error({ err: error }, 'unexpected error');
       return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', 'Something went wrong on our side.'));
     },
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
     // Requests arriving while the app closes get the plugin's problem+json 503 (plugins/draining.ts).
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildValidator: validatorsByPart } },

@@ -6,10 +6,10 @@ export interface MetricsAccessOptions {
   /** `METRICS_TOKEN`: a scraper sending `Authorization: Bearer <token>` is let in from anywhere. */
   readonly token: string | undefined;
   /**
-   * `TRUST_PROXY`: a proxy on this host makes every caller look local, so a loopback address
-   * proves nothing and only the token lets a scraper in.
+   * `TRUST_PROXY` trusts a proxy: a proxy on this host makes every caller look local, so a
+   * loopback address proves nothing and only the token lets a scraper in.
    */
-  readonly trustProxy: boolean;
+  readonly behindProxy: boolean;
 }
 
 /** What the check reads of a request: the socket's peer (never `X-Forwarded-For`) and its Authorization header. */
@@ -19,13 +19,14 @@ export interface MetricsCaller {
 }
 
 /**
- * Who may read the metrics (decision 0057): a caller presenting the token, or, when no proxy is
- * trusted, a caller on the loopback interface. The token is compared as SHA-256 digests, in
- * constant time whatever its length.
+ * Who may read the metrics (decision 0057): a caller presenting the token; or, when there is no
+ * token and no trusted proxy, a caller on the loopback interface. A token, once set, is the only
+ * way in: any local process (another user's, a container sharing the host's network) is on
+ * loopback too. The token is compared as SHA-256 digests, in constant time whatever its length.
  */
-export function metricsAccess({ token, trustProxy }: MetricsAccessOptions): (caller: MetricsCaller) => boolean {
+export function metricsAccess({ token, behindProxy }: MetricsAccessOptions): (caller: MetricsCaller) => boolean {
   const expected = token === undefined ? undefined : sha256(token);
-  const loopbackAllowed = !trustProxy;
+  const loopbackAllowed = token === undefined && !behindProxy;
   return ({ socketAddress, authorization }) => {
     const presented = bearerToken(authorization);
     if (expected !== undefined && presented !== undefined && constantTimeEqual(sha256(presented), expected)) return true;

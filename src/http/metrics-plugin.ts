@@ -15,7 +15,8 @@ export interface MetricsPluginOptions {
   readonly path: string;
   /** `METRICS_TOKEN`, if any. */
   readonly token: string | undefined;
-  readonly trustProxy: boolean;
+  /** `TRUST_PROXY` trusts a proxy: a loopback peer may speak for anyone. */
+  readonly behindProxy: boolean;
 }
 
 /**
@@ -35,7 +36,7 @@ async function metricsRoutes(app: FastifyInstance, options: MetricsPluginOptions
   const stopObserving = observeServices(metrics, options.services);
   app.addHook('onClose', async () => stopObserving());
 
-  const allowed = metricsAccess({ token: options.token, trustProxy: options.trustProxy });
+  const allowed = metricsAccess({ token: options.token, behindProxy: options.behindProxy });
   app.get(
     options.path,
     // Anonymous to the pipeline (no scheme reads the token); the check below is the metrics' own.

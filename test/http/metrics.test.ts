@@ -1,7 +1,7 @@
 /**
  * docs/operations.md, "Metrics": `GET /metrics` over a real socket. Off unless METRICS=true; on, it
- * answers loopback callers and the bearer of METRICS_TOKEN (behind a trusted proxy, the bearer
- * only), with series whose counts follow what the service does, labelled by route pattern so that
+ * answers loopback callers while no METRICS_TOKEN is set, and the bearer of METRICS_TOKEN (once
+ * set, or behind a trusted proxy, the bearer only), with series whose counts follow what the service does, labelled by route pattern so that
  * junk paths add no series, and with no secret in the text.
  */
 import { createServer, type Server, type Socket, connect } from 'node:net';
@@ -198,6 +198,14 @@ describe('GET /metrics', () => {
     await eventually(read, (text) => sample(text, 'gatehouse_graphql_sockets') === 0);
   });
 
+  it('answers loopback only to the token once one is set: any local process is on loopback too', async () => {
+    const { port } = await start({ METRICS: 'true', METRICS_TOKEN: TOKEN });
+    const local = await get('127.0.0.1', port, '/metrics');
+    expect(local.status).toBe(404);
+    expect(local.text).not.toContain('gatehouse_');
+    expect((await get('127.0.0.1', port, '/metrics', { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+  });
+
   it('writes no secret: not the token, the key ring secret or a password', async () => {
     const { app, port } = await start({ METRICS: 'true', METRICS_TOKEN: TOKEN });
     const { user, password } = await app.createUser();
@@ -259,6 +267,15 @@ describe('the metrics settings', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/^METRICS_TOKEN must be at least 32 characters/);
     expect((error as Error).message).not.toContain('short-secret');
+  });
+
+  it('refuses a METRICS_TOKEN of one character repeated, however long', () => {
+    const repeated = 'a'.repeat(48);
+    const error = catching(() => loadConfig({ METRICS: 'true', METRICS_TOKEN: repeated }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe('METRICS_TOKEN');
+    expect((error as Error).message).toContain('not one character repeated');
+    expect((error as Error).message).not.toContain(repeated);
   });
 
   it('refuses a METRICS value that is not a boolean', () => {
