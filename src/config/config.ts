@@ -1,5 +1,6 @@
 import { type Argon2Parameters, DEFAULT_ARGON2, minimumMemoryKib, OWASP_ARGON2_ROWS } from '../identity/argon2-parameters.ts';
 import { ConfigError } from './config-error.ts';
+import { isReservedTablePrefix, isSystemSchema } from '../store/kysely/reserved-names.ts';
 import { readTrustProxy, type TrustedProxies } from './trust-proxy.ts';
 import { type Env, readBoolean, readDuration, readInteger, readList, readOptionalInteger, readString, readUrl } from './parse.ts';
 
@@ -235,16 +236,16 @@ const LOWER_CASE_NAME = /^[a-z][a-z0-9_]*$/;
 /** At most 20 characters: the longest constraint name stays within PostgreSQL's 63 bytes. */
 function readTablePrefix(env: Env): string {
   const value = readString(env, 'DATABASE_TABLE_PREFIX', '');
-  if (value === '' || (value.length <= 20 && LOWER_CASE_NAME.test(value))) return value;
-  throw new ConfigError('DATABASE_TABLE_PREFIX', 'lower-case letters, digits and "_", starting with a letter, at most 20 characters (e.g. gh_)', value);
+  if (value === '' || (value.length <= 20 && LOWER_CASE_NAME.test(value) && !isReservedTablePrefix(value))) return value;
+  throw new ConfigError('DATABASE_TABLE_PREFIX', 'lower-case letters, digits and "_", starting with a letter but not "pg_" or "sqlite_", at most 20 characters (e.g. gh_)', value);
 }
 
 function readSchema(env: Env, databaseUrl: string): string | undefined {
   const value = readString(env, 'DATABASE_SCHEMA');
   if (value === undefined) return undefined;
   if (databaseUrl.startsWith('sqlite:')) throw new ConfigError('DATABASE_SCHEMA', 'unset with an SQLite database (use DATABASE_TABLE_PREFIX)', value);
-  if (value.length <= 63 && LOWER_CASE_NAME.test(value) && !value.startsWith('pg_')) return value;
-  throw new ConfigError('DATABASE_SCHEMA', 'lower-case letters, digits and "_", starting with a letter but not "pg_", at most 63 characters (e.g. gatehouse)', value);
+  if (value.length <= 63 && LOWER_CASE_NAME.test(value) && !isSystemSchema(value)) return value;
+  throw new ConfigError('DATABASE_SCHEMA', 'lower-case letters, digits and "_", starting with a letter, not a system schema ("pg_…", information_schema), at most 63 characters (e.g. gatehouse)', value);
 }
 
 function readCorsOrigins(env: Env): string[] {

@@ -74,7 +74,14 @@ describe.each(engines)('tables under a prefix on $engine', ({ engine, createData
     const databaseUrl = await createDatabaseUrl();
     const result = await runCli(['users', 'list'], { DATABASE_URL: databaseUrl, DATABASE_TABLE_PREFIX: 'GH-' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('gatehouse: DATABASE_TABLE_PREFIX must be lower-case letters, digits and "_", starting with a letter, at most 20 characters (e.g. gh_) (got "GH-")\n');
+    expect(result.stderr).toBe('gatehouse: DATABASE_TABLE_PREFIX must be lower-case letters, digits and "_", starting with a letter but not "pg_" or "sqlite_", at most 20 characters (e.g. gh_) (got "GH-")\n');
+  });
+
+  it('refuses a pg_ prefix, which would turn Gatehouse\'s roles into the system view pg_roles (exit 2)', async () => {
+    const databaseUrl = await createDatabaseUrl();
+    const result = await runCli(['users', 'list'], { DATABASE_URL: databaseUrl, DATABASE_TABLE_PREFIX: 'pg_' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^gatehouse: DATABASE_TABLE_PREFIX must be .* not "pg_" .*\(got "pg_"\)\n$/);
   });
 });
 
@@ -82,6 +89,9 @@ describe('the settings of the store’s tables', () => {
   it('are refused by name when not usable', () => {
     expect(() => configFromSettings({ databaseTablePrefix: 'Gh_' })).toThrow(/^databaseTablePrefix must be lower-case letters/);
     expect(() => configFromSettings({ databaseUrl: 'postgres://db/app', databaseSchema: 'pg_catalog' })).toThrow(/^databaseSchema must be/);
+    expect(() => configFromSettings({ databaseUrl: 'postgres://db/app', databaseSchema: 'information_schema' })).toThrow(/^databaseSchema must be .*not a system schema/);
+    expect(() => configFromSettings({ databaseTablePrefix: 'pg_' })).toThrow(/^databaseTablePrefix must be/);
+    expect(() => configFromSettings({ databaseTablePrefix: 'sqlite_' })).toThrow(/^databaseTablePrefix must be/);
     expect(() => configFromSettings({ databaseUrl: 'sqlite::memory:', databaseSchema: 'gatehouse' })).toThrow(
       /^databaseSchema must be unset with an SQLite database/,
     );

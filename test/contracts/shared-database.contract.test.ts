@@ -186,13 +186,15 @@ describe('Table options that cannot be used', () => {
     ['a hyphen', 'gh-'],
     ['a quote', 'gh"_'],
     ['more than 20 characters', 'gatehouse_identity_x_'],
+    ["PostgreSQL's reserved pg_ (pg_roles is a system view)", 'pg_'],
+    ["SQLite's reserved sqlite_", 'sqlite_gh_'],
   ])('refuses a table prefix with %s, naming the rule', async (_, tablePrefix) => {
     await expect(createStore('sqlite::memory:', { tablePrefix })).rejects.toThrow(
-      `tablePrefix ${JSON.stringify(tablePrefix)} is not usable: expected lower-case letters, digits and "_", starting with a letter, at most 20 characters`,
+      `tablePrefix ${JSON.stringify(tablePrefix)} is not usable: expected lower-case letters, digits and "_", starting with a letter but not "pg_" or "sqlite_", at most 20 characters`,
     );
   });
 
-  it.each(['Gatehouse', 'pg_gatehouse', 'gate house', 'a'.repeat(64)])('refuses the schema %j', async (schema) => {
+  it.each(['Gatehouse', 'pg_gatehouse', 'pg_catalog', 'information_schema', 'gate house', 'a'.repeat(64)])('refuses the schema %j', async (schema) => {
     await expect(createStore('postgres://127.0.0.1:1/none', { schema })).rejects.toThrow(`schema ${JSON.stringify(schema)} is not usable`);
   });
 

@@ -1,6 +1,7 @@
 import { WithSchemaPlugin, type Kysely, type KyselyPlugin } from 'kysely';
 import type { StoreEngine } from '../ports.ts';
 import { gatehouseTables } from './database.ts';
+import { isReservedTablePrefix, isSystemSchema } from './reserved-names.ts';
 import { TablePrefixPlugin } from './table-prefix-plugin.ts';
 
 /** Where Gatehouse's tables live in a database that an application shares with it. */
@@ -47,20 +48,20 @@ const MAX_SCHEMA_LENGTH = 63;
 export function tableNaming(engine: StoreEngine, options: StoreTableOptions = {}): TableNaming {
   const tablePrefix = options.tablePrefix ?? '';
   const { schema } = options;
-  if (tablePrefix !== '' && !isIdentifier(tablePrefix, MAX_PREFIX_LENGTH)) {
+  if (tablePrefix !== '' && (!isIdentifier(tablePrefix, MAX_PREFIX_LENGTH) || isReservedTablePrefix(tablePrefix))) {
     throw new Error(
       `tablePrefix ${JSON.stringify(tablePrefix)} is not usable: expected lower-case letters, digits and "_", ` +
-        `starting with a letter, at most ${MAX_PREFIX_LENGTH} characters (e.g. "gh_").`,
+        `starting with a letter but not "pg_" or "sqlite_", at most ${MAX_PREFIX_LENGTH} characters (e.g. "gh_").`,
     );
   }
   if (schema !== undefined) {
     if (engine !== 'postgres') {
       throw new Error(`schema ${JSON.stringify(schema)} is for PostgreSQL; on SQLite keep Gatehouse's tables apart with tablePrefix.`);
     }
-    if (!isIdentifier(schema, MAX_SCHEMA_LENGTH) || schema.startsWith('pg_')) {
+    if (!isIdentifier(schema, MAX_SCHEMA_LENGTH) || isSystemSchema(schema)) {
       throw new Error(
         `schema ${JSON.stringify(schema)} is not usable: expected lower-case letters, digits and "_", ` +
-          `starting with a letter and not with "pg_", at most ${MAX_SCHEMA_LENGTH} characters (e.g. "gatehouse").`,
+          `starting with a letter, not a system schema ("pg_…", information_schema), at most ${MAX_SCHEMA_LENGTH} characters (e.g. "gatehouse").`,
       );
     }
   }
