@@ -44,14 +44,14 @@ function setCookieHeaders(response: LightMyRequestResponse): string[] {
 }
 
 /** The one `gh.refresh` Set-Cookie line of a response. */
-function refreshCookieLine(response: LightMyRequestResponse): string {
-  const lines = setCookieHeaders(response).filter((line) => line.startsWith(`${COOKIE}=`));
+function refreshCookieLine(response: LightMyRequestResponse, name = COOKIE): string {
+  const lines = setCookieHeaders(response).filter((line) => line.startsWith(`${name}=`));
   expect(lines).toHaveLength(1);
   return lines[0]!;
 }
 
 function cookieValue(line: string): string {
-  return decodeURIComponent(line.slice(COOKIE.length + 1).split(';')[0]!);
+  return decodeURIComponent(line.slice(line.indexOf('=') + 1).split(';')[0]!);
 }
 
 function attributes(line: string): string[] {
@@ -280,12 +280,22 @@ describe.each(engines)('refresh tokens over HTTP on $engine', (engine) => {
 describe.each(engines)('the gh.refresh cookie in production on $engine', (engine) => {
   const ctx = useTestApp(engine, { env: PRODUCTION_ENV });
 
-  it('is Secure (as well as HttpOnly, SameSite=Strict, Path=/auth) at sign-in and at refresh', async () => {
+  const SECURE_COOKIE = `__Secure-${COOKIE}`;
+
+  it('is __Secure-gh.refresh, Secure (as well as HttpOnly, SameSite=Strict, Path=/auth) at sign-in and at refresh', async () => {
     const { response } = await signIn(ctx, { setCookie: true });
-    const line = refreshCookieLine(response);
+    const line = refreshCookieLine(response, SECURE_COOKIE);
     expect(attributes(line)).toEqual(expect.arrayContaining(['secure', 'httponly', 'samesite=strict', 'path=/auth']));
-    const refreshed = await ctx.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { [COOKIE]: cookieValue(line) } });
+    const refreshed = await ctx.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { [SECURE_COOKIE]: cookieValue(line) } });
     expect(refreshed.statusCode).toBe(200);
-    expect(attributes(refreshCookieLine(refreshed))).toEqual(expect.arrayContaining(['secure', 'httponly', 'samesite=strict', 'path=/auth']));
+    expect(attributes(refreshCookieLine(refreshed, SECURE_COOKIE))).toEqual(expect.arrayContaining(['secure', 'httponly', 'samesite=strict', 'path=/auth']));
+    expect([refreshed.headers['set-cookie']].flat().join('\n')).not.toMatch(/(^|\n)gh\.refresh=/);
+  });
+
+  it('ignores an unprefixed gh.refresh cookie, which a page on plain http could have planted', async () => {
+    const { response } = await signIn(ctx, { setCookie: true });
+    const token = cookieValue(refreshCookieLine(response, SECURE_COOKIE));
+    const planted = await ctx.app.inject({ method: 'POST', url: '/auth/refresh', cookies: { [COOKIE]: token } });
+    expect(planted.statusCode).toBe(401);
   });
 });

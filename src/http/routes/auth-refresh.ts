@@ -42,7 +42,7 @@ export async function authRefreshRoutes(app: FastifyInstance, { services, paths 
     { schema: { body: OptionalRefreshRequest }, config: anonymous },
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
-      const presented = fromBody ?? refreshCookieOf(request);
+      const presented = fromBody ?? refreshCookieOf(request, services.config);
       if (presented === undefined) return reply.code(401).send();
       if (fromBody === undefined && !cookieMayBeRead(request, reply)) return reply;
       const result = await services.refreshTokens.refresh(presented, { ip: request.ip, client: signInClient(request.ip, request.headers['user-agent']) });
@@ -66,7 +66,7 @@ export async function authRefreshRoutes(app: FastifyInstance, { services, paths 
     { schema: { body: OptionalRefreshRequest }, config: anonymous },
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
-      const presented = fromBody ?? refreshCookieOf(request);
+      const presented = fromBody ?? refreshCookieOf(request, services.config);
       if (fromBody === undefined && presented !== undefined && !cookieMayBeRead(request, reply)) return reply;
       if (presented !== undefined) await services.refreshTokens.revoke(presented);
       if (fromBody === undefined) clearRefreshCookie(reply, services.config, paths.auth);
