@@ -11,7 +11,8 @@ import { AccountLockout, type AccountLockoutOptions } from './identity/lockout.t
 import { PasswordReset } from './identity/password-reset.ts';
 import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
-import { UserSessions } from './identity/user-sessions.ts';
+import { SessionIds, UserSessions } from './identity/user-sessions.ts';
+import { OpaqueIds } from './security/crypto/opaque-ids.ts';
 import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
@@ -201,7 +202,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       random,
       lifetimeMs: config.cookieSeconds * 1000,
     }),
-    userSessions: new UserSessions(store.userSessions, clock),
+    userSessions: new UserSessions(store.userSessions, clock, new SessionIds(new OpaqueIds(keyRing.secrets.cookie, 'session ids'))),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),

@@ -1,4 +1,5 @@
 import type { Clock } from '../platform/clock.ts';
+import type { OpaqueIds } from '../security/crypto/opaque-ids.ts';
 import type { SignInMethod, UserSession, UserSessionKind, UserSessionRef, UserSessionStore } from '../store/ports.ts';
 
 /** The caller's own session, which "sign out everywhere else" keeps: its cookie session, or the family of its access token. */
@@ -22,24 +23,28 @@ export interface ListedSession {
   readonly method: SignInMethod | null;
 }
 
-const KIND_LETTER: Readonly<Record<UserSessionKind, string>> = { cookie: 'c', token: 't' };
-const OPAQUE_ID = /^([ct])([1-9][0-9]{0,14})$/;
+const KIND_TAG: Readonly<Record<UserSessionKind, number>> = { cookie: 1, token: 2 };
 
 /**
- * The ids the sessions list hands out: a letter for the kind and the row's id (`c12`, `t7`), so
- * that cookie sessions and families share one space. Clients treat them as opaque; an id that
- * does not parse is simply unknown.
+ * The ids the sessions list hands out: one space for cookie sessions and families, and nothing
+ * in them tells how many sessions were ever opened (`OpaqueIds`), as a row id would. An id that
+ * does not open is simply unknown.
  */
-export const SessionIds = {
+export class SessionIds {
+  constructor(private readonly ids: OpaqueIds) {}
+
   format(ref: UserSessionRef): string {
-    return `${KIND_LETTER[ref.kind]}${ref.id}`;
-  },
+    return this.ids.format({ tag: KIND_TAG[ref.kind], id: ref.id });
+  }
+
   parse(id: string): UserSessionRef | null {
-    const match = OPAQUE_ID.exec(id);
-    if (match === null) return null;
-    return { kind: match[1] === 'c' ? 'cookie' : 'token', id: Number(match[2]) };
-  },
-};
+    const opened = this.ids.parse(id);
+    if (opened === null) return null;
+    if (opened.tag === KIND_TAG.cookie) return { kind: 'cookie', id: opened.id };
+    if (opened.tag === KIND_TAG.token) return { kind: 'token', id: opened.id };
+    return null;
+  }
+}
 
 /**
  * "Where you are signed in" (docs/reference/http.md): a user's cookie sessions and refresh-token
@@ -51,17 +56,19 @@ export class UserSessions {
   constructor(
     private readonly store: UserSessionStore,
     private readonly clock: Clock,
+    /** How the list names sessions. */
+    readonly ids: SessionIds,
   ) {}
 
   /** The user's live sessions and families, the most recently used first. */
   async list(userId: number, own: OwnSession = {}): Promise<ListedSession[]> {
     const sessions = await this.store.list(userId, this.clock.now());
-    return sessions.map((session) => listed(session, own));
+    return sessions.map((session) => listed(session, this.ids.format(session), own));
   }
 
   /** Ends the session or family of `id` if it is the user's and live: what it was, or null (unknown, another user's, ended). */
   async end(userId: number, id: string): Promise<UserSessionRef | null> {
-    const ref = SessionIds.parse(id);
+    const ref = this.ids.parse(id);
     if (ref === null) return null;
     return (await this.store.end(userId, ref, this.clock.now())) ? ref : null;
   }
@@ -80,8 +87,8 @@ export class UserSessions {
   }
 }
 
-function listed(session: UserSession, own: OwnSession): ListedSession {
+function listed(session: UserSession, id: string, own: OwnSession): ListedSession {
   const { kind, createdAt, lastSeenAt, expiresAt, userAgent, ip, method } = session;
   const current = kind === 'cookie' && own.sessionId != null && session.id === own.sessionId;
-  return { id: SessionIds.format(session), kind, current, createdAt, lastSeenAt, expiresAt, userAgent, ip, method };
+  return { id, kind, current, createdAt, lastSeenAt, expiresAt, userAgent, ip, method };
 }

@@ -43,10 +43,10 @@ async function appSignIn(ctx: TestApp, user: User, password: string, userAgent =
   return json(response);
 }
 
-/** The family id an access token names (`gh_sid`), as the list's opaque id. */
-function familyIdOf(accessToken: string): string {
+/** The family an access token names (`gh_sid`), as the list names it. */
+function familyIdOf(ctx: TestApp, accessToken: string): string {
   const payload = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { gh_sid: number };
-  return `t${payload.gh_sid}`;
+  return ctx.services.userSessions.ids.format({ kind: 'token', id: payload.gh_sid });
 }
 
 async function list(ctx: TestApp, headers: Record<string, string>): Promise<Listed[]> {
@@ -80,7 +80,7 @@ describe.each(engines)('where you are signed in, on $label', (engine) => {
     expect(new Set(listed.map((session) => session.id)).size).toBe(3);
     expect(listed.filter((session) => session.current).map((session) => session.userAgent)).toEqual(['Browser/here']);
     expect(listed.map(({ kind, userAgent }) => `${kind} ${userAgent}`).sort()).toEqual(['cookie Browser/elsewhere', 'cookie Browser/here', 'token App/1']);
-    expect(listed.find((session) => session.kind === 'token')?.id).toBe(familyIdOf(app.accessToken));
+    expect(listed.find((session) => session.kind === 'token')?.id).toBe(familyIdOf(ctx, app.accessToken));
 
     // From the other browser, that one is current; a bearer caller has none.
     expect((await list(ctx, { cookie: elsewhere })).filter((session) => session.current).map((session) => session.userAgent)).toEqual(['Browser/elsewhere']);
@@ -112,6 +112,24 @@ describe.each(engines)('where you are signed in, on $label', (engine) => {
     expect((await ctx.app.inject({ url: '/me', headers: bearer(theirApp.accessToken) })).statusCode).toBe(200);
   });
 
+  it('names sessions with ids that tell nothing of how many were opened, and refuses one altered by a character', async () => {
+    const { user, password } = await ctx.createUser();
+    const cookie = await browserSignIn(ctx, user, password);
+    for (let more = 0; more < 3; more += 1) await appSignIn(ctx, user, password);
+    const ids = (await list(ctx, { cookie })).map((session) => session.id);
+    expect(ids).toHaveLength(4);
+    for (const id of ids) {
+      expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      // No row id in any form: neither the number nor a letter followed by it.
+      expect(id).not.toMatch(/^[ct]?\d+$/);
+    }
+    const [first] = ids;
+    const altered = `${first!.slice(0, 10)}${first![10] === 'A' ? 'B' : 'A'}${first!.slice(11)}`;
+    const response = await ctx.app.inject({ method: 'DELETE', url: `/account/sessions/${altered}`, headers: { cookie } });
+    expect(response.statusCode).toBe(404);
+    expect(await list(ctx, { cookie })).toHaveLength(4);
+  });
+
   it('ends one cookie session at once (its cookie no longer works), leaving the others, and audits it', async () => {
     const { user, password } = await ctx.createUser();
     const here = await browserSignIn(ctx, user, password);
@@ -138,7 +156,7 @@ describe.each(engines)('where you are signed in, on $label', (engine) => {
     const kept = await appSignIn(ctx, user, password);
     expect((await ctx.app.inject({ url: '/me', headers: bearer(ended.accessToken) })).statusCode).toBe(200);
 
-    const response = await ctx.app.inject({ method: 'DELETE', url: `/account/sessions/${familyIdOf(ended.accessToken)}`, headers: { cookie } });
+    const response = await ctx.app.inject({ method: 'DELETE', url: `/account/sessions/${familyIdOf(ctx, ended.accessToken)}`, headers: { cookie } });
     expect(response.statusCode).toBe(204);
     const refused = await ctx.app.inject({ url: '/me', headers: bearer(ended.accessToken) });
     expect(refused.statusCode).toBe(401);
@@ -161,7 +179,7 @@ describe.each(engines)('where you are signed in, on $label', (engine) => {
   it('a bearer caller may end its own family, whose token is then refused', async () => {
     const { user, password } = await ctx.createUser();
     const app = await appSignIn(ctx, user, password);
-    const response = await ctx.app.inject({ method: 'DELETE', url: `/account/sessions/${familyIdOf(app.accessToken)}`, headers: bearer(app.accessToken) });
+    const response = await ctx.app.inject({ method: 'DELETE', url: `/account/sessions/${familyIdOf(ctx, app.accessToken)}`, headers: bearer(app.accessToken) });
     expect(response.statusCode).toBe(204);
     expect((await ctx.app.inject({ url: '/me', headers: bearer(app.accessToken) })).statusCode).toBe(401);
   });
@@ -198,7 +216,7 @@ describe.each(engines)('where you are signed in, on $label', (engine) => {
     expect((await ctx.app.inject({ url: '/me', headers: bearer(mine.accessToken) })).statusCode).toBe(200);
     expect((await ctx.app.inject({ url: '/me', headers: bearer(another.accessToken) })).statusCode).toBe(401);
     expect((await ctx.app.inject({ url: '/account/profile', headers: { cookie } })).statusCode).toBe(401);
-    expect((await list(ctx, bearer(mine.accessToken))).map((session) => session.id)).toEqual([familyIdOf(mine.accessToken)]);
+    expect((await list(ctx, bearer(mine.accessToken))).map((session) => session.id)).toEqual([familyIdOf(ctx, mine.accessToken)]);
   });
 
   it('refuses an API-key caller (it acts for no user) and an anonymous one', async () => {

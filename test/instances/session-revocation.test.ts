@@ -20,9 +20,10 @@ const POLL_INTERVAL_MS = 50;
 /** A cookie socket's upgrade must come from PUBLIC_URL's origin. */
 const PUBLIC_URL = 'http://gatehouse.test';
 
-function familyIdOf(accessToken: string): string {
+/** The family an access token names (`gh_sid`), as the list names it. */
+function familyIdOf(app: TestApp, accessToken: string): string {
   const payload = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { gh_sid: number };
-  return `t${payload.gh_sid}`;
+  return app.services.userSessions.ids.format({ kind: 'token', id: payload.gh_sid });
 }
 
 describe.each(engines)('a session ended on another instance, on $engine', (engine) => {
@@ -58,7 +59,7 @@ describe.each(engines)('a session ended on another instance, on $engine', (engin
     const keptSocket = openSocket(url, { connectionParams: { authorization: `Bearer ${kept}` } });
     for (const socket of [endedSocket, keptSocket]) expect(await socket.execute('{ me { id } }')).toEqual({ data: { me: { id: String(user.id) } } });
 
-    const response = await b.app.inject({ method: 'DELETE', url: `/account/sessions/${familyIdOf(ended)}`, headers: bearer(kept) });
+    const response = await b.app.inject({ method: 'DELETE', url: `/account/sessions/${familyIdOf(b, ended)}`, headers: bearer(kept) });
     expect(response.statusCode).toBe(204);
     const deadline = Date.now() + PROPAGATION_MS;
 
