@@ -175,10 +175,7 @@ describe('loadConfig values', () => {
   });
 
   it('reads booleans', () => {
-    expect(loadConfig({ REQUIRE_CONFIRMED_EMAIL: 'false', TRUST_PROXY: 'true' })).toMatchObject({
-      requireConfirmedEmail: false,
-      trustProxy: true,
-    });
+    expect(loadConfig({ REQUIRE_CONFIRMED_EMAIL: 'false' })).toMatchObject({ requireConfirmedEmail: false });
   });
 
   it('treats any NODE_ENV other than production as development', () => {
