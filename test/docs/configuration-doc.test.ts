@@ -1,15 +1,22 @@
 /** docs/reference/configuration.md and the code that reads the environment name the same variables. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
+/** Every reader of settings in src/config/ (config.ts and the files a setting of its own needs). */
+const configSources = () =>
+  readdirSync(new URL('../../src/config/', import.meta.url))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .map((file) => read(`src/config/${file}`))
+    .join('\n');
+
 /**
- * Every variable src/config/config.ts and the service's own server/settings.ts read
+ * Every variable src/config/ and the service's own server/settings.ts read
  * (`OIDC_<NAME>_…` for the per-provider ones), and LOG_LEVEL, read by the logger.
  */
 function variablesRead(): Set<string> {
-  const config = read('src/config/config.ts') + read('server/settings.ts').replace(/valueOf\(env, /g, 'readString(env, ');
+  const config = configSources() + read('server/settings.ts').replace(/valueOf\(env, /g, 'readString(env, ');
   const names = [
     ...[...config.matchAll(/\bread\w+\(env, '([A-Z][A-Z0-9_]*)'/g)].map((match) => match[1]!),
     ...[...config.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]!),
