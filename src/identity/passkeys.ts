@@ -12,9 +12,9 @@ import { sendNotice } from '../platform/mail/send-notice.ts';
 import { importPeer } from '../platform/optional-peers.ts';
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
-import { type AttestationCbor, withoutAttestationStatement } from './passkey-attestation.ts';
 import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type User } from '../store/ports.ts';
 import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
+import { type AttestationCbor, withoutAttestationStatement } from './passkey-attestation.ts';
 
 /**
  * A registration or an assertion as browsers send it (WebAuthn's `RegistrationResponseJSON` and
@@ -132,7 +132,10 @@ export class PasskeyManager {
     // The statement goes unread (passkey-attestation.ts): nothing the request carries makes the
     // verifier walk a certificate chain or fetch what the chain names.
     const attestationObject = withoutAttestationStatement(String(response.response['attestationObject']), await attestationCbor());
-    if (attestationObject === null) throw new PasskeyRegistrationRefused('verification');
+    if (attestationObject === null) {
+      this.options.logger.info({ reason: 'no attestation object' }, 'a passkey registration failed verification');
+      throw new PasskeyRegistrationRefused('verification');
+    }
     const asNone = { ...response, response: { ...response.response, attestationObject } };
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
@@ -150,7 +153,7 @@ export class PasskeyManager {
     }
     const info = verified.registrationInfo;
     if (!verified.verified || info === undefined) throw new PasskeyRegistrationRefused('verification');
-    // The id the response names is the one stored and shown to the owner: it must be the attested one.
+    // The owner renames and removes a passkey by the id its response named: the id the key signs under.
     if (Buffer.from(info.credential.id, 'base64url').length > CREDENTIAL_ID_MAX_BYTES) throw new PasskeyRegistrationRefused('credential-id-too-long');
     if (response.id !== info.credential.id || response.rawId !== info.credential.id) throw new PasskeyRegistrationRefused('credential-id-mismatch');
     const existing = await store.listForUser(user.id);

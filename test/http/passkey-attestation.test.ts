@@ -71,4 +71,26 @@ describe.runIf(sqlite)('passkey registration and attestation statements', () => 
     expect(signedIn.statusCode).toBe(200);
     expect(listener.requests).toEqual([]);
   });
+
+  it('refuses an attestation object that is no CBOR map with authenticator data, however it is nested, with a 400', async () => {
+    const { cookie } = await signInWithCookie(ctx);
+    const cases = [
+      Buffer.from('not cbor at all'),
+      Buffer.of(0xa1, 0x63, ...Buffer.from('fmt'), 0x64, ...Buffer.from('none')), // {fmt: "none"}: no authData
+      Buffer.concat([Buffer.alloc(30_000, 0x81), Buffer.of(0x00)]), // 30,000 nested arrays
+    ];
+    for (const attestationObject of cases) {
+      const options = json<Parameters<SoftwareAuthenticator['register']>[0]>(await ctx.app.inject({ method: 'POST', url: '/account/passkeys/options', headers: { cookie } }));
+      const response = new SoftwareAuthenticator().register(options, { origin: ORIGIN });
+      const refused = await ctx.app.inject({
+        method: 'POST',
+        url: '/account/passkeys',
+        headers: { cookie },
+        payload: { response: { ...response, response: { ...response.response, attestationObject: attestationObject.toString('base64url') } } },
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+    }
+    expect(listener.requests).toEqual([]);
+  });
 });
