@@ -76,6 +76,7 @@ import { accountPasskeyRoutes } from './routes/account-passkeys.ts';
 import { passkeyScript, type PasskeyScript } from './pages/passkeys/passkey-script.ts';
 import { passkeyScriptRoutes } from './routes/passkey-script.ts';
 import { passkeyLoginRoutes } from './routes/passkey-login.ts';
+import { CREDENTIAL_ID_MAX_CHARS } from './routes/passkey-schemas.ts';
 import { assertPeerInstalled } from '../platform/optional-peers.ts';
 import type { RouteContext } from './routes/route-context.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
@@ -284,7 +285,7 @@ async function wireGatehouse(
   };
   const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
   const paths = new MembershipPaths(options.prefix ?? '');
-  const passkeys = passkeysOn(features, services);
+  const passkeys = passkeysOn(features, services, app);
   const context: RouteContext = { services, authorization, policies, schemeOptions, paths, passkeys, sessionsListed: listsSessions(features) };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   const metricsOptions = options.metrics ?? config.metrics;
@@ -395,9 +396,17 @@ function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config):
  * the routes stay on (a client that is not a browser may use them; the contract names no other
  * answer), the pages do not offer passkeys, and the start says once why.
  */
-function passkeysOn(features: Required<GatehouseFeatures>, services: Services): boolean {
+function passkeysOn(features: Required<GatehouseFeatures>, services: Services, app: FastifyInstance): boolean {
   if (!features.passkeys) return false;
   if (!features.cookies) throw new Error('features.passkeys needs features.cookies: a passkey signs in with the auth cookie.');
+  // Fastify's default (100) answers 414 to `/account/passkeys/:id` for ids over 75 bytes, which
+  // browsers create: their owner could never remove them.
+  const paramLimit = app.initialConfig.routerOptions?.maxParamLength ?? app.initialConfig.maxParamLength ?? 100;
+  if (paramLimit < CREDENTIAL_ID_MAX_CHARS) {
+    throw new Error(
+      `features.passkeys needs path parameters of ${CREDENTIAL_ID_MAX_CHARS} characters (a 1,023-byte credential id) and the server allows ${paramLimit}: create it with serverOptions(), or routerOptions.maxParamLength ${CREDENTIAL_ID_MAX_CHARS}`,
+    );
+  }
   if (isIpAddress(services.config.webauthnRpId)) {
     services.logger.warn(
       `passkeys: the relying party is an IP address (${services.config.webauthnRpId}, PUBLIC_URL's host), which browsers refuse, so the pages do not offer passkeys; set PUBLIC_URL to a host name (localhost in development) for passkeys in a browser`,
@@ -489,6 +498,8 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
       return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', 'Something went wrong on our side.'));
     },
     trustProxy: proxyTrust(config.trustProxy),
+    // A path parameter as long as a passkey's credential id (`/account/passkeys/:id`).
+    routerOptions: { maxParamLength: CREDENTIAL_ID_MAX_CHARS },
     // Requests arriving while the app closes get the plugin's problem+json 503 (plugins/draining.ts).
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildValidator: validatorsByPart } },

@@ -14,6 +14,7 @@ import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
 import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type User } from '../store/ports.ts';
 import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
+import { type AttestationCbor, withoutAttestationStatement } from './passkey-attestation.ts';
 
 /**
  * A registration or an assertion as browsers send it (WebAuthn's `RegistrationResponseJSON` and
@@ -38,6 +39,8 @@ export type PasskeyOptionsJSON = { readonly challenge: string } & Readonly<Recor
 export const PASSKEY_CHALLENGE_MS = 5 * 60 * 1000;
 /** A passkey's name, in code points. */
 export const PASSKEY_NAME_MAX = 64;
+/** The longest credential id a relying party accepts (WebAuthn L3 §7.1, step 14). */
+export const CREDENTIAL_ID_MAX_BYTES = 1023;
 /** Passkeys one account may hold: the list and the options' `excludeCredentials` stay small. */
 export const PASSKEYS_PER_USER_MAX = 50;
 /** Challenges carry 256 random bits. */
@@ -58,9 +61,13 @@ export interface PasskeyManagerOptions {
   readonly origin: string;
 }
 
-/** Why a registration was refused: each is a 400 naming `response`. */
+/**
+ * Why a registration was refused: each is a 400 naming `response`. `credential-id-too-long`: the
+ * attested credential id is over CREDENTIAL_ID_MAX_BYTES; `credential-id-mismatch`: the
+ * response's `id` is not the credential id its authenticator data attests.
+ */
 export class PasskeyRegistrationRefused extends Error {
-  constructor(readonly reason: 'challenge' | 'verification' | 'taken' | 'too-many') {
+  constructor(readonly reason: 'challenge' | 'verification' | 'credential-id-too-long' | 'credential-id-mismatch' | 'taken' | 'too-many') {
     super(`The passkey registration was refused (${reason}).`);
     this.name = 'PasskeyRegistrationRefused';
   }
@@ -122,10 +129,18 @@ export class PasskeyManager {
     const issued = challenge === null ? null : await this.spend(challenge, 'registration');
     if (challenge === null || issued === null || issued.userId !== user.id || issued.binding !== binding) throw new PasskeyRegistrationRefused('challenge');
     const { verifyRegistrationResponse } = await webauthn();
+    // The statement goes unread (passkey-attestation.ts): nothing the request carries makes the
+    // verifier walk a certificate chain or fetch what the chain names.
+    const attestationObject = withoutAttestationStatement(String(response.response['attestationObject']), await attestationCbor());
+    if (attestationObject === null) {
+      this.options.logger.info({ reason: 'no attestation object' }, 'a passkey registration failed verification');
+      throw new PasskeyRegistrationRefused('verification');
+    }
+    const asNone = { ...response, response: { ...response.response, attestationObject } };
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
-        response: response as unknown as RegistrationResponseJSON,
+        response: asNone as unknown as RegistrationResponseJSON,
         expectedChallenge: challenge,
         expectedOrigin: this.options.origin,
         expectedRPID: this.options.rpId,
@@ -138,6 +153,9 @@ export class PasskeyManager {
     }
     const info = verified.registrationInfo;
     if (!verified.verified || info === undefined) throw new PasskeyRegistrationRefused('verification');
+    // The owner renames and removes a passkey by the id its response named: the id the key signs under.
+    if (Buffer.from(info.credential.id, 'base64url').length > CREDENTIAL_ID_MAX_BYTES) throw new PasskeyRegistrationRefused('credential-id-too-long');
+    if (response.id !== info.credential.id || response.rawId !== info.credential.id) throw new PasskeyRegistrationRefused('credential-id-mismatch');
     const existing = await store.listForUser(user.id);
     if (existing.length >= PASSKEYS_PER_USER_MAX) throw new PasskeyRegistrationRefused('too-many');
     let passkey: Passkey;
@@ -293,4 +311,14 @@ let loaded: Promise<WebAuthnServer> | undefined;
 /** @simplewebauthn/server, loaded with the first ceremony. */
 function webauthn(): Promise<WebAuthnServer> {
   return (loaded ??= importPeer('@simplewebauthn/server', 'Passkeys', () => import('@simplewebauthn/server')));
+}
+
+let cbor: Promise<AttestationCbor> | undefined;
+
+/** The CBOR codec @simplewebauthn/server decodes attestation objects with. */
+function attestationCbor(): Promise<AttestationCbor> {
+  return (cbor ??= importPeer('@simplewebauthn/server', 'Passkeys', () => import('@simplewebauthn/server/helpers')).then(({ isoCBOR }) => ({
+    decodeFirst: (input) => isoCBOR.decodeFirst(input),
+    encode: (input) => isoCBOR.encode(input as never),
+  })));
 }

@@ -45,6 +45,27 @@ export interface AssertionOverrides extends CeremonyOverrides {
   readonly userHandle?: string | null;
 }
 
+export interface RegistrationOverrides extends CeremonyOverrides {
+  /** The `id` and `rawId` the response names. @default the attested credential id */
+  readonly id?: string;
+}
+
+/** What an attestation statement signs over or names, for statements made outside (test/helpers/attestation-statements.ts). */
+export interface RegistrationParts {
+  readonly authData: Buffer;
+  readonly clientDataHash: Buffer;
+  readonly rpIdHash: Buffer;
+  readonly credentialId: Buffer;
+  readonly publicKey: KeyObject;
+  readonly privateKey: KeyObject;
+}
+
+/** An attestation statement and its format, as the attestation object carries them. */
+export interface AttestationStatement {
+  readonly fmt: string;
+  readonly attStmt: Map<string, CBORType>;
+}
+
 interface CreationOptions {
   readonly challenge: string;
   readonly rp: { readonly id?: string };
@@ -94,20 +115,41 @@ export class SoftwareAuthenticator {
   }
 
   /** A `RegistrationResponseJSON` with attestation "none", for these creation options. */
-  register(options: CreationOptions, overrides: CeremonyOverrides) {
+  register(options: CreationOptions, overrides: RegistrationOverrides) {
+    return this.registrationResponse(this.registrationParts(options, overrides), { fmt: 'none', attStmt: new Map() }, overrides);
+  }
+
+  /** A `RegistrationResponseJSON` carrying the statement `attest` makes over this registration. */
+  async registerAttested(options: CreationOptions, overrides: RegistrationOverrides, attest: (parts: RegistrationParts) => Promise<AttestationStatement>) {
+    const parts = this.registrationParts(options, overrides);
+    return this.registrationResponse(parts, await attest(parts), overrides);
+  }
+
+  private registrationParts(options: CreationOptions, overrides: RegistrationOverrides): RegistrationParts & { clientDataJSON: Buffer } {
     this.userHandle = options.user.id;
     const rpId = overrides.rpId ?? options.rp.id!;
     const clientDataJSON = clientData(overrides.type ?? 'webauthn.create', overrides.challenge ?? options.challenge, overrides.origin);
     const credentialId = Buffer.from(this.credentialId, 'base64url');
     const attestedCredentialData = Buffer.concat([Buffer.alloc(16), u16(credentialId.length), credentialId, this.coseKey()]);
     const authData = Buffer.concat([sha256(rpId), Buffer.of(this.flags(overrides) | FLAG.AT), u32(this.zeroCounter ? 0 : this.counter), attestedCredentialData]);
-    const attestationObject = encodeCBOR(new Map<string, CBORType>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]));
+    return { clientDataJSON, authData, clientDataHash: sha256(clientDataJSON), rpIdHash: sha256(rpId), credentialId, publicKey: this.publicKey, privateKey: this.privateKey };
+  }
+
+  private registrationResponse(parts: RegistrationParts & { clientDataJSON: Buffer }, statement: AttestationStatement, overrides: RegistrationOverrides) {
+    const attestationObject = encodeCBOR(
+      new Map<string, CBORType>([
+        ['fmt', statement.fmt],
+        ['attStmt', statement.attStmt],
+        ['authData', new Uint8Array(parts.authData)],
+      ]),
+    );
+    const id = overrides.id ?? this.credentialId;
     return {
-      id: this.credentialId,
-      rawId: this.credentialId,
+      id,
+      rawId: id,
       type: 'public-key' as const,
       response: {
-        clientDataJSON: clientDataJSON.toString('base64url'),
+        clientDataJSON: parts.clientDataJSON.toString('base64url'),
         attestationObject: Buffer.from(attestationObject).toString('base64url'),
         transports: ['internal'],
       },

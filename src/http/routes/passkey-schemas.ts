@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { PASSKEY_NAME_MAX } from '../../identity/passkeys.ts';
+import { CREDENTIAL_ID_MAX_BYTES, PASSKEY_NAME_MAX } from '../../identity/passkeys.ts';
 
 /**
  * The request bodies of the passkey routes (docs/reference/http.md): WebAuthn's JSON forms of a
@@ -10,8 +10,11 @@ import { PASSKEY_NAME_MAX } from '../../identity/passkeys.ts';
 
 const base64url = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+$' });
 
-/** A credential id: at most 1,023 bytes (WebAuthn), 1,364 characters of base64url. */
-export const CredentialId = base64url(1364);
+/** The longest credential id in base64url: 1,023 bytes (WebAuthn), 1,364 characters. */
+export const CREDENTIAL_ID_MAX_CHARS = Math.ceil((CREDENTIAL_ID_MAX_BYTES * 4) / 3);
+
+/** A credential id, base64url without padding. */
+export const CredentialId = base64url(CREDENTIAL_ID_MAX_CHARS);
 
 /** A passkey's name: 1 to 64 characters, no control characters, not blank. */
 export const PasskeyName = Type.String({
