@@ -71,8 +71,8 @@ interface Connection {
   releaseCaller: () => void;
   /** Sends one message, unless the socket is closing; past the buffer bound, closes it with 4408 instead. */
   readonly write: (data: string) => void;
-  /** Closes the socket and ends its subscriptions at once, whatever the closing handshake then takes. */
-  readonly end: (code: number, reason: string) => void;
+  /** Closes the socket for one of its limits (a log line says which), ending its subscriptions at once. */
+  readonly refuse: (code: number, reason: string) => void;
 }
 
 /**
@@ -103,7 +103,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       if (caller !== null) {
         const release = perCaller.admit(caller);
         // graphql-ws then closes with 4403, which a socket already closing ignores: the client sees 4429.
-        if (release === null) return ctx.extra.end(TOO_MANY, 'Too many sockets of this user'), false;
+        if (release === null) return ctx.extra.refuse(TOO_MANY, 'Too many sockets of this user'), false;
         ctx.extra.releaseCaller = release;
       }
       ctx.extra.credential = credential;
@@ -167,7 +167,11 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   return (socket: Socket, request: FastifyRequest): void => {
     // Counted from the upgrade on, signed in or not, before anything else is spent on the socket.
     const releaseAddress = perAddress.admit(request.ip);
-    if (releaseAddress === null) return closeThenCut(socket, TOO_MANY, 'Too many sockets from this address');
+    const logRefusal = (code: number, reason: string) => options.logger.warn({ code, ip: request.ip }, `GraphQL socket closed: ${reason}`);
+    if (releaseAddress === null) {
+      logRefusal(TOO_MANY, 'Too many sockets from this address');
+      return closeThenCut(socket, TOO_MANY, 'Too many sockets from this address');
+    }
     const presented = credentialsOf(request);
     const budget = new MessageBudget(burst, MESSAGES_PER_SECOND);
     let ended = false;
@@ -178,6 +182,11 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       closeThenCut(socket, code, reason);
       // The subscriptions end now, not once the peer has answered the close (a paused one never does).
       void closed(code, reason);
+    };
+    const refuse = (code: number, reason: string) => {
+      if (ended) return;
+      logRefusal(code, reason);
+      end(code, reason);
     };
     const connection: Connection = {
       socket,
@@ -193,9 +202,9 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         socket.send(data);
         // One message may pass the bound on its own when nothing else waits, so that a result
         // larger than the bound does not make the socket useless to a client that reads.
-        if (waiting > 0 && socket.bufferedAmount > options.maxBufferBytes) end(SLOW_CONSUMER, 'Too much unsent data: the client reads too slowly');
+        if (waiting > 0 && socket.bufferedAmount > options.maxBufferBytes) refuse(SLOW_CONSUMER, 'Too much unsent data: the client reads too slowly');
       },
-      end,
+      refuse,
     };
     connection.upgrade.catch(() => undefined);
     const closed = server.opened(
@@ -208,7 +217,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         onMessage: (callback) =>
           socket.on('message', (data) => {
             if (socket.readyState !== socket.OPEN) return;
-            if (!budget.take()) return end(TOO_MANY, 'Too many messages');
+            if (!budget.take()) return refuse(TOO_MANY, 'Too many messages');
             callback(String(data)).catch((error: unknown) => {
               options.logger.warn({ err: error }, 'GraphQL socket message failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
