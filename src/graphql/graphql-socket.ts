@@ -213,7 +213,8 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         // Handed to ws at once, not awaited until it is flushed: whatever the peer has not read
         // waits in ws, where the bound above sees it, and nowhere else.
         send: (data) => connection.write(data),
-        close: (code, reason) => socket.close(code, reason),
+        // graphql-ws's own closes (4400, 4403, its 4408 for a missing `connection_init`) are cut alike.
+        close: (code, reason) => closeThenCut(socket, code ?? 1000, reason ?? ''),
         onMessage: (callback) =>
           socket.on('message', (data) => {
             if (socket.readyState !== socket.OPEN) return;
