@@ -94,8 +94,11 @@ describe('loadConfig defaults (docs/reference/configuration.md)', () => {
     expect(config.graphqlMaxCost).toBe(1000);
   });
 
-  it('allows 100 active subscriptions per socket', () => {
+  it('allows 100 active subscriptions per socket, 1 MiB unsent on one, 20 sockets per user and 100 per client address', () => {
     expect(config.graphqlMaxSubscriptionsPerSocket).toBe(100);
+    expect(config.graphqlMaxSocketBufferBytes).toBe(1_048_576);
+    expect(config.graphqlMaxSocketsPerUser).toBe(20);
+    expect(config.graphqlMaxSocketsPerIp).toBe(100);
   });
 
   it('issues tokens with iss = PUBLIC_URL and aud = gatehouse', () => {
@@ -217,6 +220,10 @@ describe('loadConfig refusals', () => {
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '0' }],
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '2.5' }],
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: 'many' }],
+    ['GRAPHQL_MAX_SOCKET_BUFFER_BYTES', { GRAPHQL_MAX_SOCKET_BUFFER_BYTES: '1023' }],
+    ['GRAPHQL_MAX_SOCKET_BUFFER_BYTES', { GRAPHQL_MAX_SOCKET_BUFFER_BYTES: '1mb' }],
+    ['GRAPHQL_MAX_SOCKETS_PER_USER', { GRAPHQL_MAX_SOCKETS_PER_USER: '0' }],
+    ['GRAPHQL_MAX_SOCKETS_PER_IP', { GRAPHQL_MAX_SOCKETS_PER_IP: '-1' }],
     ['KEYRING_SECRET', { KEYRING_SECRET: 'too-short' }],
     ['KEYRING_SECRET', { KEYRING_SECRET: 'x'.repeat(31) }],
     ['HASH_THREADS', { HASH_THREADS: '0' }],

@@ -54,6 +54,12 @@ export interface Config {
   readonly graphqlMaxCost: number;
   /** Active subscriptions one WebSocket may hold; one more gets an `error` message (docs/reference/graphql.md). */
   readonly graphqlMaxSubscriptionsPerSocket: number;
+  /** Unsent bytes a WebSocket may hold; past them it is closed with 4408 (its client reads too slowly). */
+  readonly graphqlMaxSocketBufferBytes: number;
+  /** Open WebSockets of one user on this instance; one more is closed with 4429. */
+  readonly graphqlMaxSocketsPerUser: number;
+  /** Open WebSockets from one client address on this instance; one more is closed with 4429. */
+  readonly graphqlMaxSocketsPerIp: number;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
   /**
@@ -126,6 +132,9 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
     graphqlMaxCost: readInteger(env, 'GRAPHQL_MAX_COST', 1000, 1, 100_000_000),
     graphqlMaxSubscriptionsPerSocket: readInteger(env, 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 100_000),
+    graphqlMaxSocketBufferBytes: readInteger(env, 'GRAPHQL_MAX_SOCKET_BUFFER_BYTES', 1_048_576, 1024, 1_073_741_824),
+    graphqlMaxSocketsPerUser: readInteger(env, 'GRAPHQL_MAX_SOCKETS_PER_USER', 20, 1, 1_000_000),
+    graphqlMaxSocketsPerIp: readInteger(env, 'GRAPHQL_MAX_SOCKETS_PER_IP', 100, 1, 1_000_000),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
     webauthnRpId: readWebAuthnRpId(env, publicUrl),

@@ -83,6 +83,12 @@ export interface GatehouseSettings {
   readonly graphqlMaxCost?: number;
   /** @default 100 */
   readonly graphqlMaxSubscriptionsPerSocket?: number;
+  /** Unsent bytes a WebSocket may hold before it is closed with 4408. @default 1048576 */
+  readonly graphqlMaxSocketBufferBytes?: number;
+  /** Open WebSockets of one user, per instance; one more is closed with 4429. @default 20 */
+  readonly graphqlMaxSocketsPerUser?: number;
+  /** Open WebSockets from one client address, per instance; one more is closed with 4429. @default 100 */
+  readonly graphqlMaxSocketsPerIp?: number;
   /** `iss` of issued tokens. @default publicUrl's origin */
   readonly jwtIssuer?: string;
   /** `aud` of issued tokens. @default gatehouse */
@@ -114,7 +120,7 @@ export const SETTING_NAMES = [
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
-  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
+  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'graphqlMaxSocketBufferBytes', 'graphqlMaxSocketsPerUser', 'graphqlMaxSocketsPerIp', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
 ] as const satisfies readonly (keyof GatehouseSettings)[];
 

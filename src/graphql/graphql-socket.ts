@@ -13,11 +13,23 @@ import { SocketCredential } from '../http/socket-credential.ts';
 import type { OperationContext } from './context.ts';
 import { graphqlError } from './errors.ts';
 import type { EventDelivery, GraphQLService, OperationArgs } from './graphql-service.ts';
+import { MessageBudget } from './message-budget.ts';
+import { SocketCounts } from './socket-counts.ts';
 
 /** The close code of docs/reference/graphql.md for a connection whose credentials no longer hold. */
 const FORBIDDEN = CloseCode.Forbidden; // 4403
 /** RFC 6455's "going away": the server is shutting down, and the client may reconnect (to another instance). */
 const GOING_AWAY = 1001;
+/** docs/reference/graphql.md: the socket's unsent data passed `GRAPHQL_MAX_SOCKET_BUFFER_BYTES` (graphql-ws clients reconnect). */
+const SLOW_CONSUMER = 4408;
+/** docs/reference/graphql.md: too many sockets of the caller or its address, or too many messages (graphql-ws clients give up). */
+const TOO_MANY = 4429;
+/** How long a closing socket has to hand its close frame out before it is cut: a peer that reads nothing never takes it. */
+const CLOSE_GRACE_MS = 2_000;
+/** Messages a socket may send per second, after its burst (decision 0064). */
+const MESSAGES_PER_SECOND = 50;
+/** The burst, in active subscriptions: enough to start every one at once, end them all and start them again, with room for pings. */
+const BURST_PER_SUBSCRIPTION = 4;
 /** The longest a socket's expiry timer waits before looking at the clock again. */
 const LONGEST_WAIT_MS = 60_000;
 /** The upgrade's headers that carry credentials: all a socket keeps of its request. */
@@ -36,6 +48,12 @@ export interface GraphQLSocketOptions {
   readonly logger: Logger;
   /** `GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET`. */
   readonly maxSubscriptions: number;
+  /** `GRAPHQL_MAX_SOCKET_BUFFER_BYTES`. */
+  readonly maxBufferBytes: number;
+  /** `GRAPHQL_MAX_SOCKETS_PER_USER`. */
+  readonly maxSocketsPerUser: number;
+  /** `GRAPHQL_MAX_SOCKETS_PER_IP`. */
+  readonly maxSocketsPerIp: number;
 }
 
 /** What graphql-ws keeps for one connection besides the protocol's own state. */
@@ -49,6 +67,12 @@ interface Connection {
   readonly subscriptionIds: Set<string>;
   /** Stops following the credential (timer and revocation events). */
   stopFollowing: () => void;
+  /** Lets go of the socket's place among its caller's sockets, once it has one. */
+  releaseCaller: () => void;
+  /** Sends one message, unless the socket is closing; past the buffer bound, closes it with 4408 instead. */
+  readonly write: (data: string) => void;
+  /** Closes the socket for one of its limits (a log line says which), ending its subscriptions at once. */
+  readonly refuse: (code: number, reason: string) => void;
 }
 
 /**
@@ -60,6 +84,10 @@ interface Connection {
  * over HTTP, and a cookie socket carries its user's current claims into every later operation.
  * Every `subscribe` is prepared and authorized like an HTTP request, and at most
  * `maxSubscriptions` subscriptions are active at once.
+ *
+ * What one socket may cost is bounded (decision 0064): its unsent data (`maxBufferBytes`, 4408),
+ * the messages it sends (a burst, then `MESSAGES_PER_SECOND`; 4429), and the sockets of its caller
+ * and of its client address on this instance (`maxSocketsPerUser`, `maxSocketsPerIp`; 4429).
  */
 export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   /** How each subscription's events are executed and written, by the execution arguments graphql-ws hands back to `subscribe`. */
@@ -71,6 +99,13 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       const credential = await connectionCredential(ctx.connectionParams?.authorization, ctx.extra.upgrade);
       // A socket closed meanwhile has nothing left to follow (its close handler has run).
       if (credential === null || ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+      const caller = callerOf(credential.principal);
+      if (caller !== null) {
+        const release = perCaller.admit(caller);
+        // graphql-ws then closes with 4403, which a socket already closing ignores: the client sees 4429.
+        if (release === null) return ctx.extra.refuse(TOO_MANY, 'Too many sockets of this user'), false;
+        ctx.extra.releaseCaller = release;
+      }
       ctx.extra.credential = credential;
       ctx.extra.stopFollowing = follow(credential, ctx.extra.socket, options, ringAfter);
       return true;
@@ -98,7 +133,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         variableValues: payload.variables ?? null,
         operationName: payload.operationName ?? null,
       };
-      deliveries.set(args, { contextFor: () => options.contextFor(caller), sink: nextMessages(ctx.extra.socket, id) });
+      deliveries.set(args, { contextFor: () => options.contextFor(caller), sink: nextMessages(ctx.extra.write, id) });
       return args;
     },
     execute: (args) => options.graphql.executeArgs(args as OperationArgs),
@@ -125,8 +160,34 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     return ringRefresh.done;
   };
 
+  const perCaller = new SocketCounts(options.maxSocketsPerUser);
+  const perAddress = new SocketCounts(options.maxSocketsPerIp);
+  const burst = BURST_PER_SUBSCRIPTION * options.maxSubscriptions;
+
   return (socket: Socket, request: FastifyRequest): void => {
+    // Counted from the upgrade on, signed in or not, before anything else is spent on the socket.
+    const releaseAddress = perAddress.admit(request.ip);
+    const logRefusal = (code: number, reason: string) => options.logger.warn({ code, ip: request.ip }, `GraphQL socket closed: ${reason}`);
+    if (releaseAddress === null) {
+      logRefusal(TOO_MANY, 'Too many sockets from this address');
+      return closeThenCut(socket, TOO_MANY, 'Too many sockets from this address');
+    }
     const presented = credentialsOf(request);
+    const budget = new MessageBudget(burst, MESSAGES_PER_SECOND);
+    let ended = false;
+    const end = (code: number, reason: string) => {
+      if (ended) return;
+      ended = true;
+      connection.stopFollowing();
+      closeThenCut(socket, code, reason);
+      // The subscriptions end now, not once the peer has answered the close (a paused one never does).
+      void closed(code, reason);
+    };
+    const refuse = (code: number, reason: string) => {
+      if (ended) return;
+      logRefusal(code, reason);
+      end(code, reason);
+    };
     const connection: Connection = {
       socket,
       // The pipeline accepted these already; read again for their end, which it does not keep.
@@ -134,16 +195,30 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       credential: SocketCredential.anonymous(),
       subscriptionIds: new Set(),
       stopFollowing: () => undefined,
+      releaseCaller: () => undefined,
+      write: (data) => {
+        if (socket.readyState !== socket.OPEN) return;
+        const waiting = socket.bufferedAmount;
+        socket.send(data);
+        // One message may pass the bound on its own when nothing else waits, so that a result
+        // larger than the bound does not make the socket useless to a client that reads.
+        if (waiting > 0 && socket.bufferedAmount > options.maxBufferBytes) refuse(SLOW_CONSUMER, 'Too much unsent data: the client reads too slowly');
+      },
+      refuse,
     };
     connection.upgrade.catch(() => undefined);
     const closed = server.opened(
       {
         protocol: socket.protocol,
-        send: (data) =>
-          new Promise<void>((resolve, reject) => socket.send(data, (error) => (error ? reject(error) : resolve()))),
-        close: (code, reason) => socket.close(code, reason),
+        // Handed to ws at once, not awaited until it is flushed: whatever the peer has not read
+        // waits in ws, where the bound above sees it, and nowhere else.
+        send: (data) => connection.write(data),
+        // graphql-ws's own closes (4400, 4403, its 4408 for a missing `connection_init`) are cut alike.
+        close: (code, reason) => closeThenCut(socket, code ?? 1000, reason ?? ''),
         onMessage: (callback) =>
           socket.on('message', (data) => {
+            if (socket.readyState !== socket.OPEN) return;
+            if (!budget.take()) return refuse(TOO_MANY, 'Too many messages');
             callback(String(data)).catch((error: unknown) => {
               options.logger.warn({ err: error }, 'GraphQL socket message failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
@@ -152,11 +227,35 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       },
       connection,
     );
+    // The socket counts against its caller and address until it is really gone.
     socket.once('close', (code, reason) => {
-      connection.stopFollowing();
-      void closed(code, String(reason));
+      releaseAddress();
+      connection.releaseCaller();
+      end(code, String(reason));
     });
   };
+}
+
+/**
+ * Closes `socket` with `code`, and cuts it if it is not closed `CLOSE_GRACE_MS` later: a close
+ * frame queued behind data the peer does not read never leaves, and ws would otherwise hold the
+ * socket and its unsent data for 30 seconds.
+ */
+function closeThenCut(socket: Socket, code: number, reason: string): void {
+  if (socket.readyState === socket.OPEN) socket.close(code, reason);
+  if (socket.readyState === socket.CLOSED) return;
+  const cut = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
+  cut.unref();
+  socket.once('close', () => clearTimeout(cut));
+}
+
+/** Whom a socket counts against: its user, or the client of its API key; null for an anonymous socket. */
+function callerOf(principal: ClaimsPrincipal): string | null {
+  if (!principal.isAuthenticated) return null;
+  const { subject } = principal;
+  if (subject !== null) return `user:${subject}`;
+  const client = principal.findFirst('client')?.value;
+  return client === undefined ? null : `client:${client}`;
 }
 
 /**
@@ -246,9 +345,9 @@ function admitted(ctx: Context<Record<string, unknown> | undefined, Connection>,
  * of each result, which every subscriber of a shared result gets alike: the message is put
  * together, not serialized again per subscriber. ws keeps the order of everything sent.
  */
-function nextMessages(socket: Socket, id: string): (payload: string) => void {
+function nextMessages(write: (data: string) => void, id: string): (payload: string) => void {
   const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  return (payload) => socket.send(`${head}${payload}}`);
+  return (payload) => write(`${head}${payload}}`);
 }
 
 function formatted(error: GraphQLError): GraphQLError {

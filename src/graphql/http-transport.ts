@@ -9,7 +9,7 @@ import { authenticationSchemes, type SchemeOptions } from '../http/authenticatio
 import { problem, sendProblem } from '../http/problem.ts';
 import type { OperationContext } from './context.ts';
 import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
-import { closeSocketsGoingAway, graphqlSocketHandler } from './graphql-socket.ts';
+import { closeSocketsGoingAway, type GraphQLSocketOptions, graphqlSocketHandler } from './graphql-socket.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 /** The anonymous-but-reading-credentials endpoint of docs/reference/graphql.md (see pipeline.ts). */
@@ -25,6 +25,8 @@ export interface TransportOptions {
   readonly schemeOptions: SchemeOptions;
   /** Subscriptions a socket may hold at once. */
   readonly maxSubscriptions: number;
+  /** What a socket may cost: its unsent bytes, and the sockets of one caller and of one client address. */
+  readonly socketLimits: Pick<GraphQLSocketOptions, 'maxBufferBytes' | 'maxSocketsPerUser' | 'maxSocketsPerIp'>;
   /** Hears each socket open and close (the metrics' count of live sockets). */
   readonly liveSockets?: LiveCount;
 }
@@ -35,7 +37,7 @@ export interface TransportOptions {
  * pipeline; anonymous callers get field errors. 400 and 405 answer in the GraphQL error shape, in
  * the media type the client accepts.
  */
-export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions, liveSockets }: TransportOptions): Promise<void> {
+export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions, socketLimits, liveSockets }: TransportOptions): Promise<void> {
   const { config, clock, logger } = services;
 
   const run = async (request: FastifyRequest, reply: FastifyReply, body: GraphQLRequest, allowed: readonly ('query' | 'mutation')[]) => {
@@ -83,6 +85,7 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       clock,
       logger,
       maxSubscriptions,
+      ...socketLimits,
     });
     const trustedOrigins = new Set([config.publicUrl.origin, ...config.corsOrigins]);
 

@@ -31,6 +31,12 @@ export interface GatehouseGraphQLOptions<Context extends object = object, Policy
   readonly limits?: Partial<DocumentLimits>;
   /** @default GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET of the settings */
   readonly maxSubscriptionsPerSocket?: number;
+  /** Unsent bytes a socket may hold; past them it is closed with 4408. @default GRAPHQL_MAX_SOCKET_BUFFER_BYTES of the settings */
+  readonly maxSocketBufferBytes?: number;
+  /** Open sockets of one user (or API-key client) on this instance; one more is closed with 4429. @default GRAPHQL_MAX_SOCKETS_PER_USER of the settings */
+  readonly maxSocketsPerUser?: number;
+  /** Open sockets from one client address on this instance; one more is closed with 4429. @default GRAPHQL_MAX_SOCKETS_PER_IP of the settings */
+  readonly maxSocketsPerIp?: number;
   /** Whether introspection is answered. @default outside production only */
   readonly introspection?: boolean;
   /** Whether error messages suggest schema names for misspelt ones. @default outside production only */
@@ -96,12 +102,17 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
     services,
     schemeOptions,
     maxSubscriptions: options.maxSubscriptionsPerSocket ?? config.graphqlMaxSubscriptionsPerSocket,
+    socketLimits: {
+      maxBufferBytes: options.maxSocketBufferBytes ?? config.graphqlMaxSocketBufferBytes,
+      maxSocketsPerUser: options.maxSocketsPerUser ?? config.graphqlMaxSocketsPerUser,
+      maxSocketsPerIp: options.maxSocketsPerIp ?? config.graphqlMaxSocketsPerIp,
+    },
     ...(metrics ? { liveSockets: metrics.graphqlSockets } : {}),
   });
 }
 
 const OPTION_NAMES = new Set([
-  'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'introspection', 'suggestions', 'dataVersion', 'events',
+  'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'maxSocketBufferBytes', 'maxSocketsPerUser', 'maxSocketsPerIp', 'introspection', 'suggestions', 'dataVersion', 'events',
   // Fastify's own registration options.
   'prefix', 'logLevel', 'logSerializers',
 ]);
@@ -111,7 +122,8 @@ function checkOptions<Context extends object, Policy extends string>(options: Ga
   const unknown = Object.keys(options).find((name) => !OPTION_NAMES.has(name));
   if (unknown !== undefined) throw new Error(`gatehouseGraphQL: unknown option "${unknown}".`);
   if (options.path !== undefined && !/^\/[^\s?#]*$/.test(options.path)) throw new Error(`gatehouseGraphQL: path must start with "/" (got "${options.path}").`);
-  const counts = { ...options.limits, maxSubscriptionsPerSocket: options.maxSubscriptionsPerSocket };
+  const { maxSubscriptionsPerSocket, maxSocketBufferBytes, maxSocketsPerUser, maxSocketsPerIp } = options;
+  const counts = { ...options.limits, maxSubscriptionsPerSocket, maxSocketBufferBytes, maxSocketsPerUser, maxSocketsPerIp };
   for (const [name, value] of Object.entries(counts)) {
     if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw new Error(`gatehouseGraphQL: ${name} must be a positive integer.`);
   }

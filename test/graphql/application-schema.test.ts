@@ -159,6 +159,28 @@ describe('gatehouseGraphQL at registration', () => {
     await expect(other.register(gatehouseGraphQL, { typeDefs: 'type Query { a: Int }', limits: { maxDepth: 0 } }).ready()).rejects.toThrow(
       'gatehouseGraphQL: maxDepth must be a positive integer.',
     );
+    const third = Fastify();
+    third.decorate('gatehouse', {} as never);
+    await expect(third.register(gatehouseGraphQL, { typeDefs: 'type Query { a: Int }', maxSocketsPerIp: 0 }).ready()).rejects.toThrow(
+      'gatehouseGraphQL: maxSocketsPerIp must be a positive integer.',
+    );
+  });
+
+  it.each(sqlite)('takes the limits of a socket as options: a second socket of one user is closed with 4429 ($engine)', async (engine) => {
+    const instance = await startTeamApp(await engine.createDatabaseUrl(), new TeamData(), { graphql: { maxSocketsPerUser: 1 } });
+    try {
+      const url = `${(await instance.app.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws')}${TEAM_PATH}`;
+      const member = await instance.member('one-socket');
+      const first = openSocket(url, { connectionParams: { authorization: `Bearer ${member.token}` } });
+      await first.connected;
+      const second = openSocket(url, { connectionParams: { authorization: `Bearer ${member.token}` } });
+      expect(await second.closedWithin(5_000)).toEqual({ code: 4429, reason: 'Too many sockets of this user' });
+      expect(await first.execute('{ me }')).toEqual({ data: { me: String(member.user.id) } });
+      await first.dispose();
+    } finally {
+      await instance.close();
+      await engine.dropAll();
+    }
   });
 
   it.each(sqlite)('refuses an @authorize that names an unknown policy, naming the field ($engine)', async (engine) => {

@@ -152,3 +152,41 @@ export function openSocket(url: string, options: SocketOptions = {}): TestSocket
     dispose: () => client.dispose() as Promise<void>,
   };
 }
+
+/**
+ * graphql-transport-ws spoken by hand on a bare `ws` socket, for what graphql-ws's client never
+ * does: stop reading (`ws.pause()` stops reading its TCP socket), or send messages faster than
+ * any application would.
+ */
+export interface RawSocket {
+  readonly ws: WebSocket;
+  /** `next` messages received so far. */
+  nexts(): number;
+  /** Resolves with the close code and reason. */
+  readonly closed: Promise<{ code: number; reason: string }>;
+  send(message: Record<string, unknown>): void;
+}
+
+/** A raw socket, once the server acknowledged its `connection_init` (with `payload`, if given). */
+export async function openRawSocket(url: string, payload?: Record<string, unknown>): Promise<RawSocket> {
+  const ws = new WebSocket(url, 'graphql-transport-ws');
+  let nexts = 0;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  // A refused socket shows in its close code.
+  ws.on('error', () => undefined);
+  const acknowledged = new Promise<void>((resolve, reject) => {
+    ws.on('message', (data) => {
+      const type = (JSON.parse(String(data)) as { type: string }).type;
+      if (type === 'connection_ack') resolve();
+      else if (type === 'next') nexts += 1;
+    });
+    void closed.then(({ code }) => reject(new Error(`the socket closed with ${code} before connection_ack`)));
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  ws.send(JSON.stringify({ type: 'connection_init', ...(payload ? { payload } : {}) }));
+  await acknowledged;
+  return { ws, nexts: () => nexts, closed, send: (message) => ws.send(JSON.stringify(message)) };
+}
