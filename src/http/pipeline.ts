@@ -10,8 +10,9 @@
  * skip authentication entirely: credentials sent to them are not evaluated.
  *
  * Each route's policy is resolved once, when the route is registered (`onRoute`): the endpoint's
- * metadata beats its group's, and routes that say nothing get the fallback policy. An unknown
- * policy name stops the start-up.
+ * `authorize` entries and those of every group around it combine, `allowAnonymous` on the endpoint
+ * beats them, and routes that say nothing get the fallback policy. An unknown policy name stops
+ * the start-up.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -20,6 +21,7 @@ import {
   type AuthorizationMetadata,
   type AuthorizationPolicy,
   type PolicyProvider,
+  isAnonymousEndpoint,
   resolveEndpointPolicy,
 } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
@@ -53,20 +55,25 @@ type RouteContextLike = object;
 const groups = new WeakMap<FastifyInstance, AuthorizationMetadata<PolicyName>>();
 
 /**
- * The metadata of the nearest group `instance` lies in. A plugin registered inside a group gets a
- * child instance of its own, made from the group's with `Object.create` (Fastify's encapsulation),
- * so the group is found up the prototype chain: its protection reaches the routes of every plugin
- * nested in it, and a group nested in another speaks for its own routes.
+ * The metadata of every group `instance` lies in, nearest first. A plugin registered inside a
+ * group gets a child instance of its own, made from the group's with `Object.create` (Fastify's
+ * encapsulation), so the groups are found up the prototype chain: a group's protection reaches the
+ * routes of every plugin nested in it, and a group nested in another adds its rules to the outer one's.
  */
-function groupOf(instance: FastifyInstance): AuthorizationMetadata<PolicyName> | undefined {
+function groupsOf(instance: FastifyInstance): AuthorizationMetadata<PolicyName>[] {
+  const found: AuthorizationMetadata<PolicyName>[] = [];
   for (let scope: object | null = instance; scope !== null; scope = Object.getPrototypeOf(scope)) {
     const metadata = groups.get(scope as FastifyInstance);
-    if (metadata !== undefined) return metadata;
+    if (metadata !== undefined) found.push(metadata);
   }
-  return undefined;
+  return found;
 }
 
-/** Registers `routes` as a group whose metadata applies to each route that says nothing itself. */
+/**
+ * Registers `routes` as a group (ASP.NET's `MapGroup(…).RequireAuthorization(…)`): its `authorize`
+ * entries apply to each of its routes, beside the route's own and those of groups around it;
+ * its `allowAnonymous` opens the routes that ask for nothing themselves.
+ */
 export function routeGroup<Options extends Record<string, unknown> | RouteContextLike>(
   metadata: AuthorizationMetadata<PolicyName>,
   routes: FastifyPluginAsync<Options>,
@@ -157,12 +164,12 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
     // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
-    const group = groupOf(this);
+    const around = groupsOf(this);
     const endpoint = route.config?.authorization;
-    const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, group));
+    const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, around));
     // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
     // caller is still known: credentials are read, and presented ones must be valid.
-    const unprotected = policy === null && !isOptionsOnly(route) && !endpoint?.allowAnonymous && !group?.allowAnonymous;
+    const unprotected = policy === null && !isOptionsOnly(route) && !isAnonymousEndpoint(endpoint, around);
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     const hook = policy ? authorizeHook(policy) : route.config.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
