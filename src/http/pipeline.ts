@@ -12,7 +12,8 @@
  * Each route's policy is resolved once, when the route is registered (`onRoute`): the endpoint's
  * `authorize` entries and those of every group around it combine, `allowAnonymous` on the endpoint
  * beats them, and routes that say nothing get the fallback policy. An unknown policy name stops
- * the start-up.
+ * the start-up, and so does a route of the application that none of this passes (one registered
+ * before the pipeline or where its hooks cannot reach it: route-registry.ts).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -29,6 +30,7 @@ import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
+import { describeRoutes, recordFromNow, registeredRoutes } from './route-registry.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -102,6 +104,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   const anonymous = ClaimsPrincipal.anonymous();
 
   app.decorateRequest('user', null as unknown as ClaimsPrincipal);
+  refuseRoutesOutside(app);
 
   /** Anonymous endpoints: credentials are not even read. */
   const anonymousHook: onRequestHookHandler = (request, _reply, done) => {
@@ -173,8 +176,45 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     const hook = policy ? authorizeHook(policy) : route.config.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
+    pipelineHooks.add(hook);
     route.onRequest = [hook, ...own];
   });
+}
+
+/** The hooks by which any pipeline checks a route: a route without one is served outside it. */
+const pipelineHooks = new WeakSet<onRequestHookHandler>();
+
+/**
+ * Stops the start when a route of the application does not pass a pipeline: registered before
+ * it (or while an un-awaited `register(gatehouse)` was still pending), in a plugin context its
+ * hooks cannot reach, or stripped of its check by a later `onRoute` hook. Such a route would be
+ * served to anyone, whatever its `authorize` says.
+ */
+function refuseRoutesOutside(app: FastifyInstance): void {
+  const routes = registeredRoutes(app) ?? recordFromNow(withoutEarlierRoutes(app));
+  app.addHook('onReady', async function refuseRoutesOutsideThePipeline() {
+    const outside = routes.filter((route) => ![route.onRequest ?? []].flat().some((hook) => pipelineHooks.has(hook)));
+    if (outside.length === 0) return;
+    throw new Error(
+      `These routes would be served without authentication or authorization, outside Gatehouse's pipeline: ${describeRoutes(outside).join('; ')}. ` +
+        `${REGISTER_FIRST}`,
+    );
+  });
+}
+
+const REGISTER_FIRST =
+  'Register Gatehouse before any route, at the root of the application (await app.register(gatehouse, …)), and the routes after it; a route that needs no caller says allowAnonymous.';
+
+/**
+ * An application created before Gatehouse was loaded has no record of its earlier routes: there
+ * must be none yet (Fastify's route tree names them otherwise).
+ */
+function withoutEarlierRoutes(app: FastifyInstance): FastifyInstance {
+  const tree = app.printRoutes({ commonPrefix: false });
+  if (tree.trim() !== '(empty tree)') {
+    throw new Error(`These routes were registered before Gatehouse, outside its pipeline, and would be served to anyone:\n${tree}${REGISTER_FIRST}`);
+  }
+  return app;
 }
 
 export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });
