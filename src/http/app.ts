@@ -9,7 +9,8 @@
  * It wires the membership services over one store, the schemes, the policies and the request
  * pipeline (pipeline.ts), and registers the membership, token and page routes that its features
  * turn on. It is not encapsulated: the pipeline protects every route the application registers
- * after it, and `request.user` / `request.authorize` exist on every request.
+ * after it, the start fails naming any route it cannot see (registered before it, or in a plugin
+ * context its hooks do not reach), and `request.user` / `request.authorize` exist on every request.
  */
 import type { ServerOptions } from 'node:http';
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
@@ -337,7 +338,10 @@ async function wireGatehouse(
   await startBackgroundWork(app, services);
 }
 
-/** The plugin; register it before the application's routes. */
+/**
+ * The plugin; register it (awaited) before the application's routes, at the root of the
+ * application: the start fails naming a route that does not pass its pipeline.
+ */
 export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x' });
 
 /**

@@ -10,8 +10,10 @@
  * skip authentication entirely: credentials sent to them are not evaluated.
  *
  * Each route's policy is resolved once, when the route is registered (`onRoute`): the endpoint's
- * metadata beats its group's, and routes that say nothing get the fallback policy. An unknown
- * policy name stops the start-up.
+ * `authorize` entries and those of every group around it combine, `allowAnonymous` on the endpoint
+ * beats them, and routes that say nothing get the fallback policy. An unknown policy name stops
+ * the start-up, and so does a route of the application that none of this passes (one registered
+ * before the pipeline or where its hooks cannot reach it: route-registry.ts).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -20,6 +22,7 @@ import {
   type AuthorizationMetadata,
   type AuthorizationPolicy,
   type PolicyProvider,
+  isAnonymousEndpoint,
   resolveEndpointPolicy,
 } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
@@ -27,6 +30,7 @@ import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
+import { describeRoutes, recordFromNow, registeredRoutes } from './route-registry.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,20 +57,25 @@ type RouteContextLike = object;
 const groups = new WeakMap<FastifyInstance, AuthorizationMetadata<PolicyName>>();
 
 /**
- * The metadata of the nearest group `instance` lies in. A plugin registered inside a group gets a
- * child instance of its own, made from the group's with `Object.create` (Fastify's encapsulation),
- * so the group is found up the prototype chain: its protection reaches the routes of every plugin
- * nested in it, and a group nested in another speaks for its own routes.
+ * The metadata of every group `instance` lies in, nearest first. A plugin registered inside a
+ * group gets a child instance of its own, made from the group's with `Object.create` (Fastify's
+ * encapsulation), so the groups are found up the prototype chain: a group's protection reaches the
+ * routes of every plugin nested in it, and a group nested in another adds its rules to the outer one's.
  */
-function groupOf(instance: FastifyInstance): AuthorizationMetadata<PolicyName> | undefined {
+function groupsOf(instance: FastifyInstance): AuthorizationMetadata<PolicyName>[] {
+  const found: AuthorizationMetadata<PolicyName>[] = [];
   for (let scope: object | null = instance; scope !== null; scope = Object.getPrototypeOf(scope)) {
     const metadata = groups.get(scope as FastifyInstance);
-    if (metadata !== undefined) return metadata;
+    if (metadata !== undefined) found.push(metadata);
   }
-  return undefined;
+  return found;
 }
 
-/** Registers `routes` as a group whose metadata applies to each route that says nothing itself. */
+/**
+ * Registers `routes` as a group (ASP.NET's `MapGroup(…).RequireAuthorization(…)`): its `authorize`
+ * entries apply to each of its routes, beside the route's own and those of groups around it;
+ * its `allowAnonymous` opens the routes that ask for nothing themselves.
+ */
 export function routeGroup<Options extends Record<string, unknown> | RouteContextLike>(
   metadata: AuthorizationMetadata<PolicyName>,
   routes: FastifyPluginAsync<Options>,
@@ -95,6 +104,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   const anonymous = ClaimsPrincipal.anonymous();
 
   app.decorateRequest('user', null as unknown as ClaimsPrincipal);
+  refuseRoutesOutside(app);
 
   /** Anonymous endpoints: credentials are not even read. */
   const anonymousHook: onRequestHookHandler = (request, _reply, done) => {
@@ -157,17 +167,54 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   // itself, ahead of any hook the route brings: nothing is looked up per request.
   app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
     // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
-    const group = groupOf(this);
+    const around = groupsOf(this);
     const endpoint = route.config?.authorization;
-    const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, group));
+    const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, around));
     // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
     // caller is still known: credentials are read, and presented ones must be valid.
-    const unprotected = policy === null && !isOptionsOnly(route) && !endpoint?.allowAnonymous && !group?.allowAnonymous;
+    const unprotected = policy === null && !isOptionsOnly(route) && !isAnonymousEndpoint(endpoint, around);
     route.config = { ...route.config, policy };
     const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     const hook = policy ? authorizeHook(policy) : route.config.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
+    pipelineHooks.add(hook);
     route.onRequest = [hook, ...own];
   });
+}
+
+/** The hooks by which any pipeline checks a route: a route without one is served outside it. */
+const pipelineHooks = new WeakSet<onRequestHookHandler>();
+
+/**
+ * Stops the start when a route of the application does not pass a pipeline: registered before
+ * it (or while an un-awaited `register(gatehouse)` was still pending), in a plugin context its
+ * hooks cannot reach, or stripped of its check by a later `onRoute` hook. Such a route would be
+ * served to anyone, whatever its `authorize` says.
+ */
+function refuseRoutesOutside(app: FastifyInstance): void {
+  const routes = registeredRoutes(app) ?? recordFromNow(withoutEarlierRoutes(app));
+  app.addHook('onReady', async function refuseRoutesOutsideThePipeline() {
+    const outside = routes.filter((route) => ![route.onRequest ?? []].flat().some((hook) => pipelineHooks.has(hook)));
+    if (outside.length === 0) return;
+    throw new Error(
+      `These routes would be served without authentication or authorization, outside Gatehouse's pipeline: ${describeRoutes(outside).join('; ')}. ` +
+        `${REGISTER_FIRST}`,
+    );
+  });
+}
+
+const REGISTER_FIRST =
+  'Register Gatehouse before any route, at the root of the application (await app.register(gatehouse, …)), and the routes after it; a route that needs no caller says allowAnonymous.';
+
+/**
+ * An application created before Gatehouse was loaded has no record of its earlier routes: there
+ * must be none yet (Fastify's route tree names them otherwise).
+ */
+function withoutEarlierRoutes(app: FastifyInstance): FastifyInstance {
+  const tree = app.printRoutes({ commonPrefix: false });
+  if (tree.trim() !== '(empty tree)') {
+    throw new Error(`These routes were registered before Gatehouse, outside its pipeline, and would be served to anyone:\n${tree}${REGISTER_FIRST}`);
+  }
+  return app;
 }
 
 export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });

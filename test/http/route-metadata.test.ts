@@ -1,6 +1,6 @@
 /**
- * docs/reference/http.md through the real Fastify pipeline: endpoint metadata beats group metadata,
- * `allowAnonymous` on an endpoint beats `authorize` on its group, and routes that say nothing
+ * docs/reference/http.md through the real Fastify pipeline: endpoint and group metadata combine,
+ * `allowAnonymous` on an endpoint beats `authorize` on its groups, and routes that say nothing
  * get the fallback policy. Credentials are a header `x-user: <name>;<role>,<role>`.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -50,7 +50,7 @@ beforeAll(async () => {
           deeper.get('/admin/nested', async () => 'nested');
         });
       });
-      // A group inside the group speaks for its own routes.
+      // A group inside the group adds its rules to the outer group's.
       await group.register(
         routeGroup({ authorize: [{ roles: ['Auditor'] }] }, async (inner) => {
           inner.get('/admin/inner-group', async () => 'inner');
@@ -85,9 +85,10 @@ describe('route and group metadata', () => {
     expect((await app.inject({ url: '/admin/nested' })).statusCode).toBe(401);
   });
 
-  it('lets a group nested in a group speak for its own routes', async () => {
-    expect((await app.inject({ url: '/admin/inner-group', headers: as('cat;Auditor') })).statusCode).toBe(200);
+  it('combines a group nested in a group with the outer one', async () => {
+    expect((await app.inject({ url: '/admin/inner-group', headers: as('cat;Auditor') })).statusCode).toBe(403);
     expect((await app.inject({ url: '/admin/inner-group', headers: as('ann;Admin') })).statusCode).toBe(403);
+    expect((await app.inject({ url: '/admin/inner-group', headers: as('ann;Admin,Auditor') })).statusCode).toBe(200);
   });
 
   it('lets allowAnonymous on an endpoint beat authorize on its group, without evaluating credentials', async () => {
@@ -96,9 +97,10 @@ describe('route and group metadata', () => {
     expect(response.body).toBe('open');
   });
 
-  it('lets the endpoint authorize replace the group authorize', async () => {
-    expect((await app.inject({ url: '/admin/own', headers: as('cat;Auditor') })).statusCode).toBe(200);
+  it('combines the endpoint authorize with the group authorize', async () => {
+    expect((await app.inject({ url: '/admin/own', headers: as('cat;Auditor') })).statusCode).toBe(403);
     expect((await app.inject({ url: '/admin/own', headers: as('ann;Admin') })).statusCode).toBe(403);
+    expect((await app.inject({ url: '/admin/own', headers: as('ann;Admin,Auditor') })).statusCode).toBe(200);
   });
 
   it('lets an endpoint authorize beat allowAnonymous on its group', async () => {

@@ -5,7 +5,7 @@ import { ClaimsPrincipal } from '../claims/claims-principal.ts';
 import type { AuthorizationPolicy } from './authorization-policy.ts';
 import { AuthorizationPolicyBuilder } from './authorization-policy-builder.ts';
 import { AuthorizationService } from './authorization-service.ts';
-import { resolveEndpointPolicy } from './endpoint-authorization.ts';
+import { isAnonymousEndpoint, resolveEndpointPolicy } from './endpoint-authorization.ts';
 import { PolicyProvider } from './policy-provider.ts';
 import { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
 import { RolesRequirement } from './requirements/roles-requirement.ts';
@@ -73,11 +73,35 @@ describe('resolveEndpointPolicy', () => {
     expect(await allows(policy, ClaimsPrincipal.anonymous())).toBe(false);
   });
 
-  it('lets authorize on the endpoint beat authorize on its group', async () => {
+  it('combines authorize on the endpoint with authorize on its group: both must pass, the schemes of both are tried', async () => {
     const policy = resolveEndpointPolicy(provider, { authorize: [{ policy: 'Sales' }] }, { authorize: [{ policy: 'Auditors' }] });
-    expect(policy!.requirements).toEqual(sales.requirements);
-    expect(policy!.authenticationSchemes).toEqual([]);
-    expect(await allows(policy, principal({ department: 'sales' }))).toBe(true);
+    expect(policy!.requirements).toEqual([...sales.requirements, ...auditors.requirements]);
+    expect(policy!.authenticationSchemes).toEqual(['ApiKey']);
+    expect(await allows(policy, principal({ department: 'sales' }))).toBe(false);
+    expect(await allows(policy, principal({ auditor: 'yes' }, 'ApiKey'))).toBe(false);
+    expect(await allows(policy, principal({ department: 'sales', auditor: 'yes' }, 'ApiKey'))).toBe(true);
+  });
+
+  it('combines the authorize of every group around the endpoint, nearest first', () => {
+    const policy = resolveEndpointPolicy(provider, {}, [{ authorize: [{ roles: ['Manager'], schemes: ['Cookies'] }] }, { authorize: [{ policy: 'Auditors' }] }]);
+    expect(policy!.requirements.some((requirement) => requirement instanceof RolesRequirement)).toBe(true);
+    expect(policy!.requirements).toEqual(expect.arrayContaining([...auditors.requirements]));
+    expect(policy!.authenticationSchemes).toEqual(['Cookies', 'ApiKey']);
+  });
+
+  it('lets allowAnonymous on the endpoint beat authorize on every group', () => {
+    expect(resolveEndpointPolicy(provider, { allowAnonymous: true }, [{ authorize: [{ policy: 'Sales' }] }, { authorize: [{ policy: 'Auditors' }] }])).toBeNull();
+  });
+
+  it('lets an allowAnonymous group open the routes that ask for nothing, even inside a protected group', () => {
+    expect(resolveEndpointPolicy(provider, {}, [{ allowAnonymous: true }, { authorize: [{ policy: 'Sales' }] }])).toBeNull();
+    expect(isAnonymousEndpoint({}, [{ allowAnonymous: true }, { authorize: [{ policy: 'Sales' }] }])).toBe(true);
+  });
+
+  it('never lets an allowAnonymous group widen a route that asks for a policy: the groups around it still apply', () => {
+    const policy = resolveEndpointPolicy(provider, { authorize: [{ roles: ['Manager'] }] }, [{ allowAnonymous: true }, { authorize: [{ policy: 'Sales' }] }]);
+    expect(policy!.requirements).toEqual(expect.arrayContaining([...sales.requirements]));
+    expect(isAnonymousEndpoint({ authorize: [{ roles: ['Manager'] }] }, [{ allowAnonymous: true }])).toBe(false);
   });
 
   it('applies the group’s authorize when the endpoint says nothing', async () => {

@@ -16,20 +16,58 @@ export interface AuthorizationMetadata<Name extends string = string> {
 }
 
 /**
- * The policy an endpoint runs, or null for an anonymous one. Endpoint metadata beats group
- * metadata, `allowAnonymous` on the endpoint beats `authorize` on its group, and an endpoint
- * that says nothing under a group that says nothing gets the fallback policy.
+ * The policy an endpoint runs, or null for an anonymous one, as ASP.NET combines the
+ * `[Authorize]` of an endpoint, its controller and its groups (`AuthorizationPolicy.CombineAsync`):
+ * the endpoint's `authorize` entries and those of every group around it all apply, and the schemes
+ * any of them names are tried. `allowAnonymous` on the endpoint beats them all. A group's
+ * `allowAnonymous` opens the routes in it that ask for nothing themselves (nor does a group
+ * between them and it); a route that does ask keeps what it asked for and what every group
+ * around it asks, so a group can never widen a route. An endpoint under groups that say nothing
+ * gets the fallback policy.
+ *
+ * `groups` are the groups around the endpoint, nearest first (one group may be passed alone).
  */
 export function resolveEndpointPolicy<Name extends string>(
   provider: PolicyProvider<Name>,
   endpoint: AuthorizationMetadata<Name> = {},
-  group: AuthorizationMetadata<Name> = {},
+  groups: AuthorizationMetadata<Name> | readonly AuthorizationMetadata<Name>[] = [],
 ): AuthorizationPolicy | null {
-  for (const metadata of [endpoint, group]) {
-    if (metadata.allowAnonymous) return null;
-    if (metadata.authorize && metadata.authorize.length > 0) return combine(provider, metadata.authorize);
+  const rules = endpointRules(endpoint, groups);
+  if (rules === ANONYMOUS) return null;
+  return rules.length > 0 ? combine(provider, rules) : provider.fallbackPolicy;
+}
+
+/**
+ * Whether the metadata itself makes the endpoint anonymous (rather than the absence of a fallback
+ * policy): `allowAnonymous` on it, or on a group that no nearer `authorize` overrides.
+ */
+export function isAnonymousEndpoint<Name extends string>(
+  endpoint: AuthorizationMetadata<Name> = {},
+  groups: AuthorizationMetadata<Name> | readonly AuthorizationMetadata<Name>[] = [],
+): boolean {
+  return endpointRules(endpoint, groups) === ANONYMOUS;
+}
+
+const ANONYMOUS = Symbol('anonymous');
+
+/** Every `authorize` entry that applies to the endpoint, or ANONYMOUS. */
+function endpointRules<Name extends string>(
+  endpoint: AuthorizationMetadata<Name>,
+  groups: AuthorizationMetadata<Name> | readonly AuthorizationMetadata<Name>[],
+): readonly AuthorizeData<Name>[] | typeof ANONYMOUS {
+  if (endpoint.allowAnonymous) return ANONYMOUS;
+  const rules: AuthorizeData<Name>[] = [...(endpoint.authorize ?? [])];
+  for (const group of isGroupList(groups) ? groups : [groups]) {
+    if (group.allowAnonymous && rules.length === 0) return ANONYMOUS;
+    rules.push(...(group.authorize ?? []));
   }
-  return provider.fallbackPolicy;
+  return rules;
+}
+
+function isGroupList<Name extends string>(
+  groups: AuthorizationMetadata<Name> | readonly AuthorizationMetadata<Name>[],
+): groups is readonly AuthorizationMetadata<Name>[] {
+  return Array.isArray(groups);
 }
 
 function combine<Name extends string>(provider: PolicyProvider<Name>, data: readonly AuthorizeData<Name>[]): AuthorizationPolicy {
