@@ -49,7 +49,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
   // openid-client (an optional peer) loads with the first discovery; a missing one fails the start.
   if (providers.size > 0) assertPeerInstalled('openid-client', 'External sign-in (an OpenID Connect provider is configured)');
-  const clients = new Map(config.oidcProviders.map((provider) => [provider.name, openIdProvider(provider, clock.now)]));
+  const clients = new Map(config.oidcProviders.map((provider) => [provider.name, openIdProvider(provider, () => clock.now())]));
   const limited = rateLimited(services);
   const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
   const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';
