@@ -213,7 +213,7 @@ describe.runIf(sqlite)('a password reset after a theft', () => {
     await ctx.services.store.externalLogins.add({ userId: user.id, provider: 'acme', subject: `acme-${user.id}`, createdAt: clock.now() });
     const forgot = await ctx.app.inject({ method: 'POST', url: '/account/forgot-password', payload: { email: user.email } });
     expect(forgot.statusCode).toBe(202);
-    let mail: { subject: string; text: string } | undefined;
+    let mail: { subject: string | null; text: string } | undefined;
     await expect.poll(async () => (mail = (await readOutbox(ctx, user.email)).find((message) => message.subject === 'Reset your password'))).toBeDefined();
     const code = new URL(/https?:\/\/\S+/.exec(mail!.text)![0]).searchParams.get('code')!;
     return { user, mail: mail!, code };

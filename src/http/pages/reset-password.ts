@@ -74,7 +74,7 @@ export function resetPasswordPage(model: ResetPasswordPageModel): PageContent {
 <input type="hidden" name="code" value="${model.code}">
 ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}
 <fieldset><legend>If someone else used your account</legend>
-<p class="hint">The reset mail lists the passkeys and providers that sign in to your account besides the password. If you do not know one of them, remove them all: you can add yours again after signing in.</p>
+<p><small>The reset mail lists the passkeys and providers that sign in to your account besides the password. If you do not know one of them, remove them all: you can add yours again after signing in.</small></p>
 ${checkbox('removePasskeys', 'Remove every passkey')}
 ${checkbox('removeExternalLogins', 'Unlink every sign-in provider')}
 </fieldset>`,
