@@ -9,6 +9,7 @@ import { CredentialChecks } from './identity/credential-checks.ts';
 import { ExternalLogins } from './identity/external-logins.ts';
 import { AccountLockout, type AccountLockoutOptions } from './identity/lockout.ts';
 import { PasswordReset } from './identity/password-reset.ts';
+import { RecentSignIn } from './identity/recent-sign-in.ts';
 import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
 import { SessionIds, UserSessions } from './identity/user-sessions.ts';
@@ -65,6 +66,8 @@ export interface Services {
   readonly sessions: SessionManager;
   /** "Where you are signed in": a user's cookie sessions and refresh families, listed and ended. */
   readonly userSessions: UserSessions;
+  /** The rule that adding a way in needs a sign-in at most `REAUTH_MINUTES` old. */
+  readonly recentSignIn: RecentSignIn;
   readonly apiKeys: ApiKeyService;
   /**
    * Redis when REDIS_URL is set (else null), shared by the revocation feed, the rate limits and
@@ -203,6 +206,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       lifetimeMs: config.cookieSeconds * 1000,
     }),
     userSessions: new UserSessions(store.userSessions, clock, new SessionIds(new OpaqueIds(keyRing.secrets.cookie, 'session ids'))),
+    recentSignIn: new RecentSignIn(clock, config.reauthSeconds * 1000),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),
@@ -221,6 +225,8 @@ export async function createServices(config: Config, store: Store, dependencies:
       users,
       hasher,
       codes: store.accountCodes,
+      passkeys: store.passkeys,
+      logins: store.externalLogins,
       mailer,
       audit,
       clock,

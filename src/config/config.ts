@@ -39,6 +39,8 @@ export interface Config {
   readonly requireConfirmedEmail: boolean;
   readonly lockoutMaxAttempts: number;
   readonly lockoutSeconds: number;
+  /** How old a sign-in may be for a change that adds a way in (`REAUTH_MINUTES`, docs/reference/http.md#recent-sign-in). */
+  readonly reauthSeconds: number;
   readonly rateLimitAccountPerMinute: number;
   readonly rateLimitIpPerMinute: number;
   readonly bodyLimitBytes: number;
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     requireConfirmedEmail: readBoolean(env, 'REQUIRE_CONFIRMED_EMAIL', true),
     lockoutMaxAttempts: readInteger(env, 'LOCKOUT_MAX_ATTEMPTS', 5, 1, 1000),
     lockoutSeconds: readDuration(env, 'LOCKOUT_MINUTES', 5) * 60,
+    reauthSeconds: readDuration(env, 'REAUTH_MINUTES', 5) * 60,
     rateLimitAccountPerMinute: readInteger(env, 'RATE_LIMIT_ACCOUNT_PER_MINUTE', 10, 0, 1_000_000),
     rateLimitIpPerMinute: readInteger(env, 'RATE_LIMIT_IP_PER_MINUTE', 600, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1, 1_073_741_824),

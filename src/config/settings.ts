@@ -57,6 +57,8 @@ export interface GatehouseSettings {
   readonly lockoutMaxAttempts?: number;
   /** @default 5 */
   readonly lockoutMinutes?: number;
+  /** How old a sign-in may be to add a passkey or an external login, turn two-factor off or replace the authenticator. @default 5 */
+  readonly reauthMinutes?: number;
   /** Sign-in and account requests per account and IP per minute; 0 turns it off. @default 10 */
   readonly rateLimitAccountPerMinute?: number;
   /** The same per IP. @default 600 */
@@ -118,7 +120,7 @@ export interface GatehouseSettings {
 export const SETTING_NAMES = [
   'production', 'publicUrl', 'databaseUrl', 'databaseTablePrefix', 'databaseSchema', 'redisUrl', 'keyringSecret', 'smtpUrl', 'smsWebhookUrl', 'oidc',
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
-  'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
+  'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'reauthMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
   'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'graphqlMaxSocketBufferBytes', 'graphqlMaxSocketsPerUser', 'graphqlMaxSocketsPerIp', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',

@@ -37,6 +37,8 @@ interface PendingCookie extends TwoFactorPending, Partial<TwoFactorCompletion> {
 export interface PresentedSession {
   readonly persistent: boolean;
   readonly method: SignInMethod | null;
+  /** When the user signed in (epoch ms): a re-issued session continues that sign-in. */
+  readonly signedInAt: number;
 }
 
 interface RememberedCookie {
@@ -81,15 +83,34 @@ export class CookieSignIn {
     const token = this.presentedSession(request);
     if (token === null) return null;
     const session = await this.services.sessions.validate(token);
-    return session.valid ? { persistent: session.persistent, method: session.method } : null;
+    return session.valid ? { persistent: session.persistent, method: session.method, signedInAt: session.signedInAt } : null;
   }
 
   /** A new session for every sign-in (no fixation); the one the browser held before ends. `method` is how the user signed in. */
   async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean, method: SignInMethod | null): Promise<void> {
+    await this.openSession(request, reply, user, { persistent, method });
+  }
+
+  /**
+   * The session that made a self-service security change goes on under the new security stamp:
+   * a new session (no fixation) that continues the sign-in of `presented` — its persistence, its
+   * method and its sign-in time. A re-issue is no sign-in: it renews no recent-sign-in proof.
+   */
+  async reissue(request: FastifyRequest, reply: FastifyReply, user: User, presented: PresentedSession): Promise<void> {
+    await this.openSession(request, reply, user, presented);
+  }
+
+  private async openSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: User,
+    { persistent, method, signedInAt }: { persistent: boolean; method: SignInMethod | null; signedInAt?: number },
+  ): Promise<void> {
     const { sessions, config, clock } = this.services;
     const previous = this.presentedSession(request);
     if (previous !== null) await sessions.signOut(previous);
-    const session = await sessions.signIn(user, { persistent, method, client: signInClient(request.ip, request.headers['user-agent']) });
+    const client = signInClient(request.ip, request.headers['user-agent']);
+    const session = await sessions.signIn(user, { persistent, method, client, ...(signedInAt === undefined ? {} : { signedInAt }) });
     setAuthCookie(reply, config, { ...session, value: this.sessionProtector.protect(session.token) }, clock.now());
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
   }

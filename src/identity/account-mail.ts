@@ -58,15 +58,46 @@ export function reRegistrationConfirmationMail(user: Recipient, code: string, li
   });
 }
 
-export function resetMail(user: Recipient, code: string, links: AccountLinks): MailMessage {
+/** The ways into an account besides its password, as a reset mail lists them. */
+export interface OtherWaysIn {
+  readonly passkeys: readonly { readonly name: string; readonly createdAt: number }[];
+  /** Providers' route names. */
+  readonly externalLogins: readonly string[];
+}
+
+/**
+ * The reset link, and every other way into the account: an owner taking back a stolen account
+ * sees a passkey or a provider the thief added, and the reset page offers to remove them all.
+ */
+export function resetMail(user: Recipient, code: string, links: AccountLinks, others: OtherWaysIn = { passkeys: [], externalLogins: [] }): MailMessage {
   const link = links.resetPassword(user.email, urlSafe(code));
   return linkMail(user, {
     subject: 'Reset your password',
     before: 'To choose a new password for your Gatehouse account, open this link:',
     action: 'Choose a new password',
     link,
-    after: 'The link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is.',
+    after: `The link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is.${otherWaysIn(others)}`,
   });
+}
+
+function otherWaysIn({ passkeys, externalLogins }: OtherWaysIn): string {
+  if (passkeys.length === 0 && externalLogins.length === 0) return '';
+  const lines = [
+    ...passkeys.map((passkey) => `- the passkey "${mailSafeName(passkey.name)}", added ${utcMinute(passkey.createdAt)}`),
+    ...externalLogins.map((provider) => `- signing in with ${provider}`),
+  ];
+  return (
+    `\n\nBesides the password, these sign in to your account:\n${lines.join('\n')}\n\n` +
+    'If you do not know one of them, someone else may have added it: the reset page offers to remove every passkey and unlink every provider.'
+  );
+}
+
+/**
+ * A passkey's name as a mail shows it: its owner (or a thief) chose it, and a reset mail holds
+ * exactly one URL, so nothing in it may read as a link or break the list.
+ */
+function mailSafeName(name: string): string {
+  return name.replace(/[^\p{L}\p{N} _'()-]/gu, ' ').trim().slice(0, 64) || 'unnamed';
 }
 
 /** Someone tried to register with this address, which already has an account: no link, no code. */
@@ -147,7 +178,7 @@ function linkMail(
     subject: parts.subject,
     text: `Hello,\n\n${parts.before}\n\n${parts.link}\n\n${parts.after}\n`,
     // The URL appears once, as the href: the HTML holds the same single link as the text.
-    html: page(`<p>Hello,</p><p>${escapeHtml(parts.before)}</p><p><a href="${escapeHtml(parts.link)}">${escapeHtml(parts.action)}</a></p><p>${escapeHtml(parts.after)}</p>`),
+    html: page(`<p>Hello,</p><p>${escapeHtml(parts.before)}</p><p><a href="${escapeHtml(parts.link)}">${escapeHtml(parts.action)}</a></p><p>${escapeHtml(parts.after).replaceAll('\n', '<br>')}</p>`),
   };
 }
 

@@ -2,7 +2,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { Random } from '../platform/random.ts';
-import type { AccountCodeStore } from '../store/ports.ts';
+import type { AccountCodeStore, ExternalLoginStore, PasskeyStore, ResetRemovals } from '../store/ports.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode, RESET_CODE_MS } from './account-codes.ts';
 import { type AccountLinks, resetMail } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
@@ -12,6 +12,10 @@ export interface PasswordResetOptions {
   readonly users: UserManager;
   readonly hasher: PasswordHasher;
   readonly codes: AccountCodeStore;
+  /** Listed in the reset mail, and removed by a reset that asks. */
+  readonly passkeys: PasskeyStore;
+  /** Listed in the reset mail, and unlinked by a reset that asks. */
+  readonly logins: ExternalLoginStore;
   readonly mailer: Mailer;
   readonly audit: AuditLog;
   readonly clock: Clock;
@@ -22,7 +26,10 @@ export interface PasswordResetOptions {
 /**
  * Forgotten passwords (docs/reference/http.md): a reset link to the stored address, working once for an
  * hour, a newer link voiding older ones; the reset itself is a security change that ends every
- * session, refresh token and access token of the user.
+ * session, refresh token and access token of the user. A reset is also how an owner takes back
+ * a stolen account: the mail lists the passkeys and external logins that sign in to it besides
+ * the password, and the reset removes them when asked (decision 0065: kept unless asked, since
+ * most resets are a forgotten password, not a theft).
  */
 export class PasswordReset {
   constructor(private readonly options: PasswordResetOptions) {}
@@ -40,18 +47,26 @@ export class PasswordReset {
     const code = newAccountCode(random);
     const now = clock.now();
     await codes.issue({ userId: user.id, purpose: 'reset-password', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + RESET_CODE_MS });
-    await mailer.send(resetMail(user, code, links));
+    const waysIn = {
+      passkeys: (await this.options.passkeys.listForUser(user.id)).map(({ name, createdAt }) => ({ name, createdAt })),
+      externalLogins: (await this.options.logins.listForUser(user.id)).map(({ provider }) => provider),
+    };
+    await mailer.send(resetMail(user, code, links, waysIn));
   }
 
-  /** True when the code was right and the password is changed; the password rules give a 400 first. */
-  async reset(email: string, code: unknown, newPassword: string, context: { ip?: string | null } = {}): Promise<boolean> {
+  /**
+   * True when the code was right and the password is changed (with the removals asked for, in
+   * the same step); the password rules give a 400 first.
+   */
+  async reset(email: string, code: unknown, newPassword: string, context: { ip?: string | null; remove?: ResetRemovals } = {}): Promise<boolean> {
     const { users, hasher, codes, clock, audit } = this.options;
     users.validatePassword(newPassword, 'newPassword');
     const user = await users.findByEmail(email);
     if (user === null || !isAccountCodeShape(code)) return false;
     const passwordHash = await hasher.hash(newPassword);
-    const done = await codes.resetPassword({ userId: user.id, codeHash: accountCodeHash(code), passwordHash, now: clock.now() });
-    if (done) await audit.record('password.reset', { userId: user.id, ip: context.ip });
+    const remove = { passkeys: context.remove?.passkeys === true, externalLogins: context.remove?.externalLogins === true };
+    const done = await codes.resetPassword({ userId: user.id, codeHash: accountCodeHash(code), passwordHash, now: clock.now(), remove });
+    if (done) await audit.record('password.reset', { userId: user.id, ip: context.ip, detail: { removedPasskeys: remove.passkeys, removedExternalLogins: remove.externalLogins } });
     return done;
   }
 }

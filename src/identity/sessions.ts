@@ -29,9 +29,16 @@ export interface SessionManagerOptions {
   readonly lifetimeMs: number;
 }
 
-/** A cookie session's validation, with the session's id and how it was opened when it counts. */
+/**
+ * A cookie session's validation, with the session's id, how it was opened and when the user
+ * signed in (epoch ms; the sign-in a re-issued session continues) when it counts.
+ */
 export type SessionValidation =
-  | (Extract<CookieSessionValidation, { valid: true }> & { readonly sessionId: number; readonly method: SignInMethod | null })
+  | (Extract<CookieSessionValidation, { valid: true }> & {
+      readonly sessionId: number;
+      readonly method: SignInMethod | null;
+      readonly signedInAt: number;
+    })
   | Exclude<CookieSessionValidation, { valid: true }>;
 
 export interface SignedInSession {
@@ -53,16 +60,24 @@ export class SessionManager implements CookieSessionValidator {
   constructor(private readonly options: SessionManagerOptions) {}
 
   /**
-   * `method` is how the user signed in (a session re-issued after a security change keeps its
-   * predecessor's); `client` is where from.
+   * `method` is how the user signed in; `client` is where from. A session re-issued after a
+   * self-service security change continues its predecessor's sign-in: it keeps `method` and
+   * `signedInAt` (its creation time, which the sessions list shows, the absolute lifetime counts
+   * from, and the recent-sign-in rule reads), so a re-issue proves nothing new and lives no longer.
    */
   async signIn(
     user: User,
-    { persistent, method, client = UNKNOWN_CLIENT }: { persistent: boolean; method: SignInMethod | null; client?: SignInClient },
+    {
+      persistent,
+      method,
+      client = UNKNOWN_CLIENT,
+      signedInAt,
+    }: { persistent: boolean; method: SignInMethod | null; client?: SignInClient; signedInAt?: number },
   ): Promise<SignedInSession> {
     const { sessions, clock, random } = this.options;
     const token = random.bytes(TOKEN_BYTES).toString('base64url');
     const now = clock.now();
+    const createdAt = signedInAt === undefined ? now : Math.min(signedInAt, now);
     const session = await sessions.create({
       client: signInClient(client.ip ?? undefined, client.userAgent ?? undefined),
       userId: user.id,
@@ -70,8 +85,8 @@ export class SessionManager implements CookieSessionValidator {
       securityStamp: user.securityStamp,
       persistent,
       method,
-      createdAt: now,
-      expiresAt: this.expiryFrom(now, now),
+      createdAt,
+      expiresAt: this.expiryFrom(createdAt, now),
     });
     return { token, expiresAt: session.expiresAt, persistent };
   }
@@ -130,8 +145,8 @@ export class SessionManager implements CookieSessionValidator {
     if (use && (renewed || now - session.lastSeenAt >= LAST_USE_INTERVAL_MS)) {
       await sessions.recordUse(session.id, { at: now, ...(client ? { client } : {}), ...(renewed ? { expiresAt } : {}) });
     }
-    const { persistent, method } = session;
-    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, method };
+    const { persistent, method, createdAt: signedInAt } = session;
+    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, method, signedInAt };
   }
 
   /** More than half of the lifetime has passed since the expiry was last set. */

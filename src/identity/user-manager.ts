@@ -2,7 +2,7 @@ import { RESERVED_CLAIM_TYPES } from '../security/claims/index.ts';
 import { type FieldErrors, GatehouseError } from '../security/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AdminKeepingChange, StoreConflictError, type User, type UserClaim, type UserStore } from '../store/ports.ts';
-import { FAMILY_CLAIM, STAMP_CLAIM } from '../tokens/access-token.ts';
+import { AUTH_TIME_CLAIM, FAMILY_CLAIM, STAMP_CLAIM } from '../tokens/access-token.ts';
 import { ADMIN_ROLE } from './admin-role.ts';
 import type { CredentialChecks } from './credential-checks.ts';
 import { type FailureContext, isLockedOutAt } from './lockout.ts';
@@ -191,7 +191,7 @@ function keptAdmin(change: AdminKeepingChange): boolean {
 
 /** Why a custom claim is refused, or null. Reserved types belong to the service. */
 export function claimProblem(claim: UserClaim): string | null {
-  if (RESERVED_CLAIM_TYPES.has(claim.type) || claim.type === STAMP_CLAIM || claim.type === FAMILY_CLAIM) return `"${claim.type}" is a reserved claim type.`;
+  if (RESERVED_CLAIM_TYPES.has(claim.type) || claim.type === STAMP_CLAIM || claim.type === FAMILY_CLAIM || claim.type === AUTH_TIME_CLAIM) return `"${claim.type}" is a reserved claim type.`;
   if (!CLAIM_TYPE_PATTERN.test(claim.type)) return `"${claim.type}" is not a valid claim type.`;
   if (claim.value.length === 0 || claim.value.length > CLAIM_VALUE_MAX || /\p{Cc}/u.test(claim.value)) {
     return `The value of claim "${claim.type}" must have 1 to ${CLAIM_VALUE_MAX} printable characters.`;

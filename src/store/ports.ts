@@ -355,6 +355,12 @@ export interface RevocationStore {
 export type AccountCodePurpose = 'confirm-email' | 'reset-password';
 
 /** Codes mailed to a user (only their SHA-256 is stored); each use is one transaction. */
+/** What a password reset takes away besides the old password: the ways in its owner no longer trusts. */
+export interface ResetRemovals {
+  readonly passkeys?: boolean;
+  readonly externalLogins?: boolean;
+}
+
 export interface AccountCodeStore {
   /** Stores a code and voids the user's unused codes of the same purpose, at once. */
   issue(code: {
@@ -373,9 +379,11 @@ export interface AccountCodeStore {
   confirmEmail(use: { userId: number; codeHash: string; now: number }): Promise<'confirmed' | 'invalid'>;
   /**
    * Sets the password with a reset code, once: a security change that also lifts an automatic
-   * lockout (not an admin lock, nor the failure count). False for a wrong, used, voided or expired code.
+   * lockout (not an admin lock, nor the failure count), and removes the user's passkeys and
+   * external logins when `remove` says so, in the same transaction. False (nothing changed) for
+   * a wrong, used, voided or expired code.
    */
-  resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean>;
+  resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number; remove?: ResetRemovals }): Promise<boolean>;
 }
 
 /** The authenticator (TOTP) key of a user, sealed as the store keeps it. */

@@ -15,6 +15,12 @@ export const STAMP_CLAIM = 'gh_ver';
  * custom claim of a user is taken for it. Tokens issued outside a family carry none.
  */
 export const FAMILY_CLAIM = 'gh_sid';
+/**
+ * OpenID Connect's claim for when the user signed in (seconds since the epoch): the sign-in that
+ * began the token's refresh family, which every refresh keeps (a refresh proves nothing new).
+ * Changes that add a way in read it (`RecentSignIn`); a token without it is never recent.
+ */
+export const AUTH_TIME_CLAIM = 'auth_time';
 /** RFC 9068's media type for access tokens; other JWTs (ID tokens, …) are refused as bearer tokens. */
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
 /**
@@ -54,6 +60,8 @@ export interface VerifiedAccessToken {
   readonly kid: string;
   /** The refresh family it was issued from, or null for a token issued outside one. */
   readonly familyId: number | null;
+  /** When the user signed in (epoch ms, whole seconds: `auth_time`), or null for a token that does not say. */
+  readonly authTime: number | null;
 }
 
 export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: false; readonly reason: string };
@@ -65,14 +73,20 @@ export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: fals
 export class AccessTokens {
   constructor(private readonly options: AccessTokenOptions) {}
 
-  /** `familyId`: the refresh family the token comes from, whose end refuses it. */
-  async issue(user: User, { familyId }: { familyId?: number } = {}): Promise<IssuedAccessToken> {
+  /**
+   * `familyId`: the refresh family the token comes from, whose end refuses it. `authTime`: when
+   * the user signed in (epoch ms); a refresh passes its family's start, and a token issued
+   * without it is issued right after a sign-in (now).
+   */
+  async issue(user: User, { familyId, authTime }: { familyId?: number; authTime?: number } = {}): Promise<IssuedAccessToken> {
     const { keyRing, clock, issuer, audience, lifetimeSeconds } = this.options;
     const key = keyRing.current;
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = Math.max(1, Math.round(lifetimeSeconds));
+    const signedIn = authTime === undefined ? now : Math.min(now, Math.floor(authTime / 1000));
     // Always set, to a family id or to nothing: never a custom claim stored before the name was reserved.
-    const token = await new SignJWT({ ...payloadFor(user), [FAMILY_CLAIM]: familyId, client_id: FIRST_PARTY_CLIENT_ID })
+    const claims = { ...payloadFor(user), [FAMILY_CLAIM]: familyId, [AUTH_TIME_CLAIM]: signedIn, client_id: FIRST_PARTY_CLIENT_ID };
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(issuer)
       .setAudience(audience)
@@ -133,7 +147,7 @@ function payloadFor(user: User): JWTPayload {
  * JWT members that describe the token itself and become no claim of the principal: a bearer
  * caller has the claims a cookie caller has.
  */
-const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client_id', STAMP_CLAIM, FAMILY_CLAIM]);
+const TOKEN_MEMBERS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'typ', 'client_id', STAMP_CLAIM, FAMILY_CLAIM, AUTH_TIME_CLAIM]);
 
 function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
   const sub = payload.sub!;
@@ -147,7 +161,10 @@ function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
     (familyId === null || (typeof familyId === 'number' && Number.isSafeInteger(familyId) && familyId > 0));
   if (!wellFormed) return { valid: false, reason: 'The token is malformed.' };
   const principal = principalOf(payload, 'Bearer');
-  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid, familyId: familyId as number | null };
+  const authTime = payload[AUTH_TIME_CLAIM];
+  // Tokens issued before the claim existed carry none: they prove no recent sign-in, and are otherwise valid.
+  const signedInAt = typeof authTime === 'number' && Number.isSafeInteger(authTime) && authTime > 0 ? authTime * 1000 : null;
+  return { valid: true, principal, userId: Number(sub), stamp, expiresAt: payload.exp! * 1000, kid, familyId: familyId as number | null, authTime: signedInAt };
 }
 
 /**

@@ -67,7 +67,7 @@ export class RefreshTokens {
       method,
       ...(client ? { client } : {}),
     });
-    const { token, expiresIn } = await this.options.accessTokens.issue(user, { familyId: family.id });
+    const { token, expiresIn } = await this.options.accessTokens.issue(user, { familyId: family.id, authTime: family.createdAt });
     return { accessToken: token, refreshToken, expiresIn, refreshExpiresAt: family.expiresAt };
   }
 
@@ -85,7 +85,8 @@ export class RefreshTokens {
       return FAILED;
     }
     const next = this.newToken();
-    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user, { familyId: found.family.id });
+    // The family's start is the sign-in: a refresh keeps it (it proves possession of a token, not who holds it).
+    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user, { familyId: found.family.id, authTime: found.family.createdAt });
     const pair: TokenPair = { accessToken, refreshToken: next, expiresIn, refreshExpiresAt: found.family.expiresAt };
     const now = clock.now();
     const grace = graceSeconds > 0 ? { sealed: this.graceSealer.seal(JSON.stringify(pair)), until: now + graceSeconds * 1000 } : null;

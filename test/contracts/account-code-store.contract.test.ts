@@ -77,6 +77,26 @@ describe.each(engines)('AccountCodeStore on $engine', (engine) => {
       expect((await database.store.users.findById(user.id))?.passwordHash).toBe('new-hash');
     });
 
+    it('removes the passkeys and external logins the reset asks to, with the password, and those of no one else', async () => {
+      const waysIn = async (userId: number, credentialId: string) => {
+        await database.store.passkeys.add({ userId, credentialId, publicKey: 'pQECAyYgASFYIA', counter: 0, transports: [], backedUp: false, deviceType: 'singleDevice', name: 'Key', createdAt: 1_000 });
+        await database.store.externalLogins.add({ userId, provider: 'acme', subject: `acme-${userId}`, createdAt: 1_000 });
+      };
+      const user = await createUser(true);
+      const other = await createUser(true);
+      await waysIn(user.id, `cred-${user.id}`);
+      await waysIn(other.id, `cred-${other.id}`);
+      await issue(user.id, 'r-wrong', 'reset-password');
+      // A refused code removes nothing.
+      expect(await codes().resetPassword({ userId: user.id, codeHash: 'nope', passwordHash: 'x', now: 2_000, remove: { passkeys: true, externalLogins: true } })).toBe(false);
+      expect(await database.store.passkeys.listForUser(user.id)).toHaveLength(1);
+      expect(await codes().resetPassword({ userId: user.id, codeHash: 'r-wrong', passwordHash: 'new-hash', now: 2_000, remove: { passkeys: true, externalLogins: true } })).toBe(true);
+      expect(await database.store.passkeys.listForUser(user.id)).toEqual([]);
+      expect(await database.store.externalLogins.listForUser(user.id)).toEqual([]);
+      expect(await database.store.passkeys.listForUser(other.id)).toHaveLength(1);
+      expect(await database.store.externalLogins.listForUser(other.id)).toHaveLength(1);
+    });
+
     it('lifts an automatic lockout, and leaves an admin lock in place', async () => {
       const locked = await createUser(true);
       await database.store.users.recordFailedSignIn(locked.id, { maxAttempts: 1, lockoutEnd: 900_000, now: 1_500 });

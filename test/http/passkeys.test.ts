@@ -50,7 +50,9 @@ function setCookieLine(response: LightMyRequestResponse, name: string): string |
 
 describe.runIf(sqlite)('passkeys', () => {
   const clock = new ManualClock(Date.now());
-  const ctx = useTestApp(sqlite!, { env: { PUBLIC_URL: ORIGIN }, clock });
+  // A registration challenge's five minutes must be able to run out while the sign-in that asked
+  // for it is still recent enough to register (test/http/recent-sign-in.test.ts covers the default).
+  const ctx = useTestApp(sqlite!, { env: { PUBLIC_URL: ORIGIN, REAUTH_MINUTES: '10' }, clock });
 
   const registrationOptions = async (cookie: string, body?: object) => {
     const response = await ctx.app.inject({ method: 'POST', url: '/account/passkeys/options', headers: { cookie }, ...(body ? { payload: body } : {}) });

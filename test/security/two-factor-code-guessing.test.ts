@@ -80,7 +80,8 @@ describe('guessing two-factor codes at account operations', () => {
   });
 
   it('checks no code while locked: the right one gets 429 with Retry-After and changes nothing; the session goes on; after the lockout it works', async () => {
-    await start();
+    // The session that waits out the lockout is still a recent sign-in afterwards.
+    await start({ REAUTH_MINUTES: '30' });
     const victim = await userWithAuthenticator(ctx, clock, { email: `victim-${process.pid}-2@example.com` });
     for (let guess = 0; guess < 5; guess++) {
       expect((await post('/account/2fa/disable', victim.auth, { code: wrongCode(victim.sharedKey, clock.now()) })).statusCode).toBe(400);

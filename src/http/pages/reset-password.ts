@@ -1,4 +1,4 @@
-import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
+import { checkbox, errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { html } from './html.ts';
 import type { PageContent } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
@@ -72,7 +72,12 @@ export function resetPasswordPage(model: ResetPasswordPageModel): PageContent {
     model.antiforgeryToken,
     html`<input type="hidden" name="email" value="${model.email}">
 <input type="hidden" name="code" value="${model.code}">
-${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}`,
+${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}
+<fieldset><legend>If someone else used your account</legend>
+<p><small>The reset mail lists the passkeys and providers that sign in to your account besides the password. If you do not know one of them, remove them all: you can add yours again after signing in.</small></p>
+${checkbox('removePasskeys', 'Remove every passkey')}
+${checkbox('removeExternalLogins', 'Unlink every sign-in provider')}
+</fieldset>`,
     'Set the new password',
   );
   return { title: 'Choose a new password', main: html`${errorSummary(errors)}

@@ -6,6 +6,7 @@ import type { Passkey, User } from '../../store/ports.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { membershipPolicies } from '../membership-policies.ts';
 import { userIdOf } from '../pipeline.ts';
+import { RecentSignInCheck } from '../recent-sign-in-check.ts';
 import {
   PasskeyParams,
   PasskeyRegistration,
@@ -33,6 +34,8 @@ const REFUSALS: Record<PasskeyRegistrationRefused['reason'], string> = {
 export async function accountPasskeyRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const passkeys = services.passkeys;
   const cookies = new CookieSignIn(services);
+  // A passkey signs in on its own, as both factors: adding one needs a recent sign-in, at both steps (decision 0065).
+  const recent = new RecentSignInCheck(services, cookies);
 
   const currentUser = async (request: FastifyRequest): Promise<User> => {
     const user = await services.store.users.findById(userIdOf(request));
@@ -56,6 +59,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
     '/account/passkeys/options',
     { schema: { body: RegistrationOptionsRequest }, preValidation: noBodyIsEmpty, config: AUTHENTICATED },
     async (request, reply) => {
+      await recent.require(request);
       const user = await currentUser(request);
       const options = await passkeys.registrationOptions(user, bindingOf(request), request.body.name?.trim() ?? null).catch(refused);
       return noStore(reply).send(options);
@@ -63,6 +67,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
   );
 
   app.post<{ Body: PasskeyRegistration }>('/account/passkeys', { schema: { body: PasskeyRegistration }, config: AUTHENTICATED }, async (request, reply) => {
+    await recent.require(request);
     const user = await currentUser(request);
     const response = request.body.response as unknown as PasskeyCredentialJSON;
     const passkey = await passkeys.register(user, bindingOf(request), response, request.body.name?.trim() ?? null, { ip: request.ip }).catch(refused);
@@ -94,7 +99,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
     // Every session, refresh family and token of the user ended with the security stamp: the
     // sockets close now, here and elsewhere, and the session that asked goes on under the new stamp.
     await services.revocationFeed.changed();
-    if (asking !== null) await cookies.signIn(request, reply, await currentUser(request), asking.persistent, asking.method);
+    if (asking !== null) await cookies.reissue(request, reply, await currentUser(request), asking);
     return noStore(reply).code(204).send();
   });
 }

@@ -11,6 +11,7 @@ import type { RouteContext } from './route-context.ts';
 const PASSWORD_FIELD_MAX = 1024;
 const EMAIL_FIELD_MAX = 254;
 
+const Flag = Type.Union([Type.Boolean(), Type.Literal('true')]);
 const RegisterRequest = Type.Object(
   {
     email: Type.String({ maxLength: EMAIL_FIELD_MAX }),
@@ -26,6 +27,10 @@ const ResetRequest = Type.Object(
     email: Type.String({ maxLength: EMAIL_FIELD_MAX }),
     code: Type.String({ maxLength: 100 }),
     newPassword: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
+    /** Remove every passkey of the account with the reset (a form's checkbox sends `true`). */
+    removePasskeys: Type.Optional(Flag),
+    /** Unlink every external login of the account with the reset. */
+    removeExternalLogins: Type.Optional(Flag),
   },
   { additionalProperties: false },
 );
@@ -137,7 +142,8 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
         reply,
         async () => {
           const { email, code, newPassword } = request.body;
-          const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip });
+          const remove = { passkeys: isOn(request.body.removePasskeys), externalLogins: isOn(request.body.removeExternalLogins) };
+          const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip, remove });
           if (!done) throw GatehouseError.validation({ code: [INVALID_RESET] }, INVALID_RESET);
           await services.revocationFeed.changed();
           if (isFormPost(request)) return seeOther(reply, `${paths.resetPassword}?status=done`);
@@ -192,4 +198,8 @@ function resendConfirmationRoutes(app: FastifyInstance, { services, paths }: Rou
 function emailOf(body: unknown): string | undefined {
   const email = (body as { email?: unknown } | undefined)?.email;
   return typeof email === 'string' && email !== '' ? email : undefined;
+}
+
+function isOn(flag: boolean | 'true' | undefined): boolean {
+  return flag === true || flag === 'true';
 }

@@ -14,6 +14,7 @@ import type { Html } from '../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
+import { RecentSignInCheck } from '../recent-sign-in-check.ts';
 import { rateLimited, userAccount } from '../rate-limit.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
@@ -67,6 +68,7 @@ const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
 export async function accountTwoFactorRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
   const { twoFactor, signIn } = services;
   const cookies = new CookieSignIn(services);
+  const recent = new RecentSignInCheck(services, cookies);
   await app.register(formBodiesPlugin);
 
   const pendingUser = (request: FastifyRequest): string | undefined => {
@@ -232,6 +234,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     schema: object,
     run: (user: User, body: Body, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>,
     area: AreaPage = authenticatorArea,
+    { recentSignIn = false }: { recentSignIn?: boolean } = {},
   ) =>
     app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: AUTHENTICATED, ...signedInLimited }, async (request, reply) => {
       const user = await currentUser(request);
@@ -241,6 +244,8 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
         request,
         reply,
         async () => {
+          // Before any code is checked: a caller without a recent sign-in spends no guess.
+          if (recentSignIn) await recent.require(request);
           let outcome: Outcome;
           try {
             outcome = await run(user, request.body as Body, request, reply);
@@ -257,10 +262,18 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
       );
     });
 
-  change<Static<typeof OptionalCode>>('/account/2fa/authenticator', OptionalCode, async (user, body, request) => ({
-    status: 200,
-    body: await twoFactor.setUpAuthenticator(user, body.code, { ip: request.ip }),
-  }));
+  // A new authenticator key is a new second factor, the first one included: a thief's key turned
+  // on would keep the owner out. Setting it up, replacing it, turning two-factor off, new recovery
+  // codes and a phone number for sign-in codes all need a recent sign-in (decision 0065).
+  const ADDS_A_WAY_IN = { recentSignIn: true };
+
+  change<Static<typeof OptionalCode>>(
+    '/account/2fa/authenticator',
+    OptionalCode,
+    async (user, body, request) => ({ status: 200, body: await twoFactor.setUpAuthenticator(user, body.code, { ip: request.ip }) }),
+    authenticatorArea,
+    ADDS_A_WAY_IN,
+  );
 
   change<Static<typeof RequiredCode>>('/account/2fa/enable', RequiredCode, async (user, body, request, reply) => {
     const presented = await cookies.sessionState(request);
@@ -269,17 +282,29 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' } };
   });
 
-  change<Static<typeof RequiredCode>>('/account/2fa/disable', RequiredCode, async (user, body, request, reply) => {
-    const presented = await cookies.sessionState(request);
-    await twoFactor.disable(user, body.code, { ip: request.ip });
-    await reissueSession(request, reply, presented);
-    return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
-  });
+  change<Static<typeof RequiredCode>>(
+    '/account/2fa/disable',
+    RequiredCode,
+    async (user, body, request, reply) => {
+      const presented = await cookies.sessionState(request);
+      await twoFactor.disable(user, body.code, { ip: request.ip });
+      await reissueSession(request, reply, presented);
+      return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
+    },
+    authenticatorArea,
+    ADDS_A_WAY_IN,
+  );
 
-  change<Static<typeof RequiredCode>>('/account/2fa/recovery-codes', RequiredCode, async (user, body, request) => {
-    const recoveryCodes = await twoFactor.regenerateRecoveryCodes(user, body.code, { ip: request.ip });
-    return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Your old recovery codes no longer work.' } };
-  });
+  change<Static<typeof RequiredCode>>(
+    '/account/2fa/recovery-codes',
+    RequiredCode,
+    async (user, body, request) => {
+      const recoveryCodes = await twoFactor.regenerateRecoveryCodes(user, body.code, { ip: request.ip });
+      return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Your old recovery codes no longer work.' } };
+    },
+    authenticatorArea,
+    ADDS_A_WAY_IN,
+  );
 
   change<Static<typeof PhoneNumber>>(
     '/account/phone',
@@ -289,6 +314,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
       return { status: 202, page: { notice: 'We texted you a code to confirm the number.' } };
     },
     phoneArea,
+    ADDS_A_WAY_IN,
   );
 
   change<Static<typeof RequiredCode>>(
@@ -317,7 +343,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
    */
   async function reissueSession(request: FastifyRequest, reply: FastifyReply, presented: PresentedSession | null): Promise<void> {
     await services.revocationFeed.changed();
-    if (presented !== null) await cookies.signIn(request, reply, await currentUser(request), presented.persistent, presented.method);
+    if (presented !== null) await cookies.reissue(request, reply, await currentUser(request), presented);
   }
 }
 

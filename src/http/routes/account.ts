@@ -224,7 +224,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
             await sessions.signOut(previous);
             const changed = await currentUser(request);
             const client = signInClient(request.ip, request.headers['user-agent']);
-            const session = await sessions.signIn(changed, { persistent: current.persistent, method: current.method, client });
+            const session = await sessions.signIn(changed, { persistent: current.persistent, method: current.method, client, signedInAt: current.signedInAt });
             setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
           }
           if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);

@@ -16,6 +16,7 @@ import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
 import { rateLimited } from '../rate-limit.ts';
+import { RecentSignInCheck } from '../recent-sign-in-check.ts';
 import { localReturnUrl } from '../return-url.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -48,11 +49,12 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
   // openid-client (an optional peer) loads with the first discovery; a missing one fails the start.
   if (providers.size > 0) assertPeerInstalled('openid-client', 'External sign-in (an OpenID Connect provider is configured)');
-  const clients = new Map(config.oidcProviders.map((provider) => [provider.name, openIdProvider(provider, clock.now)]));
+  const clients = new Map(config.oidcProviders.map((provider) => [provider.name, openIdProvider(provider, () => clock.now())]));
   const limited = rateLimited(services);
   const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
   const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';
   const cookies = new CookieSignIn(services);
+  const recent = new RecentSignInCheck(services, cookies);
   const externalSignIn = new ExternalSignIn({
     logins: services.store.externalLogins,
     users: services.store.users,
@@ -121,7 +123,14 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
   app.post<{ Params: { provider: string } }>(
     '/account/logins/:provider',
     { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } },
-    async (request, reply) => start(request, reply, providerOf(request.params.provider), paths.profile, userIdOf(request)),
+    async (request, reply) => {
+      const provider = providerOf(request.params.provider);
+      // A linked provider signs in on its own: linking one needs a recent sign-in (decision 0065).
+      // The profile's button is a form: its browser is sent to sign in again, and back.
+      if (isFormPost(request) && !(await recent.isRecent(request))) return seeOther(reply.header('cache-control', 'no-store'), paths.loginFor(paths.profile));
+      await recent.require(request);
+      return start(request, reply, provider, paths.profile, userIdOf(request));
+    },
   );
 
   app.delete<{ Params: { provider: string } }>(

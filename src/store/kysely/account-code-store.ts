@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AccountCodePurpose, AccountCodeStore } from '../ports.ts';
+import type { AccountCodePurpose, AccountCodeStore, ResetRemovals } from '../ports.ts';
 import type { Database } from './database.ts';
 import type { StoreContext } from './store-context.ts';
 import { setPassword } from './user-links.ts';
@@ -48,7 +48,7 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
     });
   }
 
-  async resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number }): Promise<boolean> {
+  async resetPassword(use: { userId: number; codeHash: string; passwordHash: string; now: number; remove?: ResetRemovals }): Promise<boolean> {
     return this.context.transaction(async (trx) => {
       const code = await findCode(trx, use.codeHash, 'reset-password');
       if (!code || code.user_id !== use.userId || code.used_at !== null || code.expires_at <= use.now) return false;
@@ -58,6 +58,9 @@ export class KyselyAccountCodeStore implements AccountCodeStore {
       // is another column and stays.
       await trx.updateTable('users').set({ lockout_end: null }).where('id', '=', use.userId).execute();
       await voidUnused(trx, use.userId, 'reset-password');
+      // The new password is a way in: removing every other one never leaves the account without one.
+      if (use.remove?.passkeys) await trx.deleteFrom('passkeys').where('user_id', '=', use.userId).execute();
+      if (use.remove?.externalLogins) await trx.deleteFrom('external_logins').where('user_id', '=', use.userId).execute();
       return true;
     });
   }

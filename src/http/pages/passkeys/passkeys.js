@@ -63,6 +63,8 @@
     if (data.isNotAllowed) return 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
     if (answer.status === 401 && data.succeeded === false) return 'That passkey did not sign you in.';
     if (answer.status === 401) return 'You are signed out. Reload the page and sign in again.';
+    // Adding a passkey needs a recent sign-in: the service says so in words, and how to get one.
+    if (data.code === 'GH_REAUTHENTICATION_REQUIRED') return 'For your safety, sign in again (sign out is not needed), then add the passkey.';
     if (answer.status === 403) return 'This page could not prove it came from this site. Reload it and try again.';
     return data.detail || fallback;
   }
