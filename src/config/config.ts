@@ -1,4 +1,6 @@
 import { type Argon2Parameters, DEFAULT_ARGON2, minimumMemoryKib, OWASP_ARGON2_ROWS } from '../identity/argon2-parameters.ts';
+import { readFileSync } from 'node:fs';
+import { TrustedDocuments } from '../graphql/trusted-documents.ts';
 import { ConfigError } from './config-error.ts';
 import { type Env, readBoolean, readDuration, readInteger, readList, readOptionalInteger, readString, readUrl } from './parse.ts';
 
@@ -51,6 +53,8 @@ export interface Config {
   readonly graphqlMaxCost: number;
   /** Active subscriptions one WebSocket may hold; one more gets an `error` message (docs/reference/graphql.md). */
   readonly graphqlMaxSubscriptionsPerSocket: number;
+  /** `GRAPHQL_TRUSTED_DOCUMENTS`: the only documents that run (read and checked at start); undefined for any. */
+  readonly graphqlTrustedDocuments: TrustedDocuments | undefined;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
   /**
@@ -123,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
     graphqlMaxCost: readInteger(env, 'GRAPHQL_MAX_COST', 1000, 1, 100_000_000),
     graphqlMaxSubscriptionsPerSocket: readInteger(env, 'GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, 1, 100_000),
+    graphqlTrustedDocuments: readTrustedDocuments(env),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
     webauthnRpId: readWebAuthnRpId(env, publicUrl),
@@ -132,6 +137,35 @@ export function loadConfig(env: Env = process.env): Config {
     hashQueueMax: readOptionalInteger(env, 'HASH_QUEUE_MAX', 0, 1_000_000),
     argon2: readArgon2(env),
   };
+}
+
+/**
+ * `GRAPHQL_TRUSTED_DOCUMENTS`: a JSON file `{"<sha256>": "<document>"}`, read once at start. A file
+ * that cannot be read, is not JSON, or has a key that is not its document's SHA-256 stops the
+ * start: trusted documents are a production safelist, and a broken one must not run open.
+ */
+const MANIFEST = 'a JSON file {"<sha256>": "<document>"}';
+
+function readTrustedDocuments(env: Env): TrustedDocuments | undefined {
+  const path = readString(env, 'GRAPHQL_TRUSTED_DOCUMENTS');
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `${MANIFEST} that can be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, path);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `${MANIFEST} (it is not JSON)`, path);
+  }
+  try {
+    return TrustedDocuments.from(manifest);
+  } catch (error) {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `${MANIFEST} (${(error as Error).message})`, path);
+  }
 }
 
 /** OWASP's rows as the message shows them: "47104 KiB with 1 pass, 19456 with 2, …". */

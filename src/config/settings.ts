@@ -79,6 +79,8 @@ export interface GatehouseSettings {
   readonly graphqlMaxCost?: number;
   /** @default 100 */
   readonly graphqlMaxSubscriptionsPerSocket?: number;
+  /** A JSON file `{"<sha256>": "<document>"}`: only those GraphQL documents run (production safelisting). @default any document */
+  readonly graphqlTrustedDocuments?: string;
   /** `iss` of issued tokens. @default publicUrl's origin */
   readonly jwtIssuer?: string;
   /** `aud` of issued tokens. @default gatehouse */
@@ -110,7 +112,7 @@ export const SETTING_NAMES = [
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
-  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
+  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'graphqlTrustedDocuments', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
 ] as const satisfies readonly (keyof GatehouseSettings)[];
 
