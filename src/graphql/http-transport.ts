@@ -34,7 +34,8 @@ export interface TransportOptions {
  * GraphQL at `path` over HTTP (docs/reference/graphql.md): POST for every operation but subscriptions, GET
  * for queries, and graphql-ws on the same path. Invalid credentials were refused with 401 by the
  * pipeline; anonymous callers get field errors. 400 and 405 answer in the GraphQL error shape, in
- * the media type the client accepts.
+ * the media type the client accepts. A request may name its document by a persisted-query hash
+ * (Apollo's protocol) instead of sending it; with trusted documents, only those run.
  */
 export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions, liveSockets }: TransportOptions): Promise<void> {
   const { config, clock, logger } = services;

@@ -41,14 +41,6 @@ const NOT_SUPPORTED_MESSAGE = 'PersistedQueryNotSupported';
 export class OperationDocuments {
   constructor(private readonly sources: DocumentSources) {}
 
-  get trusted(): TrustedDocuments | null {
-    return this.sources.trusted;
-  }
-
-  get persisted(): PersistedQueries | null {
-    return this.sources.persisted;
-  }
-
   /**
    * `automatic`: whether this transport takes automatic persisted queries (HTTP does; graphql-ws
    * has no such protocol, and its `extensions.persistedQuery` then only names trusted documents).

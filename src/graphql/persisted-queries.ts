@@ -54,16 +54,18 @@ export class PersistedQueries {
   remember(hash: string, text: string, { shared = true }: { shared?: boolean } = {}): void {
     if (text.length > PERSISTED_DOCUMENT_MAX_CHARS) return;
     this.local.set(hash, text, stringBytes(text));
-    const { redis } = this;
-    if (!shared || redis === null || !redis.up) return;
-    redis
-      .commands()
-      .set(PERSISTED_QUERY_KEY_PREFIX + hash, text, 'EX', PERSISTED_QUERY_TTL_SECONDS)
-      .catch((error: unknown) => redis.commandFailed('SET of a persisted query', error));
+    if (shared) void this.share(hash, text);
   }
 
-  /** Documents held in this process, and their bytes (for tests of the bound). */
-  get held(): { readonly count: number; readonly bytes: number } {
-    return { count: this.local.size, bytes: this.local.bytes };
+  private async share(hash: string, text: string): Promise<void> {
+    const { redis } = this;
+    if (redis === null) return;
+    await redis.connected();
+    if (!redis.up) return;
+    try {
+      await redis.commands().set(PERSISTED_QUERY_KEY_PREFIX + hash, text, 'EX', PERSISTED_QUERY_TTL_SECONDS);
+    } catch (error) {
+      redis.commandFailed('SET of a persisted query', error);
+    }
   }
 }
