@@ -41,6 +41,7 @@ interface WireAnswer {
   readonly codes: string[];
   readonly hasData: boolean;
   readonly cacheControl: string | null;
+  readonly type: string | null;
 }
 
 /** A fetch that records what a client sent and what it got, as the server saw it. */
@@ -55,7 +56,7 @@ function recordingFetch() {
     const body = JSON.parse(text) as { data?: unknown; errors?: { extensions?: { code?: string } }[] };
     exchanges.push({
       request: { method, query: sent.query ?? undefined, hash: sent.extensions?.persistedQuery?.sha256Hash },
-      answer: { status: response.status, codes: (body.errors ?? []).map((error) => error.extensions?.code ?? ''), hasData: body.data !== undefined && body.data !== null, cacheControl: response.headers.get('cache-control') },
+      answer: { status: response.status, codes: (body.errors ?? []).map((error) => error.extensions?.code ?? ''), hasData: body.data !== undefined && body.data !== null, cacheControl: response.headers.get('cache-control'), type: response.headers.get('content-type') },
     });
     return new Response(text, { status: response.status, headers: response.headers });
   };
@@ -134,6 +135,8 @@ describe('automatic persisted queries', () => {
       ['POST', true, 200, []],
       ['GET', false, 200, []],
     ]);
+    // Apollo Client 4 accepts application/graphql-response+json first: the miss is 200 in it too.
+    expect(exchanges.map(({ answer }) => answer.type)).toEqual(Array(3).fill('application/graphql-response+json; charset=utf-8'));
   });
 
   it("urql's persisted exchange: a GET miss, the retry with the query, then GETs by hash", async () => {
