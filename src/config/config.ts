@@ -1,4 +1,6 @@
 import { type Argon2Parameters, DEFAULT_ARGON2, minimumMemoryKib, OWASP_ARGON2_ROWS } from '../identity/argon2-parameters.ts';
+import { readFileSync } from 'node:fs';
+import { TrustedDocuments } from '../graphql/trusted-documents.ts';
 import { ConfigError } from './config-error.ts';
 import { isReservedTablePrefix, isSystemSchema } from '../store/kysely/reserved-names.ts';
 import { readTrustProxy, type TrustedProxies } from './trust-proxy.ts';
@@ -62,6 +64,8 @@ export interface Config {
   readonly graphqlMaxSocketsPerUser: number;
   /** Open WebSockets from one client address on this instance; one more is closed with 4429. */
   readonly graphqlMaxSocketsPerIp: number;
+  /** `GRAPHQL_TRUSTED_DOCUMENTS`: the only documents that run (read and checked at start); undefined for any. */
+  readonly graphqlTrustedDocuments: TrustedDocuments | undefined;
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
   /**
@@ -138,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlMaxSocketBufferBytes: readInteger(env, 'GRAPHQL_MAX_SOCKET_BUFFER_BYTES', 1_048_576, 1024, 1_073_741_824),
     graphqlMaxSocketsPerUser: readInteger(env, 'GRAPHQL_MAX_SOCKETS_PER_USER', 20, 1, 1_000_000),
     graphqlMaxSocketsPerIp: readInteger(env, 'GRAPHQL_MAX_SOCKETS_PER_IP', 100, 1, 1_000_000),
+    graphqlTrustedDocuments: readTrustedDocuments(env),
     jwtIssuer: readString(env, 'JWT_ISSUER', publicUrl.origin),
     jwtAudience: readString(env, 'JWT_AUDIENCE', 'gatehouse'),
     webauthnRpId: readWebAuthnRpId(env, publicUrl),
@@ -147,6 +152,35 @@ export function loadConfig(env: Env = process.env): Config {
     hashQueueMax: readOptionalInteger(env, 'HASH_QUEUE_MAX', 0, 1_000_000),
     argon2: readArgon2(env),
   };
+}
+
+/**
+ * `GRAPHQL_TRUSTED_DOCUMENTS`: a JSON file `{"<sha256>": "<document>"}`, read once at start. A file
+ * that cannot be read, is not JSON, or has a key that is not its document's SHA-256 stops the
+ * start: trusted documents are a production safelist, and a broken one must not run open.
+ */
+const MANIFEST = 'a JSON file {"<sha256>": "<document>"}';
+
+function readTrustedDocuments(env: Env): TrustedDocuments | undefined {
+  const path = readString(env, 'GRAPHQL_TRUSTED_DOCUMENTS');
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `${MANIFEST} that can be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, path);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `${MANIFEST} (it is not JSON)`, path);
+  }
+  try {
+    return TrustedDocuments.from(manifest);
+  } catch (error) {
+    throw new ConfigError('GRAPHQL_TRUSTED_DOCUMENTS', `${MANIFEST} (${(error as Error).message})`, path);
+  }
 }
 
 /** OWASP's rows as the message shows them: "47104 KiB with 1 pass, 19456 with 2, …". */

@@ -91,6 +91,8 @@ export interface GatehouseSettings {
   readonly graphqlMaxSocketsPerUser?: number;
   /** Open WebSockets from one client address, per instance; one more is closed with 4429. @default 100 */
   readonly graphqlMaxSocketsPerIp?: number;
+  /** A JSON file `{"<sha256>": "<document>"}`: only those GraphQL documents run (production safelisting). @default any document */
+  readonly graphqlTrustedDocuments?: string;
   /** `iss` of issued tokens. @default publicUrl's origin */
   readonly jwtIssuer?: string;
   /** `aud` of issued tokens. @default gatehouse */
@@ -122,7 +124,8 @@ export const SETTING_NAMES = [
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'reauthMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
   'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
-  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'graphqlMaxSocketBufferBytes', 'graphqlMaxSocketsPerUser', 'graphqlMaxSocketsPerIp', 'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
+  'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'graphqlMaxSocketBufferBytes', 'graphqlMaxSocketsPerUser', 'graphqlMaxSocketsPerIp', 'graphqlTrustedDocuments',
+  'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
 ] as const satisfies readonly (keyof GatehouseSettings)[];
 

@@ -11,6 +11,12 @@ export type GraphQLErrorCode =
   | 'QUERY_TOO_COMPLEX'
   /** A `subscribe` over the per-socket cap (`GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET`). */
   | 'TOO_MANY_SUBSCRIPTIONS'
+  /** A request that is no GraphQL request: no query, a member of the wrong type, a hash that does not match its query. */
+  | 'BAD_REQUEST'
+  /** A persisted-query hash this server does not know (send the query with it), or, with trusted documents, any document not listed. */
+  | 'PERSISTED_QUERY_NOT_FOUND'
+  /** An `extensions.persistedQuery` of a version other than 1. */
+  | 'PERSISTED_QUERY_NOT_SUPPORTED'
   | 'INTERNAL_SERVER_ERROR';
 
 export function graphqlError(code: GraphQLErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {

@@ -23,6 +23,7 @@ import type { LiveCount } from '../platform/metrics/live-count.ts';
 import { BoundedCache, stringBytes } from './bounded-cache.ts';
 import { ResultCache } from './result-cache.ts';
 import { withoutSuggestions } from './suggestions.ts';
+import { type IncomingRequest, OperationDocuments } from './operation-documents.ts';
 import type { DataVersion } from '../store/ports.ts';
 import { isViewerIndependent } from './viewer.ts';
 
@@ -58,10 +59,13 @@ export interface GraphQLRequest {
   readonly operationName?: string;
 }
 
-/** A request refused before execution: the HTTP status and the error. */
+/**
+ * A request refused before execution: the HTTP status and the error. 200 only for an unknown or
+ * unsupported persisted query, as Apollo Server answers them: the client sends the query then.
+ */
 export interface RefusedRequest {
   readonly kind: 'refused';
-  readonly status: 400 | 405;
+  readonly status: 200 | 400 | 405;
   readonly errors: readonly GraphQLFormattedError[];
 }
 
@@ -84,6 +88,11 @@ export interface PreparedRequest {
   readonly kind: 'prepared';
   readonly document: DocumentNode;
   readonly operation: 'query' | 'mutation' | 'subscription';
+}
+
+/** A prepared request with the request it runs (its query the document a persisted hash named). */
+export interface ReadyRequest extends PreparedRequest {
+  readonly request: GraphQLRequest;
 }
 
 /** A parsed and validated document, kept per query text (refusals are kept too). */
@@ -118,6 +127,8 @@ export interface GraphQLServiceOptions {
   readonly dataVersion?: DataVersion | null;
   /** Hears each subscription's stream open and close (the metrics' count of live subscriptions). */
   readonly liveSubscriptions?: LiveCount;
+  /** Persisted queries and trusted documents. @default neither: every request sends its text */
+  readonly documents?: OperationDocuments;
 }
 
 /**
@@ -134,10 +145,13 @@ export class GraphQLService {
   private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | undefined>>();
   private readonly rules;
   private readonly results: ResultCache;
+  /** Where a request's document comes from: its text, a persisted query, a trusted document. */
+  readonly operationDocuments: OperationDocuments;
 
   constructor(private readonly options: GraphQLServiceOptions) {
     this.rules = options.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
     this.results = new ResultCache(options.dataVersion ?? null);
+    this.operationDocuments = options.documents ?? new OperationDocuments({ persisted: null, trusted: null });
   }
 
   get schema(): GraphQLSchema {
@@ -147,6 +161,32 @@ export class GraphQLService {
   /** Bytes held by the kept documents and answers, keys included. */
   cacheBytes(): { documents: number; results: number } {
     return { documents: this.documents.bytes, results: this.results.bytes };
+  }
+
+  /**
+   * The request's document (its text, or the persisted query or trusted document it names),
+   * prepared: a refusal, or the document to execute with the request it runs. A query sent with
+   * its hash is registered only once it has passed the limits and validation.
+   * `automaticPersisted`: whether the transport takes automatic persisted queries (HTTP, not graphql-ws).
+   */
+  async prepareRequest(incoming: IncomingRequest, allowed: readonly ('query' | 'mutation' | 'subscription')[], { automaticPersisted }: { automaticPersisted: boolean }): Promise<RefusedRequest | ReadyRequest> {
+    const named = await this.operationDocuments.documentOf(incoming, { automatic: automaticPersisted });
+    if (named.kind === 'refused') return named;
+    const request: GraphQLRequest = {
+      query: named.query,
+      ...(incoming.variables ? { variables: incoming.variables } : {}),
+      ...(incoming.operationName !== undefined ? { operationName: incoming.operationName } : {}),
+    };
+    const prepared = this.prepare(request, allowed);
+    if (prepared.kind === 'refused') return prepared;
+    this.operationDocuments.remember(named);
+    return { ...prepared, request };
+  }
+
+  /** Why a document could not run whatever its operation and variables (parse, limits, validation); null when it can. */
+  refusalOf(query: string): RefusedRequest | null {
+    const prepared = this.prepared(query);
+    return prepared.kind === 'refused' ? prepared : null;
   }
 
   /** Parses, measures and validates: a refusal, or the document to execute. */

@@ -115,8 +115,10 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         query: payload.query,
         ...(payload.variables ? { variables: payload.variables } : {}),
         ...(payload.operationName ? { operationName: payload.operationName } : {}),
+        ...(payload.extensions ? { extensions: payload.extensions } : {}),
       };
-      const prepared = options.graphql.prepare(request, ['query', 'mutation', 'subscription']);
+      // graphql-ws has no automatic persisted queries; with trusted documents, only listed ones run here too.
+      const prepared = await options.graphql.prepareRequest(request, ['query', 'mutation', 'subscription'], { automaticPersisted: false });
       if (prepared.kind === 'refused') return prepared.errors.map((error) => new GraphQLErrorClass(error.message, { extensions: error.extensions ?? {} }));
       if (prepared.operation === 'subscription' && !admitted(ctx, id, options.maxSubscriptions)) {
         return [graphqlError('TOO_MANY_SUBSCRIPTIONS', `At most ${options.maxSubscriptions} subscriptions may be active on one socket.`)];

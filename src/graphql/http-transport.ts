@@ -8,7 +8,8 @@ import type { Services } from '../services.ts';
 import { authenticationSchemes, type SchemeOptions } from '../http/authentication-schemes.ts';
 import { problem, sendProblem } from '../http/problem.ts';
 import type { OperationContext } from './context.ts';
-import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
+import { GraphQLService } from './graphql-service.ts';
+import type { IncomingRequest } from './operation-documents.ts';
 import { closeSocketsGoingAway, type GraphQLSocketOptions, graphqlSocketHandler } from './graphql-socket.ts';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -35,18 +36,19 @@ export interface TransportOptions {
  * GraphQL at `path` over HTTP (docs/reference/graphql.md): POST for every operation but subscriptions, GET
  * for queries, and graphql-ws on the same path. Invalid credentials were refused with 401 by the
  * pipeline; anonymous callers get field errors. 400 and 405 answer in the GraphQL error shape, in
- * the media type the client accepts.
+ * the media type the client accepts. A request may name its document by a persisted-query hash
+ * (Apollo's protocol) instead of sending it; with trusted documents, only those run.
  */
 export async function graphqlTransport(app: FastifyInstance, { path, graphql, contextFor, services, schemeOptions, maxSubscriptions, socketLimits, liveSockets }: TransportOptions): Promise<void> {
   const { config, clock, logger } = services;
 
-  const run = async (request: FastifyRequest, reply: FastifyReply, body: GraphQLRequest, allowed: readonly ('query' | 'mutation')[]) => {
-    const prepared = graphql.prepare(body, allowed);
+  const run = async (request: FastifyRequest, reply: FastifyReply, body: IncomingRequest, allowed: readonly ('query' | 'mutation')[]) => {
+    const prepared = await graphql.prepareRequest(body, allowed, { automaticPersisted: true });
     if (prepared.kind === 'refused') {
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const executed = await graphql.execute(prepared, body, () => contextFor(request.user));
+    const executed = await graphql.execute(prepared, prepared.request, () => contextFor(request.user));
     // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
     // 400 in the new media type; application/json keeps its 200 for older clients.
     const status = responseType(request) === GRAPHQL_RESPONSE && !executed.hasData ? 400 : 200;
@@ -134,19 +136,23 @@ function signedInByCookie(request: FastifyRequest): boolean {
   return request.user.identities.some((identity) => identity.isAuthenticated && identity.authenticationType === COOKIES_SCHEME);
 }
 
-/** A request body as docs/reference/graphql.md takes it, or why not (a string). Batches are refused. */
-function requestOf(body: unknown): GraphQLRequest | string {
+/**
+ * A request body as docs/reference/graphql.md takes it, or why not (a string). Batches are refused.
+ * The query may be left out when `extensions.persistedQuery` names the document.
+ */
+function requestOf(body: unknown): IncomingRequest | string {
   if (Array.isArray(body)) return 'Batched operations are not accepted: send one operation per request.';
   if (typeof body !== 'object' || body === null) return 'The body must be a JSON object with a query.';
   const { query, variables, operationName, extensions } = body as Record<string, unknown>;
-  if (typeof query !== 'string' || query.trim() === '') return 'The request has no query.';
+  if (query !== undefined && query !== null && typeof query !== 'string') return 'query must be a string.';
   if (!isObjectOrAbsent(variables)) return 'variables must be an object.';
   if (!isObjectOrAbsent(extensions)) return 'extensions must be an object.';
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'operationName must be a string.';
   return {
-    query,
+    ...(typeof query === 'string' ? { query } : {}),
     ...(variables ? { variables: variables as Record<string, unknown> } : {}),
     ...(typeof operationName === 'string' ? { operationName } : {}),
+    ...(extensions ? { extensions: extensions as Record<string, unknown> } : {}),
   };
 }
 

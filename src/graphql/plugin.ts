@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Gatehouse } from '../http/app.ts';
 import type { PolicyProvider } from '../security/authorization/index.ts';
 import type { DataVersion } from '../store/ports.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { applyAuthorization } from './authorize-directive.ts';
 import { Authorizer, type ContextBuilder, contextFactory, type GraphQLContext } from './context.ts';
 import type { Events } from './events.ts';
@@ -11,6 +12,9 @@ import { buildExecutableSchema, type GraphQLResolvers } from './executable-schem
 import { GraphQLService } from './graphql-service.ts';
 import { graphqlTransport } from './http-transport.ts';
 import type { DocumentLimits } from './limits.ts';
+import { OperationDocuments } from './operation-documents.ts';
+import { PersistedQueries } from './persisted-queries.ts';
+import { TrustedDocuments } from './trusted-documents.ts';
 
 /**
  * An application's GraphQL API on Gatehouse: its schema — type definitions and resolvers, or a
@@ -49,6 +53,19 @@ export interface GatehouseGraphQLOptions<Context extends object = object, Policy
   readonly dataVersion?: DataVersion | null;
   /** The event source of the `Subscription` fields, started with the plugin and closed with the app. */
   readonly events?: Events<any>;
+  /**
+   * Automatic persisted queries (Apollo's protocol, as Apollo Client's and urql's persisted-query
+   * links send them): a query registered under its SHA-256 once it passes the limits, in memory
+   * and through Gatehouse's Redis when there is one. @default true
+   */
+  readonly persistedQueries?: boolean;
+  /**
+   * The only documents that run, `{"<sha256>": "<document>"}` (a manifest generated at build
+   * time), by hash or by text, over HTTP and WebSocket; anything else is 400
+   * `PERSISTED_QUERY_NOT_FOUND`. Each must be a valid document of the schema within the limits, or
+   * the start fails; null for none. @default GRAPHQL_TRUSTED_DOCUMENTS of the settings
+   */
+  readonly trustedDocuments?: Readonly<Record<string, string>> | ReadonlyMap<string, string> | null;
 }
 
 /**
@@ -66,6 +83,7 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   const { config } = services;
   const path = options.path ?? '/graphql';
   const schema = schemaOf(options);
+  const trusted = trustedDocumentsOf(options.trustedDocuments, config.graphqlTrustedDocuments);
   // The application names its policies (Policy); the provider checks each name it is asked for.
   const authorizer = new Authorizer(authorization, policies as PolicyProvider<Policy>);
   // Every rule's policy is found now: a misspelt name fails the start, not a request.
@@ -89,7 +107,12 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
     logger: services.logger,
     dataVersion: options.dataVersion ?? null,
     ...(metrics ? { liveSubscriptions: metrics.graphqlSubscriptions } : {}),
+    documents: new OperationDocuments({
+      persisted: options.persistedQueries === false ? null : new PersistedQueries(services.redis),
+      trusted: trusted ?? null,
+    }),
   });
+  if (trusted) checkTrustedDocuments(graphql, trusted, options.trustedDocuments === undefined ? 'GRAPHQL_TRUSTED_DOCUMENTS' : 'trustedDocuments');
   const { events } = options;
   if (events !== undefined) {
     await events.start();
@@ -113,6 +136,7 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
 
 const OPTION_NAMES = new Set([
   'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'maxSocketBufferBytes', 'maxSocketsPerUser', 'maxSocketsPerIp', 'introspection', 'suggestions', 'dataVersion', 'events',
+  'persistedQueries', 'trustedDocuments',
   // Fastify's own registration options.
   'prefix', 'logLevel', 'logSerializers',
 ]);
@@ -145,4 +169,30 @@ function schemaOf<Context extends object, Policy extends string>(options: Gateho
   }
   if (options.typeDefs === undefined) throw new Error('gatehouseGraphQL needs a schema: typeDefs (with resolvers) or a graphql-js schema.');
   return buildExecutableSchema(options.typeDefs, options.resolvers);
+}
+
+/** The option's documents (checked like the setting's), else the setting's. */
+function trustedDocumentsOf(option: GatehouseGraphQLOptions['trustedDocuments'], setting: TrustedDocuments | undefined): TrustedDocuments | undefined {
+  if (option === undefined) return setting;
+  if (option === null) return undefined;
+  try {
+    return TrustedDocuments.from(option);
+  } catch (error) {
+    throw new Error(`gatehouseGraphQL: trustedDocuments must be {"<sha256>": "<document>"}: ${(error as Error).message}.`);
+  }
+}
+
+/**
+ * Every trusted document parses, validates and keeps within the limits: one that cannot run is a
+ * mistake of the build that listed it, told at start rather than to a user.
+ */
+function checkTrustedDocuments(graphql: GraphQLService, trusted: TrustedDocuments, source: 'GRAPHQL_TRUSTED_DOCUMENTS' | 'trustedDocuments'): void {
+  for (const [hash, text] of trusted.entries()) {
+    const refusal = graphql.refusalOf(text);
+    if (refusal === null) continue;
+    const why = `${hash} cannot run: ${refusal.errors[0]?.message ?? 'refused'}`;
+    // From the setting, a bad value of it (exit 2); from the option, the application's mistake.
+    if (source === 'GRAPHQL_TRUSTED_DOCUMENTS') throw new ConfigError(source, `a file of documents that run on this schema (${why})`, null);
+    throw new Error(`gatehouseGraphQL: the trusted document ${why}`);
+  }
 }

@@ -6,6 +6,7 @@
  * (in memory, and through Redis across two instances), and the live-connection rules of * docs/reference/graphql.md on its path; and the same rules as extensions of a graphql-js schema. The store plays
  * no part in any of it: SQLite only.
  */
+import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import type { LightMyRequestResponse } from 'fastify';
@@ -188,6 +189,35 @@ describe('gatehouseGraphQL at registration', () => {
     const typeDefs = 'directive @authorize(policy: String, roles: [String!]) on FIELD_DEFINITION | OBJECT\ntype Query { a: Int @authorize(policy: "Nonexistent") }';
     await expect(startTeamApp(await engine.createDatabaseUrl(), team, { graphql: { typeDefs, resolvers: {} } })).rejects.toThrow(
       'gatehouseGraphQL: Query.a: @authorize names an unknown policy "Nonexistent".',
+    );
+    await engine.dropAll();
+  });
+});
+
+describe.each(sqlite)('trusted documents of an application on $engine', (engine) => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const listed = '{ members { name } }';
+
+  it('runs only the documents of its trustedDocuments option, by hash or by text; anything else is 400 PERSISTED_QUERY_NOT_FOUND', async () => {
+    const instance = await startTeamApp(await engine.createDatabaseUrl(), new TeamData(), { graphql: { trustedDocuments: { [sha256(listed)]: listed } } });
+    try {
+      const send = (payload: Record<string, unknown>) => instance.app.inject({ method: 'POST', url: TEAM_PATH, payload });
+      expect((await send({ query: listed })).statusCode).toBe(200);
+      expect((await send({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(listed) } } })).statusCode).toBe(200);
+      const other = await send({ query: '{ members { name email } }' });
+      expect(other.statusCode).toBe(400);
+      expect(codes(json<Received>(other))).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+    } finally {
+      await instance.close();
+    }
+  });
+
+  it('refuses at registration a manifest whose key is not its document\'s hash, or a document that cannot run on the schema', async () => {
+    await expect(startTeamApp(await engine.createDatabaseUrl(), new TeamData(), { graphql: { trustedDocuments: { [sha256('{ a }')]: listed } } })).rejects.toThrow(
+      `gatehouseGraphQL: trustedDocuments must be {"<sha256>": "<document>"}: ${sha256('{ a }')} is not the SHA-256 of its document.`,
+    );
+    await expect(startTeamApp(await engine.createDatabaseUrl(), new TeamData(), { graphql: { trustedDocuments: { [sha256('{ nothing }')]: '{ nothing }' } } })).rejects.toThrow(
+      `gatehouseGraphQL: the trusted document ${sha256('{ nothing }')} cannot run: Cannot query field "nothing" on type "Query".`,
     );
     await engine.dropAll();
   });
