@@ -2,8 +2,9 @@
  * Passkey registration reaches no network (docs/passkeys.md, decision 0063): a signed-in user
  * registers, over HTTP, a response whose attestation statement carries a certificate chain of
  * their own making, its CRL distribution points and authority information access naming a
- * listener here — in every attestation format. The listener must see no request at all, and the
- * passkey registers as an attestation "none" one (the statement is dropped unread) and signs in.
+ * listener here — in every attestation format, and again with the chain's root trusted in the
+ * library's global `SettingsService`. The listener must see no request at all, and the passkey
+ * registers as an attestation "none" one (the statement is dropped unread) and signs in.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
