@@ -2,11 +2,13 @@
  * Passkey registration reaches no network (docs/passkeys.md, decision 0063): a signed-in user
  * registers, over HTTP, a response whose attestation statement carries a certificate chain of
  * their own making, its CRL distribution points and authority information access naming a
- * listener here — in every attestation format. The listener must see no request at all, and the
- * passkey registers as an attestation "none" one (the statement is dropped unread) and signs in.
+ * listener here — in every attestation format, and again with the chain's root trusted in the
+ * library's global `SettingsService`. The listener must see no request at all, and the passkey
+ * registers as an attestation "none" one (the statement is dropped unread) and signs in.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SettingsService } from '@simplewebauthn/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ATTESTATION_FORMATS, attestationStatement } from '../helpers/attestation-statements.ts';
 import { cookiePair, signInWithCookie } from '../helpers/auth-cookie.ts';
@@ -71,6 +73,30 @@ describe.runIf(sqlite)('passkey registration and attestation statements', () => 
     expect(signedIn.statusCode).toBe(200);
     expect(listener.requests).toEqual([]);
   });
+
+  it.each(['packed', 'tpm', 'android-key', 'apple', 'fido-u2f'] as const)(
+    'walks no %s chain even when the process trusts its root (roots set in the library’s SettingsService)',
+    async (format) => {
+      const trusted = SettingsService.getRootCertificates({ identifier: format });
+      try {
+        const { cookie } = await signInWithCookie(ctx);
+        const options = json<Parameters<SoftwareAuthenticator['register']>[0]>(await ctx.app.inject({ method: 'POST', url: '/account/passkeys/options', headers: { cookie } }));
+        const urls = { crl: [`${listener.url}/crl/${format}`], aia: [`${listener.url}/aia/${format}`] };
+        const response = await new SoftwareAuthenticator().registerAttested(options, { origin: ORIGIN }, async (parts) => {
+          const statement = await attestationStatement(format, parts, urls);
+          const [leaf, root] = statement.attStmt.get('x5c') as Uint8Array<ArrayBuffer>[];
+          SettingsService.setRootCertificates({ identifier: format, certificates: [root!] });
+          // The trusted root is left out of the chain, as a genuine one leaves it (android-key's ends in it).
+          return format === 'android-key' ? statement : { ...statement, attStmt: new Map([...statement.attStmt, ['x5c', [leaf!]]]) };
+        });
+        const created = await ctx.app.inject({ method: 'POST', url: '/account/passkeys', headers: { cookie }, payload: { response } });
+        expect(listener.requests).toEqual([]);
+        expect(created.statusCode).toBe(201);
+      } finally {
+        SettingsService.setRootCertificates({ identifier: format, certificates: trusted });
+      }
+    },
+  );
 
   it('refuses an attestation object that is no CBOR map with authenticator data, however it is nested, with a 400', async () => {
     const { cookie } = await signInWithCookie(ctx);
