@@ -76,6 +76,21 @@ describe.runIf(sqlite)('a recent sign-in for adding a way in', () => {
     expect((await passkeysOf(user.id)).map(({ name }) => name)).toEqual(['Mine']);
   });
 
+  it('counts a passkey sign-in as a fresh proof', async () => {
+    const { user, cookie } = await signInWithCookie(ctx);
+    const authenticator = new SoftwareAuthenticator();
+    const options = json<Parameters<SoftwareAuthenticator['register']>[0]>(await passkeyOptions({ cookie }));
+    expect((await post('/account/passkeys', { cookie }, { response: authenticator.register(options, { origin: ORIGIN }) })).statusCode).toBe(201);
+    clock.advance(STALE_MS);
+    expectReauthenticationRequired(await passkeyOptions({ cookie }));
+    const challenge = await post('/account/login/passkey/options', {});
+    const challengeCookie = cookiePair(authSetCookie(challenge, 'gh.passkey')!);
+    const signedIn = await post('/account/login/passkey', { cookie: `${cookie}; ${challengeCookie}` }, { response: authenticator.assert(json(challenge), { origin: ORIGIN }) });
+    expect(json(signedIn)).toEqual({ succeeded: true });
+    expect((await passkeyOptions({ cookie: cookiePair(authSetCookie(signedIn)!) })).statusCode).toBe(200);
+    expect(await passkeysOf(user.id)).toHaveLength(1);
+  });
+
   it('refuses a passkey to an access token whose sign-in is older than REAUTH_MINUTES, and a refresh keeps the sign-in time', async () => {
     const { user, password } = await ctx.createUser();
     const signedInAt = clock.now();
