@@ -101,6 +101,10 @@ describe.skipIf(!postgres).each(setups)('an instance cut off from PostgreSQL, Re
       expect(refused.headers['retry-after']).toBe('5');
       expect(json(refused)).toMatchObject({ status: 503, title: 'Service Unavailable', code: 'GH_REVOCATIONS_STALE' });
     }
+    // GraphQL over HTTP refuses them alike, before execution.
+    const graphql = await a.app.inject({ method: 'POST', url: '/graphql', headers: bearer(token), payload: { query: '{ me { id } }' } });
+    expect(graphql.statusCode, graphql.body).toBe(503);
+    expect(json(graphql)).toMatchObject({ code: 'GH_REVOCATIONS_STALE' });
     expect((await tokenSocket.closedWithin(PROPAGATION_MS)).code).toBe(4403);
     expect((await keySocket.closedWithin(PROPAGATION_MS)).code).toBe(4403);
     // A socket with no credential has nothing to vouch for.
