@@ -15,6 +15,8 @@ import { API_AUDIENCE, type AppUnderTest, type LocalIssuer, startAppWith, startL
 let issuer: LocalIssuer;
 let app: AppUnderTest | undefined;
 let base: string;
+/** What the scheme told the application of the issuer's failures. */
+let reported: Error[];
 
 beforeEach(async () => {
   issuer = await startLocalIssuer();
@@ -26,7 +28,9 @@ afterEach(async () => {
 });
 
 async function gatehouse(options: Partial<JwtBearerOptions> = {}): Promise<void> {
-  app = await startAppWith({ schemes: [externalJwtBearer({ authority: issuer.url, audience: API_AUDIENCE, onError: () => undefined, ...options })] });
+  reported = [];
+  const onError = (error: Error) => void reported.push(error);
+  app = await startAppWith({ schemes: [externalJwtBearer({ authority: issuer.url, audience: API_AUDIENCE, onError, ...options })] });
   base = await app.app.listen({ host: '127.0.0.1', port: 0 });
 }
 
@@ -62,6 +66,8 @@ describe('tokens with made-up kids while the issuer fails', () => {
     }
     expect(jwksFetches()).toBeGreaterThanOrEqual(1);
     expect(jwksFetches()).toBeLessThanOrEqual(2);
+    // The application's log hears of each failed fetch once, not of each refused token.
+    expect(reported.length).toBe(jwksFetches());
 
     // After the backoff, one more fetch is tried (and fails again).
     const before = jwksFetches();
