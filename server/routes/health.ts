@@ -6,9 +6,9 @@ const NOT_READY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * `GET /health`: liveness, 200 with an empty body while the process serves, whatever its
- * dependencies do. `GET /health/ready`: readiness, 200 when the store answers (`degraded` when
- * Redis, where set, is away: the instance serves on its own view), else 503 problem+json naming
- * what is down; each check within 2 seconds.
+ * dependencies do. `GET /health/ready`: readiness, 200 when the store answers and the
+ * revocations are current (`degraded` when Redis, where set, is away: the instance serves on its
+ * own view), else 503 problem+json naming what is wrong; each check within 2 seconds.
  */
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   const anonymous = { config: { authorization: { allowAnonymous: true } } };

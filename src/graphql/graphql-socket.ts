@@ -283,8 +283,9 @@ function credentialsOf(request: FastifyRequest): AuthenticationRequest {
 
 /**
  * Closes the socket with 4403 once its credential no longer holds, re-checking it only when that
- * may have changed: at its end (one timer per socket), and at each revocation event that
- * concerns it, once what the event changes is in place (`ready`). Returns the way to stop.
+ * may have changed: at its end (one timer per socket), at each revocation event that concerns
+ * it, once what the event changes is in place (`ready`), and when this instance's view of
+ * revocations goes stale. Returns the way to stop.
  */
 function follow(
   credential: SocketCredential,
@@ -320,10 +321,14 @@ function follow(
     if (waiting === undefined) recheck();
     else void waiting.then(recheck);
   });
+  // A view of revocations too old to vouch for a token or key: their sockets close as HTTP
+  // refuses them (503); a cookie socket holds only while its session can still be read.
+  const stopWatchingStaleness = credential.authenticated ? revocations.onStale(recheck) : () => undefined;
   arm();
   return () => {
     clearTimeout(timer);
     stopListening();
+    stopWatchingStaleness();
   };
 }
 

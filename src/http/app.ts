@@ -197,7 +197,8 @@ export interface Gatehouse {
   readonly redis: RedisConnection | null;
   /**
    * Whether this instance can serve: the store answers a trivial query and Redis (when set) is
-   * connected, each checked within 2 seconds. For a readiness route (`GET /health/ready`).
+   * connected, each checked within 2 seconds, and the revocation feed read the store within the
+   * last 5 seconds (`checks.revocations`). For a readiness route (`GET /health/ready`).
    */
   readiness(): Promise<Readiness>;
   /** The metrics when they are on (their `registry` takes the application's own), else undefined. */
@@ -301,7 +302,7 @@ async function wireGatehouse(
     services,
     schemes: schemeOptions,
     redis: services.redis,
-    readiness: () => checkReadiness(store, services.redis),
+    readiness: () => checkReadiness(store, services.redis, services.revocations),
     metrics,
   });
 

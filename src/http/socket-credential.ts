@@ -8,6 +8,7 @@ import {
 } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { RevocationEvent } from '../store/ports.ts';
+import { RevocationsStaleError } from '../revocation/revocations-stale-error.ts';
 
 type Success = Extract<AuthenticateResult, { kind: 'success' }>;
 
@@ -62,8 +63,8 @@ export class SocketCredential {
    * one when the request carries none for this scheme, or null when it is refused.
    */
   static async open(handler: AuthenticationHandler, request: AuthenticationRequest): Promise<SocketCredential | null> {
-    const result = await handler.authenticate(request);
-    if (result.kind === 'fail') return null;
+    const result = await authenticate(handler, request);
+    if (result === null || result.kind === 'fail') return null;
     return result.kind === 'success' ? new SocketCredential(handler, request, result) : SocketCredential.anonymous();
   }
 
@@ -74,6 +75,11 @@ export class SocketCredential {
   /** When the credential ends unless a re-check finds it extended (epoch ms); undefined: it does not expire. */
   get expiresAt(): number | undefined {
     return this.latest?.expiresAt;
+  }
+
+  /** Whether the socket holds a credential at all (one to re-check when revocations go stale). */
+  get authenticated(): boolean {
+    return this.latest !== null;
   }
 
   /** Whether `event` may have changed what this credential is worth. */
@@ -112,10 +118,23 @@ export class SocketCredential {
 
   private async authenticateAgain(now: () => number): Promise<boolean> {
     if (this.handler === null || this.latest === null) return true;
-    const result = await this.handler.authenticate(this.request);
-    if (result.kind !== 'success') return false;
+    const result = await authenticate(this.handler, this.request);
+    if (result === null || result.kind !== 'success') return false;
     this.latest = result;
     return result.expiresAt === undefined || now() < result.expiresAt;
+  }
+}
+
+/**
+ * The handler's answer, or null when it can vouch for nothing because this instance's view of
+ * revocations is stale: over HTTP a 503, on a socket a refusal (the client reconnects later).
+ */
+async function authenticate(handler: AuthenticationHandler, request: AuthenticationRequest): Promise<AuthenticateResult | null> {
+  try {
+    return await handler.authenticate(request);
+  } catch (error) {
+    if (error instanceof RevocationsStaleError) return null;
+    throw error;
   }
 }
 

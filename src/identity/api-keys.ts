@@ -41,7 +41,7 @@ export class ApiKeyService {
     private readonly clock: Clock,
     private readonly random: Random,
     private readonly audit: AuditLog,
-    revocations: RevocationList,
+    private readonly revocations: RevocationList,
   ) {
     revocations.onEvent((event) => {
       if (event.kind !== 'api-key') return;
@@ -61,10 +61,17 @@ export class ApiKeyService {
     return `ghk_${publicId}_${secret}`;
   }
 
-  /** At once for a remembered key; after a store look-up otherwise. */
+  /**
+   * At once for a remembered key; after a store look-up otherwise. A remembered key is vouched
+   * for from memory: while the revocation feed is stale it throws `RevocationsStaleError` (the key
+   * may have been revoked elsewhere); a look-up reads the store itself.
+   */
   validate(key: string): MaybePromise<ApiKeyValidation> {
     const cached = this.cache.get(key);
-    if (cached) return cached.validation;
+    if (cached) {
+      this.revocations.assertCurrent();
+      return cached.validation;
+    }
     return this.lookUp(key);
   }
 

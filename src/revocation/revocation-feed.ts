@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type RedisConnection, REDIS_COMMAND_TIMEOUT_MS, within } from '../platform/redis-connection.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { RevocationStore } from '../store/ports.ts';
-import type { RevocationList } from './revocation-list.ts';
+import { REVOCATION_FRESHNESS_MS, type RevocationList } from './revocation-list.ts';
 
 /** The Redis channel on which instances nudge each other to read the feed at once. */
 export const REVOCATION_CHANNEL = 'gatehouse:revocations';
@@ -27,12 +27,19 @@ export interface RevocationFeedOptions {
  * `REDIS_URL` is set, reads at once whenever any instance or the CLI announces a change. The
  * store stays the truth; Redis carries only the nudge, so while Redis is away the feed goes on
  * polling, and when it answers again the feed reads at once (for the nudges it missed).
+ *
+ * Fresh means read from the store: a Redis nudge says only that something changed, so with Redis
+ * up and the store away the view still ages. Once the last successful read began more than
+ * `REVOCATION_FRESHNESS_MS` ago, the list is stale (credentials vouched for from memory are
+ * refused) and its stale listeners (sockets) are told, until a read succeeds again.
  */
 export class RevocationFeed {
   /** Each read goes this far behind the previous one. */
   static readonly OVERLAP_MS = 5_000;
   private readPoint = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Armed at each successful read for the moment the view would go stale without another. */
+  private staleTimer: NodeJS.Timeout | undefined;
   private reading: Promise<void> | undefined;
   /** The read queued behind the running one: it starts after, so it sees what committed since. */
   private queued: Promise<void> | undefined;
@@ -40,6 +47,8 @@ export class RevocationFeed {
   private subscriber: Redis | undefined;
   private stopListening: (() => void) | undefined;
   private readonly connection: RedisConnection | undefined;
+  /** The log said the view went stale, and has not yet said it is current again. */
+  private toldStale = false;
 
   constructor(private readonly options: RevocationFeedOptions) {
     this.connection = options.redis ?? undefined;
@@ -56,8 +65,9 @@ export class RevocationFeed {
   /** Reads the recent past, then keeps reading; starts with Redis away as well (it polls meanwhile). */
   async start(): Promise<void> {
     this.readPoint = this.options.clock.now() - this.options.lookBackMs;
+    this.options.list.followFeed();
     await this.read();
-    this.timer = setInterval(() => void this.read(), this.options.pollMs ?? 1_000);
+    this.timer = setInterval(() => this.tick(), this.options.pollMs ?? 1_000);
     this.timer.unref();
     if (this.connection) await this.subscribe(this.connection);
   }
@@ -104,17 +114,47 @@ export class RevocationFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.staleTimer);
     this.stopListening?.();
     if (this.subscriber) this.connection?.release(this.subscriber);
     await this.reading;
   }
 
+  /** Each poll: whether the view has gone stale (should its timer have been late), then a read. */
+  private tick(): void {
+    this.noticeStaleness();
+    void this.read();
+  }
+
+  /** Tells the list's stale listeners (sockets) and the log, once per spell, when the view has gone stale. */
+  private noticeStaleness(): void {
+    if (this.options.list.noticeStaleness()) {
+      this.toldStale = true;
+      this.options.logger.warn(
+        `revocations unknown for over ${REVOCATION_FRESHNESS_MS / 1000} s (the store does not answer the feed): bearer tokens and API keys are refused until it does`,
+      );
+    }
+  }
+
   private async readOnce(): Promise<void> {
     const { store, list, clock } = this.options;
     const startedAt = clock.now();
+    // Freshness is measured on the monotonic clock, from when the read began (what committed before is seen).
+    const began = list.monotonicNow();
     const events = await store.listSince(this.readPoint - RevocationFeed.OVERLAP_MS);
     for (const event of events) list.apply(event);
     this.readPoint = startedAt;
+    list.caughtUp(began);
+    // Sockets learn of staleness when it begins, not at the next poll: a timer, not a tick.
+    clearTimeout(this.staleTimer);
+    if (!this.stopped) {
+      this.staleTimer = setTimeout(() => this.noticeStaleness(), Math.max(0, began + REVOCATION_FRESHNESS_MS + 1 - list.monotonicNow()));
+      this.staleTimer.unref();
+    }
+    if (this.toldStale) {
+      this.toldStale = false;
+      this.options.logger.info('revocations are current again: bearer tokens and API keys are accepted');
+    }
     list.forgetAppliedBefore(startedAt - 4 * RevocationFeed.OVERLAP_MS);
     list.forgetUsersChangedBefore(startedAt - this.options.lookBackMs);
     list.forgetFamiliesEndedBefore(startedAt - this.options.lookBackMs);

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RevocationEvent } from '../store/ports.ts';
-import { RevocationList } from './revocation-list.ts';
+import { REVOCATION_FRESHNESS_MS, RevocationList } from './revocation-list.ts';
+import { RevocationsStaleError } from './revocations-stale-error.ts';
 
 let nextId = 1;
 
@@ -150,5 +151,57 @@ describe('RevocationList', () => {
     // Forgetting an id forgets no stamp.
     expect(list.refusesAccessToken(1, 1)).toBe(true);
     expect(list.refusesAccessToken(2, 1)).toBe(true);
+  });
+});
+
+describe('RevocationList freshness', () => {
+  /** A list on a monotonic clock the test moves. */
+  function listAt(start = 0) {
+    let now = start;
+    const list = new RevocationList(() => now);
+    return { list, advance: (ms: number) => (now += ms), now: () => now };
+  }
+
+  it('vouches for itself while no feed keeps it', () => {
+    const { list, advance } = listAt();
+    advance(60_000);
+    expect(list.stale).toBe(false);
+    expect(() => list.assertCurrent()).not.toThrow();
+  });
+
+  it('is stale once a feed follows it, until its first read, and again 5 s after its last', () => {
+    const { list, advance, now } = listAt(1_000);
+    list.followFeed();
+    expect(list.stale).toBe(true);
+    expect(() => list.assertCurrent()).toThrow(RevocationsStaleError);
+    list.caughtUp(now());
+    advance(REVOCATION_FRESHNESS_MS);
+    expect(list.stale).toBe(false);
+    advance(1);
+    expect(list.stale).toBe(true);
+    list.caughtUp(now());
+    expect(list.stale).toBe(false);
+  });
+
+  it('tells its stale listeners once per spell', () => {
+    const { list, advance, now } = listAt();
+    list.followFeed();
+    list.caughtUp(now());
+    let told = 0;
+    const stop = list.onStale(() => told++);
+    expect(list.noticeStaleness()).toBe(false);
+    advance(REVOCATION_FRESHNESS_MS + 1);
+    expect(list.noticeStaleness()).toBe(true);
+    expect(list.noticeStaleness()).toBe(false);
+    expect(told).toBe(1);
+    list.caughtUp(now());
+    advance(REVOCATION_FRESHNESS_MS + 1);
+    list.noticeStaleness();
+    expect(told).toBe(2);
+    stop();
+    list.caughtUp(now());
+    advance(REVOCATION_FRESHNESS_MS + 1);
+    list.noticeStaleness();
+    expect(told).toBe(2);
   });
 });

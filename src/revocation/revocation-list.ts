@@ -1,4 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import type { RevocationEvent } from '../store/ports.ts';
+import { RevocationsStaleError } from './revocations-stale-error.ts';
+
+/**
+ * How old this instance's view of revocations may be (docs/reference/tokens.md: a change reaches
+ * every instance within 5 seconds). Past it, credentials vouched for from memory are refused.
+ */
+export const REVOCATION_FRESHNESS_MS = 5_000;
 
 interface UserStamps {
   claimsStamp: number;
@@ -20,6 +28,19 @@ export class RevocationList {
   private readonly listeners = new Set<(event: RevocationEvent) => void>();
   /** Ids of events already applied, with their time, so that overlapping polls apply each once. */
   private readonly applied = new Map<number, number>();
+  /**
+   * When (on `monotonicNow`) the feed's last successful read began: everything committed before
+   * is known. Undefined while no feed keeps the list (filled by hand): it then vouches for itself.
+   */
+  private caughtUpAt: number | undefined;
+  private readonly staleListeners = new Set<() => void>();
+  private staleTold = false;
+
+  /**
+   * @param monotonicNow the time freshness is measured by: monotonic, so that neither a wall-clock
+   * jump nor a test's manual clock makes the view look fresher or staler than it is.
+   */
+  constructor(readonly monotonicNow: () => number = () => performance.now()) {}
 
   apply(event: RevocationEvent): void {
     if (this.applied.has(event.id)) return;
@@ -44,6 +65,44 @@ export class RevocationList {
   refusesSecurityStamp(userId: number, stamp: number): boolean {
     const known = this.users.get(userId);
     return known !== undefined && (known.deleted || stamp < known.securityStamp);
+  }
+
+  /** From now on the list is only as current as its feed's reads: stale until the first one succeeds. */
+  followFeed(): void {
+    this.caughtUpAt ??= Number.NEGATIVE_INFINITY;
+  }
+
+  /** The feed has applied every event committed before `at` (a `monotonicNow` reading taken as its read began). */
+  caughtUp(at: number): void {
+    this.caughtUpAt = Math.max(this.caughtUpAt ?? at, at);
+    this.staleTold = false;
+  }
+
+  /** Whether the feed's last successful read began longer ago than the contract's bound. */
+  get stale(): boolean {
+    return this.caughtUpAt !== undefined && this.monotonicNow() - this.caughtUpAt > REVOCATION_FRESHNESS_MS;
+  }
+
+  /**
+   * Before a credential is accepted from memory alone: throws `RevocationsStaleError` when a
+   * revocation made elsewhere may not have reached this instance yet.
+   */
+  assertCurrent(): void {
+    if (this.stale) throw new RevocationsStaleError();
+  }
+
+  /** Calls `listener` each time the list becomes stale (once per spell); returns the way to stop. */
+  onStale(listener: () => void): () => void {
+    this.staleListeners.add(listener);
+    return () => this.staleListeners.delete(listener);
+  }
+
+  /** Tells the stale listeners, once, when the list has become stale; the feed calls it at every tick. */
+  noticeStaleness(): boolean {
+    if (!this.stale || this.staleTold) return false;
+    this.staleTold = true;
+    for (const listener of this.staleListeners) listener();
+    return true;
   }
 
   /** Calls `listener` for every event applied from now on; returns the way to stop. */

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   GH_SMS_FAILED: { status: 502, title: 'Bad Gateway' },
   GH_EXTERNAL_PROVIDER_UNAVAILABLE: { status: 502, title: 'Bad Gateway' },
   GH_STORE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
+  GH_REVOCATIONS_STALE: { status: 503, title: 'Service Unavailable' },
   GH_OVERLOADED: { status: 503, title: 'Service Unavailable' },
   GH_SHUTTING_DOWN: { status: 503, title: 'Service Unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -63,7 +63,10 @@ export class AccessTokenValidator implements BearerTokenValidator {
     return this.stillCounts(key, result);
   }
 
-  /** What can change after verification: the key's place in the ring, and revocations. */
+  /**
+   * What can change after verification: the key's place in the ring, and revocations. Throws
+   * `RevocationsStaleError` for a token that would be accepted while the revocation feed is stale.
+   */
   private stillCounts(key: string, verified: VerifiedAccessToken): AccessTokenValidation {
     if (this.keyRing.verificationKey(verified.kid) === undefined) {
       this.cache.delete(key);
@@ -72,6 +75,8 @@ export class AccessTokenValidator implements BearerTokenValidator {
     if (this.revocations.refusesAccessToken(verified.userId, verified.stamp)) return REVOKED;
     // A token of an ended family ("sign out" of that session): one look in a small map.
     if (verified.familyId !== null && this.revocations.refusesFamily(verified.familyId)) return REVOKED;
+    // A token is self-contained: accepted only while this instance's view of revocations is current.
+    this.revocations.assertCurrent();
     return verified;
   }
 

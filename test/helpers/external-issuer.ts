@@ -3,7 +3,8 @@
  *
  *   startLocalIssuer(): a node:http server of our own serving an OpenID discovery document and a
  *     JWKS (keys from jose's generateKeyPair), with switches a test flips: publish a new key,
- *     name another issuer in the discovery document, take the JWKS down. `sign` makes tokens with
+ *     name another issuer in the discovery document, take the JWKS down, answer it with an error
+ *     status or not at all. `hits` counts every request. `sign` makes tokens with
  *     any of its keys (published or not), valid unless a test changes a claim or header.
  *   startOidcIssuer(): a real oidc-provider issuing JWT access tokens by the client_credentials
  *     grant for one resource (the resourceIndicators feature), with extra claims from the test.
@@ -44,6 +45,10 @@ export interface LocalIssuer {
   discoveryIssuer: string;
   /** While true, requests for the JWKS are cut off (connection destroyed), as by a dead server. */
   jwksDown: boolean;
+  /** While set, requests for the JWKS are answered with this status (a 500, a 503) and no key set. */
+  jwksStatus: number | undefined;
+  /** While true, requests for the JWKS are read and never answered (held until the client gives up). */
+  jwksHangs: boolean;
   /** While true, requests for the discovery document are cut off. */
   discoveryDown: boolean;
   newKey(alg?: string): Promise<IssuerKey>;
@@ -73,6 +78,8 @@ export async function startLocalIssuer(): Promise<LocalIssuer> {
     published: [key],
     discoveryIssuer: url,
     jwksDown: false,
+    jwksStatus: undefined,
+    jwksHangs: false,
     discoveryDown: false,
     newKey: (alg = 'ES256') => makeKey(alg),
     async sign({ key: signer = key, claims = {}, header = {} } = {}) {
@@ -95,6 +102,11 @@ export async function startLocalIssuer(): Promise<LocalIssuer> {
     }
     if (request.url === '/jwks') {
       if (issuer.jwksDown) return request.socket.destroy();
+      if (issuer.jwksHangs) return;
+      if (issuer.jwksStatus !== undefined) {
+        response.statusCode = issuer.jwksStatus;
+        return response.end('{"error":"server_error"}');
+      }
       response.setHeader('content-type', 'application/jwk-set+json');
       return response.end(JSON.stringify({ keys: issuer.published.map((published) => published.publicJwk) }));
     }

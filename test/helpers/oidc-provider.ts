@@ -3,7 +3,7 @@
  * accounts defined by the test, and its development interactions (login by account id, consent)
  * driven over HTTP by `authorize`, as a browser would with cookies.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
@@ -13,11 +13,27 @@ export interface ProviderAccount {
   readonly name?: string;
 }
 
+/**
+ * How the provider lets its client authenticate at the token endpoint: `only` one method (the
+ * only one its discovery document lists and the client's registered one), or every method listed.
+ */
+export interface ClientAuthentication {
+  readonly only?: 'client_secret_basic' | 'client_secret_post';
+  /**
+   * Lists every method, yet answers a token request that authenticates with Basic 401
+   * `invalid_client` before reading it (oidc-provider itself takes Basic and Post alike), as
+   * providers that hold each client to its one registered method do.
+   */
+  readonly refusesBasic?: boolean;
+}
+
 export interface TestProvider {
   readonly issuer: string;
   readonly clientId: string;
   readonly clientSecret: string;
   readonly accounts: Map<string, ProviderAccount>;
+  /** How each token request authenticated its client: `basic` (an Authorization header) or `body`. */
+  readonly tokenRequests: Array<'basic' | 'body'>;
   /**
    * Follows the provider's side of an authorization request as `accountId` (login, then
    * consent) and answers the redirect back to the client: its URL, not yet followed.
@@ -26,7 +42,7 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startTestProvider(redirectUri: string): Promise<TestProvider> {
+export async function startTestProvider(redirectUri: string, authentication: ClientAuthentication = {}): Promise<TestProvider> {
   const accounts = new Map<string, ProviderAccount>();
   const clientId = 'gatehouse';
   const clientSecret = 'a client secret for the test provider, long enough';
@@ -34,7 +50,8 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], token_endpoint_auth_method: authentication.only ?? 'client_secret_post' }],
+    ...(authentication.only ? { clientAuthMethods: [authentication.only] } : {}),
     findAccount: async (_ctx: unknown, id: string) => ({
       accountId: id,
       claims: async () => {
@@ -50,13 +67,26 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 600, Grant: 600 },
   } as never);
   (provider as unknown as { on(event: string, listener: () => void): void }).on('server_error', () => undefined);
-  server.on('request', (provider as unknown as { callback(): (req: unknown, res: unknown) => void }).callback());
+  const tokenRequests: Array<'basic' | 'body'> = [];
+  const callback = (provider as unknown as { callback(): (req: IncomingMessage, res: unknown) => void }).callback();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'POST' && request.url === '/token') {
+      const basic = /^basic /i.test(request.headers.authorization ?? '');
+      tokenRequests.push(basic ? 'basic' : 'body');
+      if (basic && authentication.refusesBasic) {
+        response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="token"' });
+        return void response.end(JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }));
+      }
+    }
+    callback(request, response);
+  });
 
   return {
     issuer,
     clientId,
     clientSecret,
     accounts,
+    tokenRequests,
     async authorize(authorizationUrl, accountId) {
       const jar = new Map<string, string>();
       const request = async (url: string, init: RequestInit = {}) => {

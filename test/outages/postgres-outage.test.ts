@@ -77,7 +77,7 @@ describe.skipIf(!postgres)('PostgreSQL away and back', { timeout: 120_000 }, () 
     await waitUntil(async () => (await createDocument()).status === 201, { timeoutMs: 20_000, intervalMs: 200, what: 'POST /documents to answer 201 again' });
     const readiness = await request(`${base}/health/ready`);
     expect(readiness.status).toBe(200);
-    expect(JSON.parse(readiness.body)).toEqual({ status: 'ready', checks: { store: 'up' } });
+    expect(JSON.parse(readiness.body)).toEqual({ status: 'ready', checks: { store: 'up', revocations: 'current' } });
   }
 
   it('answers 503 with Retry-After while PostgreSQL refuses connections, stays live, is not ready, and recovers', async () => {

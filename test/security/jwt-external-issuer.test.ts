@@ -12,6 +12,7 @@ import { createHmac, createPublicKey } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { externalJwtBearer, IssuerMetadataError, type JwtBearerOptions, ManualClock } from 'gatehouse-auth';
+import { waitUntil } from '../helpers/processes.ts';
 import { API_AUDIENCE, type AppUnderTest, type LocalIssuer, startAppWith, startLocalIssuer } from '../helpers/external-issuer.ts';
 
 let issuer: LocalIssuer;
@@ -228,7 +229,9 @@ describe('the issuer\'s metadata and keys', () => {
     const down = await me(app, token);
     expectInvalidToken(down, token, "The issuer's signing keys are unavailable.");
     issuer.jwksDown = false;
-    expect((await me(app, token)).statusCode).toBe(200);
+    // The next fetch waits for the backoff after the failed one (1 s), then the token is accepted.
+    await waitUntil(async () => (await me(app, token)).statusCode === 200, { timeoutMs: 10_000, intervalMs: 100, what: 'the JWKS to be fetched again' });
+    expect(issuer.hitsOf('/jwks')).toBe(2);
   });
 
   it('fails closed while the discovery document is down, and reads it again after the retry delay', async () => {

@@ -7,6 +7,7 @@ import { HashingBusyError } from '../../identity/hashing-busy.ts';
 import { overloadedProblem } from '../overloaded.ts';
 import { isStoreUnavailable } from '../../store/kysely/store-errors.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
+import { RevocationsStaleError } from '../../revocation/revocations-stale-error.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from '../authorization-result-handler.ts';
 import { AuthorizationRefusal } from '../resource-authorization.ts';
@@ -96,6 +97,11 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
     if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
     if (error instanceof HashingBusyError) return sendProblem(reply, overloadedProblem(reply, error));
+    if (error instanceof RevocationsStaleError) {
+      // Not logged per request: the revocation feed told the log once when it went stale.
+      reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+      return sendProblem(reply, problem('GH_REVOCATIONS_STALE', 'This instance cannot check revocations right now; try again shortly.'));
+    }
     if (isStoreUnavailable(error)) {
       request.log.error({ err: error instanceof StoreUnavailableError ? (error.cause ?? error) : error }, 'the store is unavailable');
       reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));

@@ -1,7 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
-import { IssuerMetadataError, OpenIdConfiguration, type OpenIdMetadata } from './openid-configuration.ts';
+import { errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import { OpenIdConfiguration, type OpenIdMetadata } from './openid-configuration.ts';
 import type { ResolvedJwtBearerOptions } from './options.ts';
+import { RemoteKeySet } from './remote-key-set.ts';
 
 /** What a token is verified with: the issuers it may name and its key (or the function finding it by `kid`). */
 export interface VerificationKeys {
@@ -59,41 +60,23 @@ function discoveredKeys(configuration: OpenIdConfiguration, options: ResolvedJwt
 }
 
 /**
- * jose's remote key set: fetched at first use, again after `jwksMaxAgeMs`, and again for a `kid`
- * it does not know, but not within `jwksCooldownMs` of its last fetch (so tokens with made-up
- * `kid`s cannot make the service flood the issuer). A fetch that fails (unreachable, not 200,
- * not a JWKS, too slow) becomes an `IssuerMetadataError`, told apart from the token's own faults.
+ * The issuer's key set (`RemoteKeySet`): fetched at first use, again after `jwksMaxAgeMs`, and again
+ * for a `kid` it does not know, but not within `jwksCooldownMs` of its last fetch; one fetch at a
+ * time, and none within a backoff after a failure, so neither made-up `kid`s nor an issuer that
+ * fails can make the service flood it. A fetch that fails (unreachable, not 200, not a JWKS, too
+ * slow) becomes an `IssuerMetadataError`, told apart from the token's own faults.
  */
-function remoteKeySet(url: URL, options: ResolvedJwtBearerOptions): RemoteKeySet {
-  const keySet = createRemoteJWKSet(url, {
-    cooldownDuration: options.jwksCooldownMs,
-    cacheMaxAge: options.jwksMaxAgeMs,
-    timeoutDuration: options.timeoutMs,
-  });
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    try {
-      return await keySet(header, token);
-    } catch (error) {
-      if (isTokenFault(error)) throw error;
-      throw new IssuerMetadataError(`Could not fetch the key set ${url.href}.`, { cause: error });
-    }
-  };
-  const load = async (): Promise<void> => {
-    try {
-      await keySet.reload();
-    } catch (error) {
-      throw new IssuerMetadataError(`Could not fetch the key set ${url.href}.`, { cause: error });
-    }
-  };
-  return Object.assign(getKey, { load });
+function remoteKeySet(url: URL, options: ResolvedJwtBearerOptions): RemoteKeySetKey {
+  const keySet = new RemoteKeySet(url, { maxAgeMs: options.jwksMaxAgeMs, cooldownMs: options.jwksCooldownMs, timeoutMs: options.timeoutMs });
+  return Object.assign(keySet.getKey, { load: () => keySet.load() });
 }
 
 /** Fetches the key set now when the keys come from one (for a start-up check). */
 export async function loadKeys(keys: VerificationKeys): Promise<void> {
-  if (typeof keys.key === 'function' && 'load' in keys.key) await (keys.key as RemoteKeySet).load();
+  if (typeof keys.key === 'function' && 'load' in keys.key) await (keys.key as RemoteKeySetKey).load();
 }
 
-type RemoteKeySet = JWTVerifyGetKey & { load(): Promise<void> };
+type RemoteKeySetKey = JWTVerifyGetKey & { load(): Promise<void> };
 
 /** Errors about the token's header (no key for its `kid`, several, or an unusable one), not about the fetch. */
 export function isTokenFault(error: unknown): boolean {

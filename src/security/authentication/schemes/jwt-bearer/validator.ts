@@ -27,6 +27,8 @@ export class ExternalTokenValidator implements BearerTokenValidator {
   private readonly clock: Clock;
   /** The shared secret, for tokens verified synchronously (hmac-jws.ts); undefined for public keys. */
   private readonly secret: KeyObject | undefined;
+  /** The issuer's failure last told to `onError`. */
+  private lastReported: IssuerMetadataError | undefined;
 
   constructor(private readonly options: ResolvedJwtBearerOptions) {
     this.keySource = keySourceFor(options);
@@ -103,7 +105,11 @@ export class ExternalTokenValidator implements BearerTokenValidator {
 
   private failureOf(error: unknown): BearerTokenValidation {
     if (error instanceof IssuerMetadataError) {
-      this.options.onError(error);
+      // One report per failed fetch: tokens refused during its backoff bring the same error again.
+      if (error !== this.lastReported) {
+        this.lastReported = error;
+        this.options.onError(error);
+      }
       return UNAVAILABLE;
     }
     if (!(error instanceof joseErrors.JOSEError)) {

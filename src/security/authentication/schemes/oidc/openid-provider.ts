@@ -30,6 +30,19 @@ export interface ProviderAssertion {
   readonly name: string | undefined;
 }
 
+/** How Gatehouse proves itself to the provider's token endpoint with its client secret. */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post';
+
+/**
+ * The method of the provider's discovery document (`token_endpoint_auth_methods_supported`):
+ * `client_secret_basic` when listed, or when the list is absent (OpenID Connect Discovery's
+ * default; RFC 6749 section 2.3.1 requires providers to support it), else `client_secret_post`.
+ */
+export function advertisedAuthMethod(supported: unknown): TokenEndpointAuthMethod {
+  if (!Array.isArray(supported) || supported.includes('client_secret_basic')) return 'client_secret_basic';
+  return 'client_secret_post';
+}
+
 const SCOPE = 'openid email profile';
 /** The provider's metadata is read again at least daily: endpoints and keys move. */
 const METADATA_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -59,6 +72,11 @@ export class OpenIdProvider {
   private current: Discovered | undefined;
   private reading: Promise<Discovered> | undefined;
   private failedAt: number | undefined;
+  /**
+   * The provider refused Basic for this client although it lists it (some register one method per
+   * client): token requests use `client_secret_post` until the document is read again.
+   */
+  private basicRefused = false;
 
   constructor(private readonly options: OpenIdProviderOptions) {}
 
@@ -98,7 +116,7 @@ export class OpenIdProvider {
   private async exchange(callbackUrl: URL, expected: Omit<AuthorizationRequest, 'url'>): Promise<ProviderAssertion> {
     const { configuration, idTokens } = await this.discovered();
     const oidc = await openIdClient();
-    const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {
+    const tokens = await this.codeGrant(oidc, configuration, callbackUrl, {
       pkceCodeVerifier: expected.verifier,
       expectedState: expected.state,
       expectedNonce: expected.nonce,
@@ -115,6 +133,50 @@ export class OpenIdProvider {
       email: typeof claims.email === 'string' ? claims.email : undefined,
       emailVerified: claims.email_verified === true,
       name: typeof claims.name === 'string' ? claims.name : undefined,
+    };
+  }
+
+  /**
+   * The code exchanged with the method the provider advertises. A provider that lists Basic yet
+   * answers `invalid_client` to it, and lists Post too, is asked once more with Post: it
+   * authenticates the client before it looks at the code, so the code is still unspent.
+   */
+  private async codeGrant(
+    oidc: typeof OpenId,
+    configuration: OpenId.Configuration,
+    callbackUrl: URL,
+    checks: OpenId.AuthorizationCodeGrantChecks,
+  ): Promise<Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>> {
+    try {
+      return await oidc.authorizationCodeGrant(configuration, callbackUrl, checks);
+    } catch (error) {
+      if (!this.mayRetryWithPost(oidc, configuration, error)) throw error;
+      this.basicRefused = true;
+      return oidc.authorizationCodeGrant(configuration, callbackUrl, checks);
+    }
+  }
+
+  private mayRetryWithPost(oidc: typeof OpenId, configuration: OpenId.Configuration, error: unknown): boolean {
+    const supported = configuration.serverMetadata().token_endpoint_auth_methods_supported;
+    // RFC 6749 section 5.2: `invalid_client`, or a 401 with a challenge, when the client authentication failed.
+    const clientRefused =
+      (error instanceof oidc.ResponseBodyError && error.error === 'invalid_client') || (error instanceof oidc.WWWAuthenticateChallengeError && error.status === 401);
+    return (
+      !this.basicRefused &&
+      clientRefused &&
+      advertisedAuthMethod(supported) === 'client_secret_basic' &&
+      Array.isArray(supported) &&
+      supported.includes('client_secret_post')
+    );
+  }
+
+  /** Basic or Post, as the provider's document advertises (or as its refusal of Basic taught). */
+  private clientAuthentication(oidc: typeof OpenId, clientSecret: string): OpenId.ClientAuth {
+    const basic = oidc.ClientSecretBasic(clientSecret);
+    const post = oidc.ClientSecretPost(clientSecret);
+    return (server, client, body, headers) => {
+      const usesPost = this.basicRefused || advertisedAuthMethod(server.token_endpoint_auth_methods_supported) === 'client_secret_post';
+      return (usesPost ? post : basic)(server, client, body, headers);
     };
   }
 
@@ -139,7 +201,7 @@ export class OpenIdProvider {
     const insecure = issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {};
     let configuration: OpenId.Configuration;
     try {
-      configuration = await oidc.discovery(issuer, clientId, undefined, oidc.ClientSecretPost(clientSecret), { ...insecure, timeout: timeoutMs / 1000 });
+      configuration = await oidc.discovery(issuer, clientId, undefined, this.clientAuthentication(oidc, clientSecret), { ...insecure, timeout: timeoutMs / 1000 });
     } catch (error) {
       throw new ExternalProviderUnavailable(`The discovery document of ${issuer.href} could not be read.`, { cause: error });
     }
@@ -155,6 +217,7 @@ export class OpenIdProvider {
     });
     const discovered = { configuration, idTokens, readAt: now() };
     this.current = discovered;
+    this.basicRefused = false;
     return discovered;
   }
 
