@@ -102,6 +102,21 @@ describe('Argon2Workers', () => {
     expect(workers.shareOf('flood')).toBe(0);
   });
 
+  it('hashes the tasks a thread holds in turns between clients too, answering each by its id', async () => {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 8, queueMax: 0 });
+    onTestFinished(() => workers.close());
+    const finished: string[] = [];
+    const submit = (client: string, at: number) => workers.hash(`${client} ${at}`, OPTIONS, client).then((hash) => (finished.push(`${client}${at}`), hash));
+    // All sent to the one thread before it starts: the other client's one is hashed second, not seventh.
+    const tasks = [...[1, 2, 3, 4, 5, 6].map((at) => submit('flood', at)), submit('other', 1)];
+    expect(workers.load).toEqual({ active: 7, waiting: 0 });
+    const hashes = await Promise.all(tasks);
+    expect(finished).toEqual(['flood1', 'other1', 'flood2', 'flood3', 'flood4', 'flood5', 'flood6']);
+    // Each caller got its own task's answer.
+    const own = await Promise.all(hashes.map((hash, at) => workers.verify(hash, at === 6 ? 'other 1' : `flood ${at + 1}`)));
+    expect(own).toEqual(hashes.map(() => true));
+  });
+
   it('over its bound, refuses the newest waiting task of the client holding the most, never a newcomer holding fewer', async () => {
     const workers = new Argon2Workers({ threads: 1, tasksPerThread: 1, queueMax: 3 });
     onTestFinished(() => workers.close());

@@ -95,11 +95,13 @@ const FIRST_HASH_MS = 10;
  * queued sign-ins do not stand in front of another's one. Beyond `queueMax` waiting tasks, the
  * client holding the most tasks (waiting or held by a thread) loses its newest waiting one,
  * refused with `HashingBusyError`; a newcomer holding fewer is never the one refused, so a flood
- * from one client is refused while everybody else's task gets in (decisions 0054 and 0066).
+ * from one client is refused while everybody else's task gets in (decisions 0054 and 0066). A
+ * thread, too, hashes the tasks it holds in turns by client, and answers each by its id: a task
+ * handed over behind a flood's is hashed after the one running, not after all of them.
  */
 export class Argon2Workers {
-  /** Every started thread with the tasks sent to it, oldest first: it answers in that order. */
-  private readonly sent = new Map<Worker, Pending[]>();
+  /** Every started thread with the tasks sent to it, by id: it hashes them in turns by client, and answers each by its id. */
+  private readonly sent = new Map<Worker, Map<number, Pending>>();
   /** Each client's waiting tasks, oldest first; the clients in turn order (the next to be served first). */
   private readonly lines = new Map<string, Pending[]>();
   /** Tasks waiting in every line. */
@@ -146,7 +148,7 @@ export class Argon2Workers {
     this.lines.clear();
     this.waiting = 0;
     this.shares.clear();
-    for (const pending of [...[...this.sent.values()].flat(), ...queued]) pending.reject(stopped);
+    for (const pending of [...[...this.sent.values()].flatMap((tasks) => [...tasks.values()]), ...queued]) pending.reject(stopped);
     const workers = [...this.sent.keys()];
     this.sent.clear();
     await Promise.all(workers.map((worker) => worker.terminate()));
@@ -155,7 +157,7 @@ export class Argon2Workers {
   /** Tasks handed to a thread and tasks waiting for one, for tests and metrics. */
   get load(): { readonly active: number; readonly waiting: number } {
     let active = 0;
-    for (const tasks of this.sent.values()) active += tasks.length;
+    for (const tasks of this.sent.values()) active += tasks.size;
     return { active, waiting: this.waiting };
   }
 
@@ -252,10 +254,11 @@ export class Argon2Workers {
       const worker = this.leastLoaded();
       if (worker === undefined) return;
       const pending = this.nextInTurn() as Pending;
-      const tasks = this.sent.get(worker) as Pending[];
-      tasks.push(pending);
-      if (tasks.length === 1) worker.ref();
-      worker.postMessage({ id: this.nextId++, ...pending.task });
+      const tasks = this.sent.get(worker) as Map<number, Pending>;
+      const id = this.nextId++;
+      tasks.set(id, pending);
+      if (tasks.size === 1) worker.ref();
+      worker.postMessage({ id, client: pending.client, ...pending.task });
       this.observeWait(performance.now() - pending.queuedAt);
     }
   }
@@ -275,7 +278,7 @@ export class Argon2Workers {
     let best: Worker | undefined;
     let fewest = this.tasksPerThread;
     for (const [worker, tasks] of this.sent) {
-      if (tasks.length < fewest) [best, fewest] = [worker, tasks.length];
+      if (tasks.size < fewest) [best, fewest] = [worker, tasks.size];
     }
     if (fewest === 0) return best;
     return this.sent.size < this.threads ? this.startWorker() : best;
@@ -286,19 +289,23 @@ export class Argon2Workers {
       workerData: { nice: HASHING_NICE, repliesPerMessage: this.tasksPerThread, maxHoldMs: this.maxHoldMs },
       execArgv: [],
     });
-    this.sent.set(worker, []);
+    this.sent.set(worker, new Map());
     worker.on('message', (replies: Reply[]) => this.finished(worker, replies));
     worker.on('error', (error) => this.lost(worker, error));
     worker.on('exit', (code) => this.lost(worker, new Error(`The hashing thread stopped (exit code ${code}).`)));
     return worker;
   }
 
-  /** The thread answers its tasks in the order it was given them. */
+  /** The thread answers its tasks by id, in the order it hashed them (in turns by client). */
   private finished(worker: Worker, replies: readonly Reply[]): void {
     const tasks = this.sent.get(worker);
     if (tasks === undefined) return;
-    const done = tasks.splice(0, replies.length);
-    if (tasks.length === 0) worker.unref();
+    const done = replies.map((reply) => {
+      const pending = tasks.get(reply.id);
+      tasks.delete(reply.id);
+      return pending;
+    });
+    if (tasks.size === 0) worker.unref();
     for (const reply of replies) if (reply.ms !== undefined) this.hashMs += (reply.ms - this.hashMs) / 8;
     this.dispatch();
     replies.forEach((reply, at) => {
@@ -312,7 +319,7 @@ export class Argon2Workers {
     const tasks = this.sent.get(worker);
     if (tasks === undefined) return; // already accounted for ('error' precedes 'exit')
     this.sent.delete(worker);
-    for (const pending of tasks) pending.reject(error);
+    for (const pending of tasks.values()) pending.reject(error);
     this.dispatch();
   }
 }
