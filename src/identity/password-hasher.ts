@@ -65,16 +65,16 @@ export class PasswordHasher {
 
   /** Spends the time a real verification would, and always fails. */
   async verifyDummy(password: string, client?: string): Promise<void> {
-    const dummy = await this.dummy();
+    const dummy = await this.dummy(client);
     await this.workers.verify(dummy, password.normalize('NFKC'), client).catch((error: unknown) => {
       if (error instanceof HashingBusyError) throw error;
       return false;
     });
   }
 
-  /** Made once; a refused first attempt leaves it to the next call. */
-  private dummy(): Promise<string> {
-    this.dummyHash ??= this.hash('gatehouse dummy password').catch((error: unknown) => {
+  /** Made once, as the first caller's task; a refused first attempt leaves it to the next call. */
+  private dummy(client: string | undefined): Promise<string> {
+    this.dummyHash ??= this.hash('gatehouse dummy password', client).catch((error: unknown) => {
       this.dummyHash = undefined;
       throw error;
     });
