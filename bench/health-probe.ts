@@ -2,7 +2,8 @@
 // kept-alive connection, as a monitor or a load balancer's health check would call it. Run by
 // bench/lib/sign-in.ts pinned to the load generator's core; prints one line of JSON. With
 // PROBE_METHOD, PROBE_BODY and PROBE_HEADERS (a JSON object) it probes another request the same
-// way: a sign-in at a steady rate (bench/lib/sign-in-contention.ts).
+// way: a sign-in at a steady rate (bench/lib/sign-in-contention.ts). PROBE_LOCAL_ADDRESS sends from
+// that address (a loopback one other than the load's: another client, bench/lib/sign-in-flood.ts).
 //
 // Why not autocannon's `-R`: it sends each second's quota back to back at the start of the second
 // and then waits for the next, so the "probe" is a burst of 100 requests once a second; and it
@@ -24,12 +25,15 @@ const seconds = Number(process.env.PROBE_SECONDS ?? 10);
 const method = process.env.PROBE_METHOD ?? 'GET';
 const body = process.env.PROBE_BODY;
 const headers = JSON.parse(process.env.PROBE_HEADERS ?? '{}') as Record<string, string>;
+const localAddress = process.env.PROBE_LOCAL_ADDRESS || undefined;
 const intervalMs = 1000 / rate;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 const latencies: number[] = [];
 let non2xx = 0;
 let errors = 0;
+/** Answers by status, for a probe that may be refused (503, 429). */
+const statuses: Record<string, number> = {};
 
 const start = performance.now();
 const end = start + seconds * 1000;
@@ -42,6 +46,7 @@ for (let due = start; due < end; due += intervalMs) {
   try {
     const status = await get(url);
     if (status < 200 || status > 299) non2xx++;
+    statuses[status] = (statuses[status] ?? 0) + 1;
     latencies.push(performance.now() - countedFrom);
   } catch {
     errors++;
@@ -55,6 +60,7 @@ process.stdout.write(
     requests: latencies.length + errors,
     non2xx,
     errors,
+    statuses,
     latencyP50Ms: tenths(percentile(latencies, 0.5)),
     latencyP99Ms: tenths(percentile(latencies, 0.99)),
     latencyMaxMs: tenths(latencies.at(-1) ?? 0),
@@ -67,7 +73,7 @@ function tenths(milliseconds: number): number {
 
 function get(target: URL): Promise<number> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(target, { agent, method, headers, timeout: 10_000 }, (response) => {
+    const outgoing = request(target, { agent, method, headers, timeout: 10_000, ...(localAddress === undefined ? {} : { localAddress }) }, (response) => {
       response.resume();
       response.once('end', () => resolve(response.statusCode ?? 0));
       response.once('error', reject);

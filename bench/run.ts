@@ -13,6 +13,7 @@ import { freePort, gatehouseCli, obtainAccessToken, seedPosts, serviceArguments 
 import { type FanOutResult, measureFanOut } from './lib/fan-out.ts';
 import { measureSignIn, type SignInResult } from './lib/sign-in.ts';
 import { type ContentionResult, measureSignInContention } from './lib/sign-in-contention.ts';
+import { type FloodResult, measureSignInFlood } from './lib/sign-in-flood.ts';
 import { medianIndex } from './lib/percentile.ts';
 import { type Pinning, planPinning } from './lib/pinning.ts';
 import { isPeerTarget, peerIssuer, startPeer } from './lib/peers.ts';
@@ -32,6 +33,8 @@ const OTHER_CPU_WARNING = 10;
 const SIGN_IN = 'sign-in';
 /** The name that selects sign-in latency beside `GET /me` (and `/health` beside sign-ins) in `BENCH_SCENARIOS`. */
 const SIGN_IN_CONTENTION = 'sign-in-contention';
+/** The name that selects another address's sign-ins beside a flood from one address in `BENCH_SCENARIOS`. */
+const SIGN_IN_FLOOD = 'sign-in-flood';
 /** The name that selects the subscription fan-out in `BENCH_SCENARIOS`. */
 const FAN_OUT = 'fan-out';
 /** The GraphQL scenario reads from a store holding this many posts (bench/README.md). */
@@ -90,7 +93,7 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== SIGN_IN_CONTENTION && name !== FAN_OUT && !LONG_RUN_NAMES.includes(name));
+  const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== SIGN_IN_CONTENTION && name !== SIGN_IN_FLOOD && name !== FAN_OUT && !LONG_RUN_NAMES.includes(name));
   // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
   const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
@@ -100,10 +103,11 @@ async function main(): Promise<void> {
 
   const signInSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN);
   const contentionSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN_CONTENTION);
+  const floodSelected = settings.only.length === 0 || settings.only.includes(SIGN_IN_FLOOD);
   const fanOutSelected = settings.only.length === 0 || settings.only.includes(FAN_OUT);
   // The service runs only when something measures it; the GraphQL peers only when a scenario loads them.
   const longRunsSelected = LONG_RUN_NAMES.filter((name) => settings.only.length === 0 || settings.only.includes(name));
-  const needsService = signInSelected || contentionSelected || fanOutSelected || longRunsSelected.length > 0 || scenarios.some((scenario) => scenario.target === 'gatehouse');
+  const needsService = signInSelected || contentionSelected || floodSelected || fanOutSelected || longRunsSelected.length > 0 || scenarios.some((scenario) => scenario.target === 'gatehouse');
   const needsPostgres = longRunsSelected.includes('mixed-postgres') || scenarios.some((scenario) => scenario.target === 'gatehouse-postgres');
   const peerTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isPeerTarget))];
   temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
@@ -255,6 +259,24 @@ async function main(): Promise<void> {
     });
   }
 
+  let signInFlood: FloodResult | null = null;
+  if (floodSelected && service !== null) {
+    signInFlood = await measureSignInFlood({
+      root,
+      host: HOST,
+      baseUrl: service.baseUrl,
+      email: service.email,
+      password: service.password,
+      seconds: settings.seconds,
+      warmupSeconds: settings.signInWarmupSeconds,
+      rounds: settings.rounds,
+      connections: settings.connections,
+      serverCpu: pinning.serverCpu,
+      loadGeneratorCpu: pinning.loadGeneratorCpu,
+      log,
+    });
+  }
+
   let fanOut: FanOutResult | null = null;
   if (fanOutSelected && service !== null) {
     log('fan-out: 1,000 subscribers, 100 posts one every 20 ms…');
@@ -307,6 +329,7 @@ async function main(): Promise<void> {
     scenarios: scenarioResults,
     signIn,
     signInContention,
+    signInFlood,
     fanOut,
     longRuns,
   };

@@ -3,6 +3,7 @@ import type { Target } from './scenario.ts';
 import type { FanOutResult } from './fan-out.ts';
 import type { SignInResult } from './sign-in.ts';
 import type { ContentionResult } from './sign-in-contention.ts';
+import type { FloodResult } from './sign-in-flood.ts';
 import { type LongRunResults, markdownLongRuns, textLongRuns } from './long-runs.ts';
 
 export interface ScenarioResult {
@@ -54,6 +55,8 @@ export interface Results {
   readonly signIn: SignInResult | null;
   /** Sign-in latency beside a saturating `GET /me`, `/health` beside sign-ins; null when not run. */
   readonly signInContention: ContentionResult | null;
+  /** Another address's sign-ins alone and beside a flood from one address; null (or absent, in older results) when not run. */
+  readonly signInFlood?: FloodResult | null;
   /** Subscription fan-out; null when not run (`BENCH_SCENARIOS` without `fan-out`). */
   readonly fanOut: FanOutResult | null;
   /** Mixed traffic, idle subscriptions and the cold fan-out (lib/long-runs.ts); null when none ran. */
@@ -91,6 +94,7 @@ export function textTable(results: Results): string {
   const extras = [
     results.signIn && signInLine(results.signIn),
     results.signInContention && contentionLine(results.signInContention),
+    results.signInFlood && floodLine(results.signInFlood),
     results.fanOut && fanOutLine(results.fanOut),
     textLongRuns(results.longRuns),
   ].filter(Boolean);
@@ -113,6 +117,38 @@ function contentionLine(contention: ContentionResult): string {
     `p99 ${formatMs(contention.signInP99Ms)} ms; /health beside sign-ins (${contention.signInsPerSecond.toFixed(1)}/s): p99 ${formatMs(contention.healthP99Ms)} ms` +
     (contention.rounds.length > 1 ? `\n  (the median of ${contention.rounds.length} rounds by sign-in p99; every round's sign-in p99 / /health p99: ${rounds})` : '')
   );
+}
+
+function floodLine(flood: FloodResult): string {
+  return (
+    `sign-in beside a flood from one address (${flood.floodConnections} connections): the flood ${Math.round(flood.floodPerSecond)}/s, ` +
+    `${Math.round(flood.floodRefusedPerSecond)}/s refused, ${flood.floodHashedPerSecond.toFixed(1)}/s hashed; another address at ${flood.signInRate}/s: ` +
+    `p50 ${formatMs(flood.besideFloodP50Ms)} ms, p99 ${formatMs(flood.besideFloodP99Ms)} ms, ${flood.otherRefused} of ${flood.otherSignIns} refused ` +
+    `(alone: p50 ${formatMs(flood.baselineP50Ms)} ms, p99 ${formatMs(flood.baselineP99Ms)} ms)`
+  );
+}
+
+/** The sign-in flood's rounds as a Markdown table, the median round in bold. */
+export function floodTable(flood: FloodResult): string[] {
+  return [
+    '| Round | Alone p50 (ms) | Alone p99 (ms) | Beside the flood p50 (ms) | p99 (ms) | max (ms) | Refused (of) | Flood/s | Flood refused/s | Flood hashed/s |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...flood.rounds.map((round, at) => {
+      const cells = [
+        String(at + 1),
+        formatMs(round.baselineP50Ms),
+        formatMs(round.baselineP99Ms),
+        formatMs(round.besideFloodP50Ms),
+        formatMs(round.besideFloodP99Ms),
+        formatMs(round.besideFloodMaxMs),
+        `${round.otherRefused} (${round.otherSignIns})`,
+        formatRate(round.floodPerSecond),
+        formatRate(round.floodRefusedPerSecond),
+        round.floodHashedPerSecond.toFixed(1),
+      ];
+      return `| ${(at === flood.medianRound ? cells.map((cell) => `**${cell}**`) : cells).join(' | ')} |`;
+    }),
+  ];
 }
 
 function signInLine(signIn: SignInResult): string {
@@ -194,6 +230,15 @@ export function markdownTable(results: Results): string {
         ];
         return `| ${(at === contention.medianRound ? cells.map((cell) => `**${cell}**`) : cells).join(' | ')} |`;
       }),
+    );
+  }
+  if (results.signInFlood) {
+    const flood = results.signInFlood;
+    lines.push(
+      '',
+      `Sign-in beside a flood from one address ([lib/sign-in-flood.ts](lib/sign-in-flood.ts)): \`POST /account/login\` from 127.0.0.3 once every ${1000 / flood.signInRate} ms over one connection, alone, then while 127.0.0.2 sends wrong passwords for made-up accounts to \`/auth/token\` and \`/account/login\` from ${flood.floodConnections} connections, each as soon as its last is answered (rate limits off). Decision 0066; the median round by p99 beside the flood is in bold:`,
+      '',
+      ...floodTable(flood),
     );
   }
   if (results.fanOut !== null) {

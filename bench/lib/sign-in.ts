@@ -138,6 +138,8 @@ export interface ProbeResult {
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   readonly latencyMaxMs: number;
+  /** Answers by status code. */
+  readonly statuses: Readonly<Record<string, number>>;
 }
 
 /** `/health` at a steady `HEALTH_RATE` from the load generator's core (bench/health-probe.ts); every answer must be a 2xx. */
@@ -155,10 +157,21 @@ export interface ProbeRequest {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** Sent from this address (another loopback address is another client). */
+  readonly localAddress?: string;
 }
 
 /** One request at a steady rate from the load generator's core (bench/health-probe.ts); every answer must be a 2xx. */
 export async function probeLatency(settings: Pick<SignInSettings, 'root' | 'loadGeneratorCpu'>, probe: ProbeRequest): Promise<ProbeResult> {
+  const result = await probeAnswers(settings, probe);
+  if (result.non2xx !== 0 || result.errors !== 0 || result.requests === 0) {
+    throw new Error(`${probe.name}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors; all must be 0 and some requests must be made`);
+  }
+  return result;
+}
+
+/** As `probeLatency`, but any answer is a result: the caller counts the refusals. */
+export async function probeAnswers(settings: Pick<SignInSettings, 'root' | 'loadGeneratorCpu'>, probe: ProbeRequest): Promise<ProbeResult> {
   const { stdout } = await runToCompletion(`${probe.name} probe`, process.execPath, ['--import', 'tsx', join(settings.root, 'bench/health-probe.ts')], {
     env: {
       ...process.env,
@@ -168,6 +181,7 @@ export async function probeLatency(settings: Pick<SignInSettings, 'root' | 'load
       PROBE_METHOD: probe.method ?? 'GET',
       PROBE_HEADERS: JSON.stringify(probe.headers ?? {}),
       ...(probe.body === undefined ? {} : { PROBE_BODY: probe.body }),
+      ...(probe.localAddress === undefined ? {} : { PROBE_LOCAL_ADDRESS: probe.localAddress }),
     },
     cwd: settings.root,
     cpu: settings.loadGeneratorCpu,
@@ -175,9 +189,6 @@ export async function probeLatency(settings: Pick<SignInSettings, 'root' | 'load
   const line = stdout.trim().split('\n').pop() ?? '';
   const result = JSON.parse(line) as Partial<ProbeResult>;
   if (typeof result.latencyP99Ms !== 'number' || typeof result.requests !== 'number') throw new Error(`${probe.name}: unexpected output ${line}`);
-  if (result.non2xx !== 0 || result.errors !== 0 || result.requests === 0) {
-    throw new Error(`${probe.name}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors; all must be 0 and some requests must be made`);
-  }
   return result as ProbeResult;
 }
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { normalizeEmail, normalizeUserName } from '../identity/normalize.ts';
 import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit/rate-limiter.ts';
+import { clientKey } from './client-key.ts';
 import { problem, sendProblem } from './problem.ts';
 
 export interface RateLimitedOptions {
@@ -21,7 +22,7 @@ type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<F
  *               valid, when it names an account.
  *
  * Every request counts, success or failure; the routes share one budget per key, so switching
- * routes gains a guesser nothing. A limit of 0 adds no hook. Over a limit: 429 problem+json
+ * routes gains a guesser nothing. "IP" is the client key of `clientKey` (an IPv6 client's /64). A limit of 0 adds no hook. Over a limit: 429 problem+json
  * with `Retry-After` in whole seconds.
  */
 export function rateLimited(
@@ -32,7 +33,7 @@ export function rateLimited(
   const hooks: { onRequest?: RateLimitHook; preHandler?: RateLimitHook } = {};
   const ipLimit = config.rateLimitIpPerMinute;
   if (ipLimit > 0) {
-    hooks.onRequest = async (request, reply) => answer(reply, await rateLimiter.consume(`ip:${request.ip}`, ipLimit));
+    hooks.onRequest = async (request, reply) => answer(reply, await rateLimiter.consume(`ip:${clientKey(request.ip)}`, ipLimit));
   }
   const accountLimit = config.rateLimitAccountPerMinute;
   const accountOf = options.account;
@@ -40,7 +41,7 @@ export function rateLimited(
     hooks.preHandler = async (request, reply) => {
       const account = accountOf(request);
       if (account === undefined) return undefined;
-      return answer(reply, await rateLimiter.consume(accountKey(request.ip, account), accountLimit));
+      return answer(reply, await rateLimiter.consume(accountKey(clientKey(request.ip), account), accountLimit));
     };
   }
   return hooks;
@@ -66,7 +67,7 @@ function answer(reply: FastifyReply, decision: RateLimitDecision): FastifyReply 
  * The account in its canonical form (so `Ada@X.io` and `ada@x.io` share a budget), hashed:
  * counters in Redis hold no e-mail addresses.
  */
-function accountKey(ip: string, account: string): string {
+function accountKey(client: string, account: string): string {
   const canonical = account.includes('@') ? normalizeEmail(account) : normalizeUserName(account);
-  return `account:${ip}:${createHash('sha256').update(canonical).digest('base64url')}`;
+  return `account:${client}:${createHash('sha256').update(canonical).digest('base64url')}`;
 }

@@ -14,15 +14,24 @@ lowerThisThreadsPriority(workerData.nice);
 // of them, or would keep the oldest waiting longer than `maxHoldMs` by hashing once more (the
 // hash just done tells how long the next takes): the wait is bounded in time, whatever a hash
 // costs on the machine (decision 0029).
+//
+// The tasks the thread holds are hashed in turns by client, as the pool hands them out (decision
+// 0066): a sign-in handed over behind a flood's tasks is hashed after the one running, not after
+// all of them. Each answer carries its task's id, so the pool does not rely on their order.
+const lines = new Map();
+
 parentPort.on('message', (first) => {
+  hold(first);
+  takeArrived();
   let replies = [];
   let oldestReadyAt = 0;
-  for (let task = first; task !== undefined; ) {
+  for (let task = nextInTurn(); task !== undefined; ) {
     const started = performance.now();
     replies.push(run(task));
     const now = performance.now();
     if (replies.length === 1) oldestReadyAt = now;
-    const next = receiveMessageOnPort(parentPort)?.message;
+    takeArrived();
+    const next = nextInTurn();
     const oldestWaitAfterNext = now - oldestReadyAt + (now - started);
     if (next === undefined || replies.length >= workerData.repliesPerMessage || oldestWaitAfterNext > workerData.maxHoldMs) {
       parentPort.postMessage(replies);
@@ -31,6 +40,28 @@ parentPort.on('message', (first) => {
     task = next;
   }
 });
+
+/** Every task already sent to this thread, into its client's line. */
+function takeArrived() {
+  for (let arrived = receiveMessageOnPort(parentPort); arrived !== undefined; arrived = receiveMessageOnPort(parentPort)) hold(arrived.message);
+}
+
+function hold(task) {
+  const line = lines.get(task.client);
+  if (line === undefined) lines.set(task.client, [task]);
+  else line.push(task);
+}
+
+/** The front of the first line, whose client then goes last. */
+function nextInTurn() {
+  const first = lines.entries().next();
+  if (first.done) return undefined;
+  const [client, line] = first.value;
+  const task = line.shift();
+  lines.delete(client);
+  if (line.length > 0) lines.set(client, line);
+  return task;
+}
 
 // Each answer says how long its task took, which tells the pool how fast its queue drains.
 function run({ id, operation, password, storedHash, options }) {

@@ -88,6 +88,66 @@ describe('Argon2Workers', () => {
     await expect(held).resolves.toMatch(/^\$argon2id\$/);
   });
 
+  it('hands waiting tasks to the threads in turns between clients, not in arrival order', async () => {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 1, queueMax: 10 });
+    onTestFinished(() => workers.close());
+    const finished: string[] = [];
+    const submit = (client: string, at: number) => workers.hash(`${client} ${at}`, OPTIONS, client).then(() => finished.push(`${client}${at}`));
+    const tasks = [1, 2, 3, 4, 5].map((at) => submit('flood', at));
+    tasks.push(submit('other', 1));
+    expect(workers.shareOf('flood')).toBe(5);
+    await Promise.all(tasks);
+    // The first was held by the thread and the second had the first turn; the other client's one came next.
+    expect(finished).toEqual(['flood1', 'flood2', 'other1', 'flood3', 'flood4', 'flood5']);
+    expect(workers.shareOf('flood')).toBe(0);
+  });
+
+  it('hashes the tasks a thread holds in turns between clients too, answering each by its id', async () => {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 8, queueMax: 0 });
+    onTestFinished(() => workers.close());
+    const finished: string[] = [];
+    const submit = (client: string, at: number) => workers.hash(`${client} ${at}`, OPTIONS, client).then((hash) => (finished.push(`${client}${at}`), hash));
+    // All sent to the one thread before it starts: the other client's one is hashed second, not seventh.
+    const tasks = [...[1, 2, 3, 4, 5, 6].map((at) => submit('flood', at)), submit('other', 1)];
+    expect(workers.load).toEqual({ active: 7, waiting: 0 });
+    const hashes = await Promise.all(tasks);
+    expect(finished).toEqual(['flood1', 'other1', 'flood2', 'flood3', 'flood4', 'flood5', 'flood6']);
+    // Each caller got its own task's answer.
+    const own = await Promise.all(hashes.map((hash, at) => workers.verify(hash, at === 6 ? 'other 1' : `flood ${at + 1}`)));
+    expect(own).toEqual(hashes.map(() => true));
+  });
+
+  it('over its bound, refuses the newest waiting task of the client holding the most, never a newcomer holding fewer', async () => {
+    const workers = new Argon2Workers({ threads: 1, tasksPerThread: 1, queueMax: 3 });
+    onTestFinished(() => workers.close());
+    const outcome = (task: Promise<string>) => task.then(() => 'hashed', (error: unknown) => (error instanceof HashingBusyError ? 'refused' : 'failed'));
+    // One held by the thread, three waiting: the queue is full, all of them the flood's.
+    const flood = [1, 2, 3, 4].map((at) => outcome(workers.hash(`flood ${at}`, OPTIONS, 'flood')));
+    const other = outcome(workers.hash('other 1', OPTIONS, 'other'));
+    expect(workers.load).toEqual({ active: 1, waiting: 3 });
+    expect(workers.shareOf('flood')).toBe(3);
+    // The flood holding the most, its own new task is refused at once.
+    const floodAgain = outcome(workers.hash('flood 5', OPTIONS, 'flood'));
+    // The held task counts toward the share: the flood (3) still holds more than `other` (2), then `third` (1).
+    const otherAgain = outcome(workers.hash('other 2', OPTIONS, 'other'));
+    const third = outcome(workers.hash('third 1', OPTIONS, 'third'));
+    expect(workers.shareOf('flood')).toBe(1);
+    // `third` now holds as many as `other`: the submitter is refused, nobody else loses a place.
+    const thirdAgain = outcome(workers.hash('third 2', OPTIONS, 'third'));
+    expect(await Promise.all([...flood, other, floodAgain, otherAgain, third, thirdAgain])).toEqual([
+      'hashed',
+      'refused',
+      'refused',
+      'refused',
+      'hashed',
+      'refused',
+      'hashed',
+      'hashed',
+      'refused',
+    ]);
+    expect(workers.load).toEqual({ active: 0, waiting: 0 });
+  });
+
   it('stops telling an observer that stopped listening, and a failing observer does not stop the hand-off', async () => {
     const workers = new Argon2Workers({ threads: 1 });
     onTestFinished(() => workers.close());

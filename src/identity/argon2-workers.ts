@@ -16,6 +16,8 @@ type Task =
 
 interface Pending {
   readonly task: Task;
+  /** Whose task it is (an opaque key from the caller, `ANONYMOUS_CLIENT` when none was given). */
+  readonly client: string;
   /** `performance.now()` at submission, for the wait observers. */
   readonly queuedAt: number;
   readonly resolve: (result: string | boolean) => void;
@@ -73,6 +75,9 @@ const MAX_HOLD_MS = 50;
  */
 export const QUEUE_PER_THREAD = 4 * TASKS_PER_THREAD;
 
+/** The client of a task submitted without one (the CLI, start-up work): one share for all of them. */
+const ANONYMOUS_CLIENT = '';
+
 /** The hash's time before any was measured: a middle figure of the machines measured so far. */
 const FIRST_HASH_MS = 10;
 
@@ -82,15 +87,27 @@ const FIRST_HASH_MS = 10;
  * More threads would not finish sooner — each hash needs a whole core — but would hold 19 MiB each
  * and thrash the cache. A thread is handed up to `TASKS_PER_THREAD` tasks, works through them in
  * order and answers those that finish back to back in one message, none held longer than
- * `MAX_HOLD_MS` (decisions 0027 and 0029); the rest queue here in arrival order. Threads start with
- * the first task and do not keep the process alive while idle, so a command that never hashes
- * never starts one. Beyond `queueMax` waiting tasks a new one is refused at once with
- * `HashingBusyError` (decision 0054).
+ * `MAX_HOLD_MS` (decisions 0027 and 0029). Threads start with the first task and do not keep the
+ * process alive while idle, so a command that never hashes never starts one.
+ *
+ * The rest wait here, each in its client's line (an opaque key the caller passes: the HTTP layer
+ * gives the client's address), and the lines take turns for the threads: one client's hundred
+ * queued sign-ins do not stand in front of another's one. Beyond `queueMax` waiting tasks, the
+ * client holding the most tasks (waiting or held by a thread) loses its newest waiting one,
+ * refused with `HashingBusyError`; a newcomer holding fewer is never the one refused, so a flood
+ * from one client is refused while everybody else's task gets in (decisions 0054 and 0066). A
+ * thread, too, hashes the tasks it holds in turns by client, and answers each by its id: a task
+ * handed over behind a flood's is hashed after the one running, not after all of them.
  */
 export class Argon2Workers {
-  /** Every started thread with the tasks sent to it, oldest first: it answers in that order. */
-  private readonly sent = new Map<Worker, Pending[]>();
-  private readonly queue: Pending[] = [];
+  /** Every started thread with the tasks sent to it, by id: it hashes them in turns by client, and answers each by its id. */
+  private readonly sent = new Map<Worker, Map<number, Pending>>();
+  /** Each client's waiting tasks, oldest first; the clients in turn order (the next to be served first). */
+  private readonly lines = new Map<string, Pending[]>();
+  /** Tasks waiting in every line. */
+  private waiting = 0;
+  /** Each client's tasks waiting or held by a thread, for the choice of whom to refuse. */
+  private readonly shares = new Map<string, number>();
   private readonly waitObservers = new Set<(ms: number) => void>();
   private nextId = 0;
   private closed = false;
@@ -113,20 +130,25 @@ export class Argon2Workers {
     this.maxHoldMs = maxHoldMs;
   }
 
-  hash(password: string, options: Argon2Options): Promise<string> {
-    return this.submit({ operation: 'hash', password, options }) as Promise<string>;
+  /** `client`: whose task it is, for the turns and the refusal (an opaque key; none is one more client). */
+  hash(password: string, options: Argon2Options, client?: string): Promise<string> {
+    return this.submit({ operation: 'hash', password, options }, client) as Promise<string>;
   }
 
-  /** False for a wrong password; rejects for a hash the library cannot read. */
-  verify(storedHash: string, password: string): Promise<boolean> {
-    return this.submit({ operation: 'verify', password, storedHash }) as Promise<boolean>;
+  /** False for a wrong password; rejects for a hash the library cannot read. `client` as for `hash`. */
+  verify(storedHash: string, password: string, client?: string): Promise<boolean> {
+    return this.submit({ operation: 'verify', password, storedHash }, client) as Promise<boolean>;
   }
 
   /** Stops every thread; tasks still queued or running are rejected. */
   async close(): Promise<void> {
     this.closed = true;
     const stopped = new Error('The hashing threads were stopped.');
-    for (const pending of [...[...this.sent.values()].flat(), ...this.queue.splice(0)]) pending.reject(stopped);
+    const queued = [...this.lines.values()].flat();
+    this.lines.clear();
+    this.waiting = 0;
+    this.shares.clear();
+    for (const pending of [...[...this.sent.values()].flatMap((tasks) => [...tasks.values()]), ...queued]) pending.reject(stopped);
     const workers = [...this.sent.keys()];
     this.sent.clear();
     await Promise.all(workers.map((worker) => worker.terminate()));
@@ -135,13 +157,18 @@ export class Argon2Workers {
   /** Tasks handed to a thread and tasks waiting for one, for tests and metrics. */
   get load(): { readonly active: number; readonly waiting: number } {
     let active = 0;
-    for (const tasks of this.sent.values()) active += tasks.length;
-    return { active, waiting: this.queue.length };
+    for (const tasks of this.sent.values()) active += tasks.size;
+    return { active, waiting: this.waiting };
   }
 
   /** Tasks waiting for a thread (not yet handed to one), for metrics. */
   get queueDepth(): number {
-    return this.queue.length;
+    return this.waiting;
+  }
+
+  /** The tasks of `client` waiting or held by a thread, for tests. */
+  shareOf(client: string): number {
+    return this.shares.get(client) ?? 0;
   }
 
   /**
@@ -159,28 +186,79 @@ export class Argon2Workers {
     return Math.max(1, Math.ceil(((active + waiting) * this.hashMs) / this.threads / 1000));
   }
 
-  private submit(task: Task): Promise<string | boolean> {
+  private submit(task: Task, client = ANONYMOUS_CLIENT): Promise<string | boolean> {
     if (this.closed) return Promise.reject(new Error('The hashing threads were stopped.'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, queuedAt: performance.now(), resolve, reject });
+      const pending: Pending = {
+        task,
+        client,
+        queuedAt: performance.now(),
+        resolve: (result) => (this.settled(client), resolve(result)),
+        reject: (error) => (this.settled(client), reject(error)),
+      };
+      this.shares.set(client, this.shareOf(client) + 1);
+      this.enqueue(pending);
       this.dispatch();
-      // Still waiting (the last, since dispatch takes from the front) beyond the bound: refused, never run.
-      if (this.queue.length > this.queueMax) {
-        this.queue.pop();
-        reject(new HashingBusyError(this.retryAfterSeconds()));
-      }
+      if (this.waiting > this.queueMax) this.refuseLargestShare(client);
     });
   }
 
+  /** At the end of its client's line; a client that had none joins the turns last. */
+  private enqueue(pending: Pending): void {
+    const line = this.lines.get(pending.client);
+    if (line === undefined) this.lines.set(pending.client, [pending]);
+    else line.push(pending);
+    this.waiting += 1;
+  }
+
+  /** The next task in turn: the front of the first line, whose client then goes last. */
+  private nextInTurn(): Pending | undefined {
+    const first = this.lines.entries().next();
+    if (first.done) return undefined;
+    const [client, line] = first.value;
+    const pending = line.shift() as Pending;
+    this.lines.delete(client);
+    if (line.length > 0) this.lines.set(client, line);
+    this.waiting -= 1;
+    return pending;
+  }
+
+  /**
+   * The queue is over its bound by one: the newest waiting task of the client holding the most is
+   * refused, never run. The submitter, when it holds as many as anyone, is the one refused, so a
+   * tie costs nobody else a place. Whoever holds the most is the one the refusal slows least in
+   * proportion, and a flood from one client cannot push anybody else's task out.
+   */
+  private refuseLargestShare(submitter: string): void {
+    let victim = submitter;
+    let most = this.shareOf(submitter);
+    for (const client of this.lines.keys()) {
+      const share = this.shareOf(client);
+      if (share > most) [victim, most] = [client, share];
+    }
+    const line = this.lines.get(victim) as Pending[];
+    const refused = line.pop() as Pending;
+    if (line.length === 0) this.lines.delete(victim);
+    this.waiting -= 1;
+    refused.reject(new HashingBusyError(this.retryAfterSeconds()));
+  }
+
+  private settled(client: string): void {
+    const share = this.shareOf(client) - 1;
+    if (share > 0) this.shares.set(client, share);
+    else this.shares.delete(client);
+  }
+
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    while (this.waiting > 0) {
       const worker = this.leastLoaded();
       if (worker === undefined) return;
-      const pending = this.queue.shift() as Pending;
-      const tasks = this.sent.get(worker) as Pending[];
-      tasks.push(pending);
-      if (tasks.length === 1) worker.ref();
-      worker.postMessage({ id: this.nextId++, ...pending.task });
+      const pending = this.nextInTurn() as Pending;
+      const tasks = this.sent.get(worker) as Map<number, Pending>;
+      const id = this.nextId++;
+      tasks.set(id, pending);
+      if (tasks.size === 1) worker.ref();
+      worker.postMessage({ id, client: pending.client, ...pending.task });
       this.observeWait(performance.now() - pending.queuedAt);
     }
   }
@@ -200,7 +278,7 @@ export class Argon2Workers {
     let best: Worker | undefined;
     let fewest = this.tasksPerThread;
     for (const [worker, tasks] of this.sent) {
-      if (tasks.length < fewest) [best, fewest] = [worker, tasks.length];
+      if (tasks.size < fewest) [best, fewest] = [worker, tasks.size];
     }
     if (fewest === 0) return best;
     return this.sent.size < this.threads ? this.startWorker() : best;
@@ -211,19 +289,23 @@ export class Argon2Workers {
       workerData: { nice: HASHING_NICE, repliesPerMessage: this.tasksPerThread, maxHoldMs: this.maxHoldMs },
       execArgv: [],
     });
-    this.sent.set(worker, []);
+    this.sent.set(worker, new Map());
     worker.on('message', (replies: Reply[]) => this.finished(worker, replies));
     worker.on('error', (error) => this.lost(worker, error));
     worker.on('exit', (code) => this.lost(worker, new Error(`The hashing thread stopped (exit code ${code}).`)));
     return worker;
   }
 
-  /** The thread answers its tasks in the order it was given them. */
+  /** The thread answers its tasks by id, in the order it hashed them (in turns by client). */
   private finished(worker: Worker, replies: readonly Reply[]): void {
     const tasks = this.sent.get(worker);
     if (tasks === undefined) return;
-    const done = tasks.splice(0, replies.length);
-    if (tasks.length === 0) worker.unref();
+    const done = replies.map((reply) => {
+      const pending = tasks.get(reply.id);
+      tasks.delete(reply.id);
+      return pending;
+    });
+    if (tasks.size === 0) worker.unref();
     for (const reply of replies) if (reply.ms !== undefined) this.hashMs += (reply.ms - this.hashMs) / 8;
     this.dispatch();
     replies.forEach((reply, at) => {
@@ -237,7 +319,7 @@ export class Argon2Workers {
     const tasks = this.sent.get(worker);
     if (tasks === undefined) return; // already accounted for ('error' precedes 'exit')
     this.sent.delete(worker);
-    for (const pending of tasks) pending.reject(error);
+    for (const pending of tasks.values()) pending.reject(error);
     this.dispatch();
   }
 }

@@ -19,6 +19,8 @@ export interface PasswordHasherOptions {
  * (argon2-workers.ts). Passwords are NFKC-normalised before hashing, so the same password typed
  * on another keyboard still matches (NIST SP 800-63B). A full hashing queue refuses with
  * `HashingBusyError`, which every method lets through: it is neither a right nor a wrong password.
+ * Every method takes the caller's `client` (an opaque key, e.g. from the client's address): the
+ * queue serves clients in turns and refuses the one holding the most first (argon2-workers.ts).
  */
 export class PasswordHasher {
   readonly parameters: Argon2Parameters;
@@ -33,22 +35,22 @@ export class PasswordHasher {
     this.options = { algorithm: ARGON2ID, memoryCost: parameters.memoryKib, timeCost: parameters.iterations, parallelism: parameters.parallelism };
   }
 
-  hash(password: string): Promise<string> {
-    return this.workers.hash(password.normalize('NFKC'), this.options);
+  hash(password: string, client?: string): Promise<string> {
+    return this.workers.hash(password.normalize('NFKC'), this.options, client);
   }
 
-  async verify(storedHash: string | null, password: string): Promise<boolean> {
+  async verify(storedHash: string | null, password: string, client?: string): Promise<boolean> {
     // Imported from ASP.NET Core Identity: PBKDF2 on libuv's pool, the password as typed (ASP.NET does not normalise).
     if (storedHash !== null && isAspNetPasswordHash(storedHash)) return verifyAspNetPasswordHash(storedHash, password);
     // No hash, or one no check accepts: malformed, or an ASP.NET hash over the caps (written before
     // they existed, or by hand), whose own PBKDF2 is never run. It takes a real check's time all
     // the same, so that such an account looks like any other to a guesser.
     if (storedHash === null || !storedHash.startsWith('$argon2')) {
-      await this.verifyDummy(password);
+      await this.verifyDummy(password, client);
       return false;
     }
     try {
-      return await this.workers.verify(storedHash, password.normalize('NFKC'));
+      return await this.workers.verify(storedHash, password.normalize('NFKC'), client);
     } catch (error) {
       if (error instanceof HashingBusyError) throw error;
       return false;
@@ -62,17 +64,17 @@ export class PasswordHasher {
   }
 
   /** Spends the time a real verification would, and always fails. */
-  async verifyDummy(password: string): Promise<void> {
-    const dummy = await this.dummy();
-    await this.workers.verify(dummy, password.normalize('NFKC')).catch((error: unknown) => {
+  async verifyDummy(password: string, client?: string): Promise<void> {
+    const dummy = await this.dummy(client);
+    await this.workers.verify(dummy, password.normalize('NFKC'), client).catch((error: unknown) => {
       if (error instanceof HashingBusyError) throw error;
       return false;
     });
   }
 
-  /** Made once; a refused first attempt leaves it to the next call. */
-  private dummy(): Promise<string> {
-    this.dummyHash ??= this.hash('gatehouse dummy password').catch((error: unknown) => {
+  /** Made once, as the first caller's task; a refused first attempt leaves it to the next call. */
+  private dummy(client: string | undefined): Promise<string> {
+    this.dummyHash ??= this.hash('gatehouse dummy password', client).catch((error: unknown) => {
       this.dummyHash = undefined;
       throw error;
     });

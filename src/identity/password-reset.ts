@@ -58,12 +58,12 @@ export class PasswordReset {
    * True when the code was right and the password is changed (with the removals asked for, in
    * the same step); the password rules give a 400 first.
    */
-  async reset(email: string, code: unknown, newPassword: string, context: { ip?: string | null; remove?: ResetRemovals } = {}): Promise<boolean> {
+  async reset(email: string, code: unknown, newPassword: string, context: { ip?: string | null; clientKey?: string; remove?: ResetRemovals } = {}): Promise<boolean> {
     const { users, hasher, codes, clock, audit } = this.options;
     users.validatePassword(newPassword, 'newPassword');
     const user = await users.findByEmail(email);
     if (user === null || !isAccountCodeShape(code)) return false;
-    const passwordHash = await hasher.hash(newPassword);
+    const passwordHash = await hasher.hash(newPassword, context.clientKey);
     const remove = { passkeys: context.remove?.passkeys === true, externalLogins: context.remove?.externalLogins === true };
     const done = await codes.resetPassword({ userId: user.id, codeHash: accountCodeHash(code), passwordHash, now: clock.now(), remove });
     if (done) await audit.record('password.reset', { userId: user.id, ip: context.ip, detail: { removedPasskeys: remove.passkeys, removedExternalLogins: remove.externalLogins } });

@@ -46,7 +46,8 @@ export interface RegistrationInput {
 export class Registration {
   constructor(private readonly options: RegistrationOptions) {}
 
-  async register(input: RegistrationInput, links: AccountLinks): Promise<void> {
+  /** `context.clientKey`: whose request it is, for the hashing queue's turns (`SignInContext.clientKey`). */
+  async register(input: RegistrationInput, links: AccountLinks, context: { readonly clientKey?: string } = {}): Promise<void> {
     const { users, hasher, requireConfirmedEmail } = this.options;
     // Input errors (400) and a taken user name (409) are the caller's to know, and are decided
     // without the e-mail: the same for every address.
@@ -54,13 +55,13 @@ export class Registration {
     if (input.userName != null && (await users.isUserNameTaken(input.userName))) throw userNameTaken();
     const existing = await users.findByEmail(input.email);
     if (existing === null) {
-      const created = await this.createAccount(input, links);
+      const created = await this.createAccount(input, links, context);
       if (created !== null) return;
       // Another registration of this address won a race: treat it as existing.
-      return this.register(input, links);
+      return this.register(input, links, context);
     }
     // Hashed and thrown away: the time a new account takes to hash its password.
-    await hasher.hash(input.password);
+    await hasher.hash(input.password, context.clientKey);
     if (existing.emailConfirmed || !requireConfirmedEmail) {
       this.deliver(registrationNoticeMail(existing));
       return;
@@ -87,10 +88,10 @@ export class Registration {
   }
 
   /** The new account, or null when the e-mail was taken meanwhile. */
-  private async createAccount(input: RegistrationInput, links: AccountLinks): Promise<User | null> {
+  private async createAccount(input: RegistrationInput, links: AccountLinks, context: { readonly clientKey?: string }): Promise<User | null> {
     try {
       // Confirmation is offered even when sign-in does not require it: the address is proven either way.
-      const user = await this.options.users.create({ ...input, emailConfirmed: false });
+      const user = await this.options.users.create({ ...input, emailConfirmed: false }, context);
       await this.sendConfirmation(user, 'new', links);
       return user;
     } catch (error) {

@@ -12,6 +12,11 @@ import type { UserManager } from './user-manager.ts';
 
 export interface SignInContext {
   readonly ip?: string | null;
+  /**
+   * Who is signing in, as an opaque key (the HTTP layer gives the client's address, an IPv6
+   * client's /64): the hashing queue serves clients in turns and refuses a flooding one first.
+   */
+  readonly clientKey?: string;
   /** This browser carries a valid remember-client cookie of the user: the second step is skipped. */
   readonly rememberedClient?: (user: User) => boolean;
 }
@@ -98,10 +103,10 @@ export class SignInManager {
     const { users, hasher } = this.options;
     const user = await users.findByLogin(login);
     if (!user) {
-      await hasher.verifyDummy(password);
+      await hasher.verifyDummy(password, context.clientKey);
       return this.failed(null, 'unknown-user', context);
     }
-    const passwordMatches = await hasher.verify(user.passwordHash, password);
+    const passwordMatches = await hasher.verify(user.passwordHash, password, context.clientKey);
     // Locked: the same answer for any password, and no further counting.
     if (users.isLockedOut(user)) return this.failed(user.id, 'locked-out', context);
     if (!passwordMatches) {
@@ -112,7 +117,7 @@ export class SignInManager {
       await this.record('signin.failed', user.id, context, 'email-not-confirmed');
       return SignInResult.notAllowed;
     }
-    await this.upgradeHash(user, password);
+    await this.upgradeHash(user, password, context.clientKey);
     if (user.twoFactorEnabled && !context.rememberedClient?.(user)) return SignInResult.twoFactorRequired(user);
     return this.complete(user, context, 'password');
   }
@@ -152,11 +157,11 @@ export class SignInManager {
    * the password is the same. A failure here is logged and the sign-in goes on; a full hashing
    * queue only puts it off to a later sign-in, since the extra hash would lengthen the queue.
    */
-  private async upgradeHash(user: User, password: string): Promise<void> {
+  private async upgradeHash(user: User, password: string, client: string | undefined): Promise<void> {
     const { hasher, userStore, logger } = this.options;
     if (user.passwordHash === null || !hasher.needsRehash(user.passwordHash)) return;
     try {
-      await userStore.upgradePasswordHash(user.id, user.passwordHash, await hasher.hash(password));
+      await userStore.upgradePasswordHash(user.id, user.passwordHash, await hasher.hash(password, client));
     } catch (error) {
       if (error instanceof HashingBusyError) logger.debug({ userId: user.id }, 'password hash upgrade put off: the hashing queue is full');
       else logger.warn({ err: error, userId: user.id }, 'could not upgrade a password hash');

@@ -35,7 +35,8 @@ export class UserManager {
     private readonly checks: CredentialChecks,
   ) {}
 
-  async create(input: NewUserInput): Promise<User> {
+  /** `clientKey`: whose request it is, for the hashing queue's turns (`SignInContext.clientKey`). */
+  async create(input: NewUserInput, { clientKey }: { readonly clientKey?: string } = {}): Promise<User> {
     this.validateNewUser(input);
     const userName = input.userName ?? null;
     try {
@@ -44,7 +45,7 @@ export class UserManager {
         normalizedEmail: normalizeEmail(input.email),
         userName,
         normalizedUserName: userName === null ? null : normalizeUserName(userName),
-        passwordHash: await this.hasher.hash(input.password),
+        passwordHash: await this.hasher.hash(input.password, clientKey),
         emailConfirmed: input.emailConfirmed ?? false,
         roles: [...new Set(input.roles ?? [])],
         claims: dedupe(input.claims ?? []),

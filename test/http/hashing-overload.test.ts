@@ -4,7 +4,10 @@
  * once instead of queueing; a refused sign-in is no failed attempt (no lockout count, no
  * `signin.failed` event), a refused registration writes nothing, and the service answers as
  * before once the queue drains. The queue is filled through the service's own hashing pool with
- * one long hash (seconds) ahead of cheap ones, so the requests below meet a full queue.
+ * one long hash (seconds) ahead of cheap ones, so the requests below meet a full queue; it is
+ * filled as the client the requests come from (injected requests come from 127.0.0.1), which
+ * then holds the most and is the one refused (decision 0066: another client would push the
+ * filler out instead, test/http/hashing-fair-share.test.ts).
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +21,8 @@ const TASKS_PER_THREAD = 8;
 const CHEAP = { algorithm: 2, memoryCost: 1024, timeCost: 1, parallelism: 1 };
 /** Half a second to seconds of hashing at 19 MiB: the window in which the queue stays full. */
 const LONG = { algorithm: 2, memoryCost: 19_456, timeCost: 150, parallelism: 1 };
+/** The client key of an injected request's address. */
+const CLIENT = '127.0.0.1';
 
 describe('a full hashing queue', () => {
   let ctx: TestApp;
@@ -34,7 +39,10 @@ describe('a full hashing queue', () => {
   function fillQueue(): Promise<unknown> {
     const { hashing } = ctx.services;
     expect(hashing.threads).toBe(1);
-    const tasks = [hashing.hash('long', LONG), ...Array.from({ length: TASKS_PER_THREAD - 1 + QUEUE_MAX }, (_, at) => hashing.hash(`cheap ${at}`, CHEAP))];
+    const tasks = [
+      hashing.hash('long', LONG, CLIENT),
+      ...Array.from({ length: TASKS_PER_THREAD - 1 + QUEUE_MAX }, (_, at) => hashing.hash(`cheap ${at}`, CHEAP, CLIENT)),
+    ];
     expect(hashing.queueDepth).toBe(QUEUE_MAX);
     return Promise.all(tasks);
   }

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
+import { clientKey } from '../client-key.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
@@ -76,7 +77,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
         reply,
         async () => {
           const { email, password, userName } = request.body;
-          await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName }, links);
+          await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName }, links, { clientKey: clientKey(request.ip) });
           if (isFormPost(request)) return seeOther(reply, `${paths.register}?status=sent`);
           return reply.code(202).send({ status: 'confirmation-sent' });
         },
@@ -143,7 +144,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
         async () => {
           const { email, code, newPassword } = request.body;
           const remove = { passkeys: isOn(request.body.removePasskeys), externalLogins: isOn(request.body.removeExternalLogins) };
-          const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip, remove });
+          const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip, clientKey: clientKey(request.ip), remove });
           if (!done) throw GatehouseError.validation({ code: [INVALID_RESET] }, INVALID_RESET);
           await services.revocationFeed.changed();
           if (isFormPost(request)) return seeOther(reply, `${paths.resetPassword}?status=done`);

@@ -8,6 +8,7 @@ import type { User } from '../../store/ports.ts';
 import type { ProfileSession } from '../pages/profile-sessions.ts';
 import { accountLockedError } from '../account-locked.ts';
 import { authCookieProtector, clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
+import { clientKey } from '../client-key.ts';
 import { CookieSignIn } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
@@ -117,6 +118,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
           if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
           const result = await services.signIn.passwordSignIn(login, request.body.password, {
             ip: request.ip,
+            clientKey: clientKey(request.ip),
             rememberedClient: cookies.rememberedClient(request),
           });
           const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';

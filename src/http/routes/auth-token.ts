@@ -4,6 +4,7 @@ import { signInClient } from '../../identity/sign-in-client.ts';
 import { normalizeSixDigits } from '../../identity/two-factor/totp.ts';
 import type { SignInMethod } from '../../store/ports.ts';
 import { GatehouseError } from '../../security/errors.ts';
+import { clientKey } from '../client-key.ts';
 import { rateLimited } from '../rate-limit.ts';
 import { setRefreshCookie } from '../refresh-cookie.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
@@ -43,7 +44,7 @@ export async function authTokenRoutes(app: FastifyInstance, { services, paths }:
       if (login === undefined) {
         throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
       }
-      const context = { ip: request.ip };
+      const context = { ip: request.ip, clientKey: clientKey(request.ip) };
       let result = await services.signIn.passwordSignIn(login, password, context);
       // The second factor comes in the same request: an authenticator code, or a recovery code.
       const { twoFactorCode } = request.body;
