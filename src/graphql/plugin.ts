@@ -11,6 +11,7 @@ import { buildExecutableSchema, type GraphQLResolvers } from './executable-schem
 import { GraphQLService } from './graphql-service.ts';
 import { graphqlTransport } from './http-transport.ts';
 import type { DocumentLimits } from './limits.ts';
+import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
 
 /**
  * An application's GraphQL API on Gatehouse: its schema — type definitions and resolvers, or a
@@ -100,16 +101,23 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   });
 }
 
-const OPTION_NAMES = new Set([
-  'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'introspection', 'suggestions', 'dataVersion', 'events',
-  // Fastify's own registration options.
-  'prefix', 'logLevel', 'logSerializers',
-]);
+const OPTION_NAMES = {
+  typeDefs: true, resolvers: true, schema: true, context: true, path: true, limits: true, maxSubscriptionsPerSocket: true,
+  introspection: true, suggestions: true, dataVersion: true, events: true,
+} as const satisfies OptionNames<GatehouseGraphQLOptions>;
+
+/** Fastify's own registration options. */
+const REGISTRATION_OPTIONS = { prefix: true, logLevel: true, logSerializers: true } as const;
+
+const LIMIT_NAMES = { maxDepth: true, maxAliases: true, maxCost: true, maxMerges: true } as const satisfies OptionNames<DocumentLimits>;
 
 /** One sentence for the first thing wrong: a misspelt option would otherwise be ignored. */
 function checkOptions<Context extends object, Policy extends string>(options: GatehouseGraphQLOptions<Context, Policy>): void {
-  const unknown = Object.keys(options).find((name) => !OPTION_NAMES.has(name));
-  if (unknown !== undefined) throw new Error(`gatehouseGraphQL: unknown option "${unknown}".`);
+  refuseUnknownOptions('gatehouseGraphQL', options, { ...OPTION_NAMES, ...REGISTRATION_OPTIONS });
+  if (options.limits !== undefined) {
+    refuseNonObject('gatehouseGraphQL: limits', options.limits);
+    refuseUnknownOptions('gatehouseGraphQL: limits', options.limits, LIMIT_NAMES);
+  }
   if (options.path !== undefined && !/^\/[^\s?#]*$/.test(options.path)) throw new Error(`gatehouseGraphQL: path must start with "/" (got "${options.path}").`);
   const counts = { ...options.limits, maxSubscriptionsPerSocket: options.maxSubscriptionsPerSocket };
   for (const [name, value] of Object.entries(counts)) {

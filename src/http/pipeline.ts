@@ -27,6 +27,7 @@ import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
+import { checkAuthorizationMetadata } from './route-schemes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -71,6 +72,7 @@ export function routeGroup<Options extends Record<string, unknown> | RouteContex
   metadata: AuthorizationMetadata<PolicyName>,
   routes: FastifyPluginAsync<Options>,
 ): FastifyPluginAsync<Options> {
+  checkAuthorizationMetadata('routeGroup', metadata);
   return async (instance, options) => {
     groups.set(instance, metadata);
     await routes(instance, options);
