@@ -45,7 +45,7 @@ import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { antiforgeryPlugin } from './antiforgery.ts';
-import { authenticationSchemes, type SchemeOptions } from './authentication-schemes.ts';
+import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from './authentication-schemes.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
 import { MembershipPaths } from './membership-paths.ts';
 import { clientErrorHandler } from './client-errors.ts';
@@ -334,7 +334,10 @@ async function wireGatehouse(
     await app.register(metricsPlugin, { metrics, services, path, token: config.metricsToken, trustProxy: config.trustProxy });
   }
   // Before the routes, which it learns as they are registered.
-  if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
+  if (options.openapi) {
+    const defaultSchemes = defaultSchemeChoices(schemes.schemes, options.defaultScheme);
+    await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
+  }
   await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features, script });
   await startBackgroundWork(app, services);

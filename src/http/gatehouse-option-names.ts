@@ -28,7 +28,7 @@ const PAGE_OPTIONS = {
 /** One entry a page, from the built-in renderers (which name every page). */
 const PAGE_NAMES: Readonly<Record<string, true>> = Object.fromEntries(Object.keys(DEFAULT_RENDERERS).map((name) => [name, true]));
 
-const OPENAPI_OPTIONS = { path: true, info: true } as const satisfies OptionNames<OpenApiOptions>;
+const OPENAPI_OPTIONS = { path: true, info: true, securitySchemes: true } as const satisfies OptionNames<OpenApiOptions>;
 const OPENAPI_INFO = { title: true, version: true, description: true } as const satisfies OptionNames<NonNullable<OpenApiOptions['info']>>;
 const METRICS_OPTIONS = { path: true } as const satisfies OptionNames<MetricsOptions>;
 
