@@ -22,7 +22,7 @@ export async function documentRoutes(app: FastifyInstance, { documents }: { docu
     return document;
   }
 
-  app.post<{ Body: DocumentInput }>('/documents', { schema: { body: DocumentInput } }, async (request, reply) => {
+  app.post<{ Body: DocumentInput }>('/documents', { schema: { body: DocumentInput }, config: { successStatus: 201 } }, async (request, reply) => {
     const { title, body } = request.body;
     const document = await documents.create({ ownerId: Number(request.user.subject), title, body, createdAt: clock.now() });
     return reply.code(201).send(document);
@@ -37,7 +37,7 @@ export async function documentRoutes(app: FastifyInstance, { documents }: { docu
     return updated;
   });
 
-  app.delete<ById>('/documents/:id', { schema: { params: IdParams } }, async (request, reply) => {
+  app.delete<ById>('/documents/:id', { schema: { params: IdParams }, config: { successStatus: 204 } }, async (request, reply) => {
     const document = await ownedDocument(request);
     await documents.delete(document.id);
     return reply.code(204).send();

@@ -16,7 +16,7 @@ export async function organizationRoutes(app: FastifyInstance, { organizations }
 
   app.post<{ Body: Static<typeof OrganizationInput> }>(
     '/orgs',
-    { schema: { body: OrganizationInput }, config: { authorization: { authorize: [{ roles: ['SuperAdmin'] }] } } },
+    { schema: { body: OrganizationInput }, config: { authorization: { authorize: [{ roles: ['SuperAdmin'] }] }, successStatus: 201 } },
     async (request, reply) => {
       const organization = await organizations.create({ name: request.body.name, createdAt: clock.now() });
       return reply.code(201).send({ id: organization.id, name: organization.name });

@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.ts';
+import { closestName, type OptionNames } from './option-names.ts';
 import { type Config, loadConfig } from './config.ts';
 
 /** One external OpenID Connect provider (the `OIDC_<NAME>_*` variables). */
@@ -134,6 +135,16 @@ type Unlisted = Exclude<keyof GatehouseSettings, (typeof SETTING_NAMES)[number]>
 const allListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void allListed;
 
+const OIDC_PROVIDER_SETTINGS = {
+  issuer: true, clientId: true, clientSecret: true, trustEmail: true, timeoutSeconds: true,
+} as const satisfies OptionNames<OidcProviderSettings>;
+
+/** ` ("closest")` when a known name is close to `name`, else the list of known names. */
+function suggestion(name: string, known: readonly string[]): string {
+  const closest = closestName(name, known);
+  return closest === undefined ? ` (${known.join(', ')})` : `; did you mean "${closest}"?`;
+}
+
 /** The environment variable of a plain setting: `accessTokenMinutes` → `ACCESS_TOKEN_MINUTES`. */
 export function variableOf(setting: string): string {
   return setting.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase();
@@ -153,13 +164,15 @@ export function settingsToEnv(settings: GatehouseSettings): Record<string, strin
   const env: Record<string, string> = {};
   const known = new Set<string>(SETTING_NAMES);
   for (const [setting, value] of Object.entries(settings)) {
-    if (!known.has(setting)) throw new ConfigError(setting, `one of Gatehouse's settings (${SETTING_NAMES.join(', ')})`, null);
+    if (!known.has(setting)) throw new ConfigError(setting, `one of Gatehouse's settings${suggestion(setting, SETTING_NAMES)}`, null);
     if (value === undefined || setting === 'oidc') continue;
     if (setting === 'production') env.NODE_ENV = value ? 'production' : 'development';
     else env[variableOf(setting)] = Array.isArray(value) ? value.join(',') : String(value);
   }
   for (const [name, provider] of Object.entries(settings.oidc ?? {})) {
     if (!/^[a-z0-9]+$/.test(name)) throw new ConfigError(`oidc.${name}`, 'named with lower-case letters and digits', null);
+    const unknown = Object.keys(provider).find((key) => !Object.hasOwn(OIDC_PROVIDER_SETTINGS, key));
+    if (unknown !== undefined) throw new ConfigError(`oidc.${name}.${unknown}`, `one of a provider's settings${suggestion(unknown, Object.keys(OIDC_PROVIDER_SETTINGS))}`, null);
     const prefix = `OIDC_${name.toUpperCase()}_`;
     env[`${prefix}ISSUER`] = String(provider.issuer);
     env[`${prefix}CLIENT_ID`] = provider.clientId;

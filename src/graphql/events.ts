@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type OptionNames, refuseUnknownOptions } from '../config/option-names.ts';
 import { RedisConnection } from '../platform/redis-connection.ts';
 import { eventStream, type PushableStream } from './event-stream.ts';
 import { RedisEvents } from './redis-events.ts';
@@ -39,11 +40,14 @@ export interface EventsOptions {
   readonly logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
+const EVENTS_OPTIONS = { redis: true, redisUrl: true, channelPrefix: true, logger: true } as const satisfies OptionNames<EventsOptions>;
+
 /**
  * The event source of an application's subscriptions: Redis with `redis` or `redisUrl`, else in
  * memory. While Redis is away, events reach the subscribers of the instance that published them.
  */
 export function createEvents<Topics extends EventTopics = EventTopics>(options: EventsOptions = {}): Events<Topics> {
+  refuseUnknownOptions('createEvents', options, EVENTS_OPTIONS);
   const logger = options.logger ?? SILENT;
   const channelPrefix = options.channelPrefix ?? 'gatehouse:events:';
   if (options.redis) return new RedisEvents<Topics>(options.redis, channelPrefix, logger, false);

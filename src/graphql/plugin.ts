@@ -15,6 +15,7 @@ import type { DocumentLimits } from './limits.ts';
 import { OperationDocuments } from './operation-documents.ts';
 import { PersistedQueries } from './persisted-queries.ts';
 import { TrustedDocuments } from './trusted-documents.ts';
+import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
 
 /**
  * An application's GraphQL API on Gatehouse: its schema — type definitions and resolvers, or a
@@ -134,17 +135,24 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   });
 }
 
-const OPTION_NAMES = new Set([
-  'typeDefs', 'resolvers', 'schema', 'context', 'path', 'limits', 'maxSubscriptionsPerSocket', 'maxSocketBufferBytes', 'maxSocketsPerUser', 'maxSocketsPerIp', 'introspection', 'suggestions', 'dataVersion', 'events',
-  'persistedQueries', 'trustedDocuments',
-  // Fastify's own registration options.
-  'prefix', 'logLevel', 'logSerializers',
-]);
+const OPTION_NAMES = {
+  typeDefs: true, resolvers: true, schema: true, context: true, path: true, limits: true, maxSubscriptionsPerSocket: true,
+  maxSocketBufferBytes: true, maxSocketsPerUser: true, maxSocketsPerIp: true, introspection: true, suggestions: true, dataVersion: true, events: true,
+  persistedQueries: true, trustedDocuments: true,
+} as const satisfies OptionNames<GatehouseGraphQLOptions>;
+
+/** Fastify's own registration options. */
+const REGISTRATION_OPTIONS = { prefix: true, logLevel: true, logSerializers: true } as const;
+
+const LIMIT_NAMES = { maxDepth: true, maxAliases: true, maxCost: true, maxMerges: true } as const satisfies OptionNames<DocumentLimits>;
 
 /** One sentence for the first thing wrong: a misspelt option would otherwise be ignored. */
 function checkOptions<Context extends object, Policy extends string>(options: GatehouseGraphQLOptions<Context, Policy>): void {
-  const unknown = Object.keys(options).find((name) => !OPTION_NAMES.has(name));
-  if (unknown !== undefined) throw new Error(`gatehouseGraphQL: unknown option "${unknown}".`);
+  refuseUnknownOptions('gatehouseGraphQL', options, { ...OPTION_NAMES, ...REGISTRATION_OPTIONS });
+  if (options.limits !== undefined) {
+    refuseNonObject('gatehouseGraphQL: limits', options.limits);
+    refuseUnknownOptions('gatehouseGraphQL: limits', options.limits, LIMIT_NAMES);
+  }
   if (options.path !== undefined && !/^\/[^\s?#]*$/.test(options.path)) throw new Error(`gatehouseGraphQL: path must start with "/" (got "${options.path}").`);
   const { maxSubscriptionsPerSocket, maxSocketBufferBytes, maxSocketsPerUser, maxSocketsPerIp } = options;
   const counts = { ...options.limits, maxSubscriptionsPerSocket, maxSocketBufferBytes, maxSocketsPerUser, maxSocketsPerIp };

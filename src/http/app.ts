@@ -37,6 +37,8 @@ import { createServices, type Services } from '../services.ts';
 import type { ApplicationMigrations } from '../store/application-database.ts';
 import { createStore } from '../store/create-store.ts';
 import { GatehouseMetrics } from '../platform/metrics/gatehouse-metrics.ts';
+import { checkGatehouseOptions } from './gatehouse-option-names.ts';
+import { checkPolicySchemes, routeSchemeCheckPlugin } from './route-schemes.ts';
 import { DEFAULT_METRICS_PATH, metricsPlugin } from './metrics-plugin.ts';
 import { validatorsByPart } from './request-validation.ts';
 import { logAuthorizationFailure } from './authorization-log.ts';
@@ -44,7 +46,7 @@ import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { antiforgeryPlugin } from './antiforgery.ts';
-import { authenticationSchemes, type SchemeOptions } from './authentication-schemes.ts';
+import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from './authentication-schemes.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
 import { MembershipPaths } from './membership-paths.ts';
 import { clientErrorHandler } from './client-errors.ts';
@@ -228,6 +230,7 @@ const DEFAULT_FEATURES: Required<GatehouseFeatures> = {
 const KEY_RING_REFRESH_MS = 2_000;
 
 async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions): Promise<void> {
+  checkGatehouseOptions(options);
   const config = options.config ?? configFromSettings(options.settings);
   const features: Required<GatehouseFeatures> = { ...DEFAULT_FEATURES, ...options.features };
   // Before anything is opened: a start that cannot send its mail fails with nothing to undo.
@@ -286,6 +289,7 @@ async function wireGatehouse(
     ...(options.defaultScheme ? { defaultScheme: options.defaultScheme } : {}),
   };
   const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
+  checkPolicySchemes(options.policies ?? {}, policies, schemes.schemes);
   const paths = new MembershipPaths(options.prefix ?? '');
   const passkeys = passkeysOn(features, services, app);
   const context: RouteContext = { services, authorization, policies, schemeOptions, paths, passkeys, sessionsListed: listsSessions(features) };
@@ -325,6 +329,7 @@ async function wireGatehouse(
   await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
   const evaluator = new PolicyEvaluator(schemes, authorization);
   await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
+  await app.register(routeSchemeCheckPlugin, { schemes: schemes.schemes });
   decorateResourceChecks(app, authorization, policies, evaluator);
   await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
   // Before the routes it counts (its own among them), after those whose hooks its route needs.
@@ -333,7 +338,10 @@ async function wireGatehouse(
     await app.register(metricsPlugin, { metrics, services, path, token: config.metricsToken, behindProxy: config.trustProxy !== false });
   }
   // Before the routes, which it learns as they are registered.
-  if (options.openapi) await app.register(openApiPlugin, options.openapi === true ? {} : options.openapi);
+  if (options.openapi) {
+    const defaultSchemes = defaultSchemeChoices(schemes.schemes, options.defaultScheme);
+    await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
+  }
   await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features, script });
   await startBackgroundWork(app, services);

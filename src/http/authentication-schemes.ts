@@ -2,6 +2,8 @@ import {
   ApiKeyHandler,
   type AuthenticationHandler,
   AuthenticationSchemeProvider,
+  API_KEY_SCHEME,
+  BEARER_SCHEME,
   COOKIES_SCHEME,
   BearerHandler,
   type CookieSessionValidator,
@@ -50,6 +52,16 @@ export function authenticationSchemes(
   const replaced = new Set(options.extra.map((handler) => handler.scheme));
   const handlers = [...builtIn.filter((handler) => !replaced.has(handler.scheme)), ...options.extra];
   return new AuthenticationSchemeProvider(handlers, defaultSchemeSelector(handlers, options.defaultScheme));
+}
+
+/**
+ * The schemes the default may choose for a route that names none: the one the application names,
+ * else those of the contract's request shapes that are on, else the first.
+ */
+export function defaultSchemeChoices(schemes: readonly string[], defaultScheme: string | undefined): string[] {
+  if (defaultScheme !== undefined) return [defaultScheme];
+  const byShape = [BEARER_SCHEME, API_KEY_SCHEME, COOKIES_SCHEME].filter((scheme) => schemes.includes(scheme));
+  return byShape.length > 0 ? byShape : schemes.slice(0, 1);
 }
 
 /**

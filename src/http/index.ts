@@ -13,7 +13,7 @@ export {
 export type { GatehouseMetrics, MetricsRegistry, ObservableHashQueue } from '../platform/metrics/gatehouse-metrics.ts';
 export type { GatehousePolicies, PolicyName } from './policy-names.ts';
 export { MembershipPaths } from './membership-paths.ts';
-export type { OpenApiOptions } from './plugins/openapi.ts';
+export type { OpenApiOptions, OpenApiSecurityScheme } from './plugins/openapi.ts';
 export { routeGroup } from './pipeline.ts';
 export { closeOnSignals, type CloseOnSignalsOptions } from './shutdown.ts';
 export { AuthorizationRefusal, type ResourcePolicy } from './resource-authorization.ts';

@@ -31,6 +31,7 @@ import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.t
 import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
 import { describeRoutes, recordFromNow, registeredRoutes } from './route-registry.ts';
+import { checkAuthorizationMetadata } from './route-schemes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -80,6 +81,7 @@ export function routeGroup<Options extends Record<string, unknown> | RouteContex
   metadata: AuthorizationMetadata<PolicyName>,
   routes: FastifyPluginAsync<Options>,
 ): FastifyPluginAsync<Options> {
+  checkAuthorizationMetadata('routeGroup', metadata);
   return async (instance, options) => {
     groups.set(instance, metadata);
     await routes(instance, options);

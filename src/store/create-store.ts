@@ -1,4 +1,5 @@
 import type { LogEvent } from 'kysely';
+import { type OptionNames, refuseUnknownOptions } from '../config/option-names.ts';
 import { resolve } from 'node:path';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { importPeer } from '../platform/optional-peers.ts';
@@ -32,6 +33,10 @@ export interface CreateStoreOptions extends StoreTableOptions {
   readonly migrations?: ApplicationMigrations;
 }
 
+const STORE_OPTIONS = {
+  tablePrefix: true, schema: true, log: true, clock: true, onIdleError: true, backgroundCheckpoints: true, migrations: true,
+} as const satisfies OptionNames<CreateStoreOptions>;
+
 /**
  * The store for `DATABASE_URL`:
  * - `sqlite:<path>`: a file, relative to the working directory; its folder is created. `sqlite::memory:` for a private in-memory database.
@@ -42,6 +47,7 @@ export interface CreateStoreOptions extends StoreTableOptions {
  * that cannot be used throws here.
  */
 export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
+  refuseUnknownOptions('createStore', options, STORE_OPTIONS);
   const storeOptions = { clock: options.clock ?? systemClock, migrations: options.migrations, ...(options.log ? { log: options.log } : {}) };
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);

@@ -154,7 +154,7 @@ describe('gatehouseGraphQL at registration', () => {
   it('refuses a misspelt option and a limit that is no positive integer, in one sentence', async () => {
     const app = Fastify();
     app.decorate('gatehouse', {} as never);
-    await expect(app.register(gatehouseGraphQL, { typedefs: 'type Query { a: Int }' } as never).ready()).rejects.toThrow('gatehouseGraphQL: unknown option "typedefs".');
+    await expect(app.register(gatehouseGraphQL, { typedefs: 'type Query { a: Int }' } as never).ready()).rejects.toThrow('gatehouseGraphQL has no option "typedefs"; did you mean "typeDefs"?');
     const other = Fastify();
     other.decorate('gatehouse', {} as never);
     await expect(other.register(gatehouseGraphQL, { typeDefs: 'type Query { a: Int }', limits: { maxDepth: 0 } }).ready()).rejects.toThrow(

@@ -8,11 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
 import { startService, useProcessCleanup } from '../helpers/processes.ts';
 import { bearer, json, type TestApp, startTestApp } from '../helpers/test-app.ts';
+import Fastify from 'fastify';
+import { AuthenticateResult, type AuthenticationHandler } from 'gatehouse-auth';
+import { configFromSettings, gatehouse, type OpenApiOptions, serverOptions } from 'gatehouse-auth/fastify';
 
 const sqlite = (await testEngines()).find((engine) => engine.engine === 'sqlite')!;
 const PRODUCTION = { NODE_ENV: 'production', PUBLIC_URL: 'https://gatehouse.example', KEYRING_SECRET: 'a production secret of enough length for the ring', SMTP_URL: 'smtp://127.0.0.1:2525' };
 
 interface Operation {
+  responses?: Record<string, { description: string; content?: unknown }>;
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: boolean } }> };
   parameters?: { in: string; name: string }[];
   security?: Record<string, string[]>[];
@@ -83,12 +87,90 @@ describe('the OpenAPI document, turned on', () => {
     expect(document.paths['/graphql']!.post!.security).toEqual([{}, { bearer: [] }, { apiKey: [] }, { cookie: [] }]);
   });
 
+  /** The one success (2xx) status the document states for an operation. */
+  function documentedSuccess(path: string, method: string): number {
+    const statuses = Object.keys(document.paths[path]![method]!.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+    expect(statuses, `${method} ${path}`).toHaveLength(1);
+    return Number(statuses[0]);
+  }
+
+  it('states the success status each route really answers', async () => {
+    const { user: admin, password } = await ctx.createUser({ roles: ['Admin'] });
+    const { user: other } = await ctx.createUser();
+    const token = await ctx.tokenFor(admin);
+    const calls: [string, string, () => Promise<{ statusCode: number }>][] = [
+      ['/account/register', 'post', () => ctx.app.inject({ method: 'POST', url: '/account/register', payload: { email: 'new@example.com', password: 'a long enough password' } })],
+      ['/account/forgot-password', 'post', () => ctx.app.inject({ method: 'POST', url: '/account/forgot-password', payload: { email: admin.email } })],
+      ['/auth/token', 'post', () => ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: admin.email, password } })],
+      ['/me', 'get', () => ctx.app.inject({ url: '/me', headers: bearer(token) })],
+      ['/admin/users/{id}/lock', 'post', () => ctx.app.inject({ method: 'POST', url: `/admin/users/${other.id}/lock`, headers: bearer(token) })],
+      ['/admin/users/{id}/roles', 'post', () => ctx.app.inject({ method: 'POST', url: `/admin/users/${other.id}/roles`, headers: bearer(token), payload: { role: 'Auditor' } })],
+      ['/account/sessions', 'get', () => ctx.app.inject({ url: '/account/sessions', headers: bearer(token) })],
+    ];
+    for (const [path, method, call] of calls) expect((await call()).statusCode, `${method} ${path}`).toBe(documentedSuccess(path, method));
+    const created = await ctx.app.inject({ method: 'POST', url: '/documents', headers: bearer(token), payload: { title: 'Minutes', body: 'Nothing happened.' } });
+    expect(created.statusCode).toBe(documentedSuccess('/documents', 'post'));
+    const removed = await ctx.app.inject({ method: 'DELETE', url: `/documents/${json<{ id: number }>(created).id}`, headers: bearer(token) });
+    expect(removed.statusCode).toBe(documentedSuccess('/documents/{id}', 'delete'));
+    const { refreshToken } = json<{ refreshToken: string }>(await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: admin.email, password } }));
+    const revoked = await ctx.app.inject({ method: 'POST', url: '/auth/revoke', payload: { refreshToken } });
+    expect(revoked.statusCode).toBe(documentedSuccess('/auth/revoke', 'post'));
+    // Answered as the contract says, driven elsewhere (a passkey needs an authenticator).
+    expect(documentedSuccess('/account/passkeys', 'post')).toBe(201);
+    expect(documentedSuccess('/account/passkeys/{id}', 'delete')).toBe(204);
+    expect(documentedSuccess('/account/logout', 'post')).toBe(204);
+    expect(document.paths['/account/logout']!.post!.responses!['204']).not.toHaveProperty('content');
+  });
+
   it('leaves the routes as they were: validation, protection and 404s', async () => {
     const unknownField = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: 'a@example.com', password: 'x', extra: 1 } });
     expect(unknownField.statusCode).toBe(400);
     expect((await ctx.app.inject({ url: '/me' })).statusCode).toBe(401);
     expect((await ctx.app.inject({ url: '/openapi.yaml' })).statusCode).toBe(404);
     expect((await ctx.app.inject({ url: '/documentation/json' })).statusCode).toBe(404);
+  });
+});
+
+describe("the OpenAPI document of an application with a scheme of its own", () => {
+  const partnerScheme: AuthenticationHandler = {
+    scheme: 'Partner',
+    authenticate: () => AuthenticateResult.noResult(),
+    challenge: () => ({ wwwAuthenticate: 'Partner' }),
+  };
+
+  async function documentOf(openapi: true | OpenApiOptions, features = {}): Promise<Document> {
+    const settings = { databaseUrl: 'sqlite::memory:' };
+    const app = Fastify(serverOptions(configFromSettings(settings)));
+    try {
+      await app.register(gatehouse, { settings, schemes: [partnerScheme], openapi, features });
+      app.post('/partner/orders', { config: { authorization: { authorize: [{ schemes: ['Partner'] }] }, successStatus: 201 } }, async (_, reply) => reply.code(201).send({}));
+      await app.ready();
+      const document = json<Document>(await app.inject({ url: '/openapi.json' }));
+      const result = await new Validator().validate(structuredClone(document) as unknown as Record<string, unknown>);
+      expect(result.errors ?? []).toEqual([]);
+      return document;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('lists the scheme among the security schemes and on its routes, with their success status', async () => {
+    const document = await documentOf(true);
+    expect(document.components.securitySchemes.Partner).toMatchObject({ type: 'http', scheme: 'Partner' });
+    expect(document.paths['/partner/orders']!.post!.security).toEqual([{ Partner: [] }]);
+    expect(Object.keys(document.paths['/partner/orders']!.post!.responses!)).toEqual(['201']);
+  });
+
+  it('describes the scheme as the application says, and leaves out the schemes that are off', async () => {
+    const document = await documentOf({ securitySchemes: { Partner: { type: 'apiKey', in: 'header', name: 'X-Partner' } } }, { tokens: false });
+    expect(document.components.securitySchemes.Partner).toEqual({ type: 'apiKey', in: 'header', name: 'X-Partner' });
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['Partner', 'apiKey', 'cookie']);
+  });
+
+  it('refuses a description of a scheme no one registered', async () => {
+    await expect(documentOf({ securitySchemes: { Partners: { type: 'http', scheme: 'partner' } } })).rejects.toThrow(
+      /openapi.securitySchemes: no authentication scheme is registered as "Partners"; did you mean "Partner"\?/,
+    );
   });
 });
 

@@ -66,7 +66,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
     },
   );
 
-  app.post<{ Body: PasskeyRegistration }>('/account/passkeys', { schema: { body: PasskeyRegistration }, config: AUTHENTICATED }, async (request, reply) => {
+  app.post<{ Body: PasskeyRegistration }>('/account/passkeys', { schema: { body: PasskeyRegistration }, config: { ...AUTHENTICATED, successStatus: 201 } }, async (request, reply) => {
     await recent.require(request);
     const user = await currentUser(request);
     const response = request.body.response as unknown as PasskeyCredentialJSON;
@@ -81,7 +81,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
 
   app.patch<{ Params: PasskeyParams; Body: PasskeyRename }>(
     '/account/passkeys/:id',
-    { schema: { params: PasskeyParams, body: PasskeyRename }, config: AUTHENTICATED },
+    { schema: { params: PasskeyParams, body: PasskeyRename }, config: { ...AUTHENTICATED, successStatus: 204 } },
     async (request, reply) => {
       const renamed = await passkeys.rename({ id: userIdOf(request) }, request.params.id, request.body.name.trim());
       if (!renamed) throw GatehouseError.notFound('You have no passkey with this id.');
@@ -89,7 +89,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
     },
   );
 
-  app.delete<{ Params: PasskeyParams }>('/account/passkeys/:id', { schema: { params: PasskeyParams }, config: AUTHENTICATED }, async (request, reply) => {
+  app.delete<{ Params: PasskeyParams }>('/account/passkeys/:id', { schema: { params: PasskeyParams }, config: { ...AUTHENTICATED, successStatus: 204 } }, async (request, reply) => {
     const user = await currentUser(request);
     // Read before the removal ends it: the replacement keeps the browser's persistence and method.
     const asking = await cookies.sessionState(request);

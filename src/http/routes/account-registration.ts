@@ -70,7 +70,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
 
   app.post<{ Body: Static<typeof RegisterRequest> }>(
     '/account/register',
-    { schema: { body: RegisterRequest }, attachValidation: true, config: anonymous, ...limited },
+    { schema: { body: RegisterRequest }, attachValidation: true, config: { ...anonymous, successStatus: 202 }, ...limited },
     async (request, reply) =>
       jsonOrForm(
         request,
@@ -106,7 +106,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
 
   app.post<{ Body: Static<typeof ForgotRequest> }>(
     '/account/forgot-password',
-    { schema: { body: ForgotRequest }, attachValidation: true, config: anonymous, ...limited },
+    { schema: { body: ForgotRequest }, attachValidation: true, config: { ...anonymous, successStatus: 202 }, ...limited },
     async (request, reply) =>
       jsonOrForm(
         request,
@@ -136,7 +136,7 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
 
   app.post<{ Body: Static<typeof ResetRequest> }>(
     '/account/reset-password',
-    { schema: { body: ResetRequest }, attachValidation: true, config: anonymous, ...limited },
+    { schema: { body: ResetRequest }, attachValidation: true, config: { ...anonymous, successStatus: 204 }, ...limited },
     async (request, reply) =>
       jsonOrForm(
         request,
@@ -178,7 +178,7 @@ function resendConfirmationRoutes(app: FastifyInstance, { services, paths }: Rou
 
   app.post<{ Body: Static<typeof ForgotRequest> }>(
     '/account/resend-confirmation',
-    { schema: { body: ForgotRequest }, attachValidation: true, config: anonymous, ...limited },
+    { schema: { body: ForgotRequest }, attachValidation: true, config: { ...anonymous, successStatus: 202 }, ...limited },
     async (request, reply) =>
       jsonOrForm(
         request,

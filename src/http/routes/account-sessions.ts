@@ -49,10 +49,10 @@ export async function accountSessionRoutes(app: FastifyInstance, { services, pat
     if (isFormPost(request)) return seeOther(noStore(reply), signedOut ? paths.login : `${paths.profile}?status=session-ended#sessions`);
     return noStore(reply).code(204).send();
   };
-  app.delete<{ Params: SessionParams }>('/account/sessions/:id', { schema: { params: SessionParams }, config: forUser }, endOne);
-  app.post<{ Params: SessionParams }>('/account/sessions/:id/revoke', { schema: { params: SessionParams }, config: forUser }, endOne);
+  app.delete<{ Params: SessionParams }>('/account/sessions/:id', { schema: { params: SessionParams }, config: { ...forUser, successStatus: 204 } }, endOne);
+  app.post<{ Params: SessionParams }>('/account/sessions/:id/revoke', { schema: { params: SessionParams }, config: { ...forUser, successStatus: 204 } }, endOne);
 
-  app.post('/account/sessions/revoke-others', { config: forUser }, async (request, reply) => {
+  app.post('/account/sessions/revoke-others', { config: { ...forUser, successStatus: 204 } }, async (request, reply) => {
     const userId = userIdOf(request);
     const count = await userSessions.endOthers(userId, await ownSession(request));
     await audit.record('sessions.revoked', { userId, ip: request.ip, detail: { count, kept: 'current' } });

@@ -38,6 +38,13 @@ const OptionalCode = Type.Object({ code: Type.Optional(Type.String({ maxLength: 
 const RequiredCode = Type.Object({ code: Code }, { additionalProperties: false });
 /** An endpoint that reads nothing: any body, none at all included (`fetch(url, { method: 'POST' })`). */
 const NO_BODY = {};
+/** The success status of each account change answered with no body (as JSON; a form post gets its page). */
+const CHANGE_STATUSES: Readonly<Record<string, 202 | 204>> = {
+  '/account/2fa/disable': 204,
+  '/account/phone': 202,
+  '/account/phone/confirm': 204,
+  '/account/phone/remove': 204,
+};
 const PhoneNumber = Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false });
 const ReturnQuery = Type.Object({ ReturnUrl: Type.Optional(Type.String({ maxLength: 2048 })), returnUrl: Type.Optional(Type.String({ maxLength: 2048 })) });
 type ReturnQuery = Static<typeof ReturnQuery>;
@@ -154,7 +161,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
 
   app.post<{ Body: Static<typeof SendCode>; Querystring: ReturnQuery }>(
     '/account/login/2fa/send',
-    { schema: { body: SendCode, querystring: ReturnQuery }, attachValidation: true, config: ANONYMOUS, ...limited },
+    { schema: { body: SendCode, querystring: ReturnQuery }, attachValidation: true, config: { ...ANONYMOUS, successStatus: 202 }, ...limited },
     async (request, reply) =>
       jsonOrForm(
         request,
@@ -236,7 +243,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     area: AreaPage = authenticatorArea,
     { recentSignIn = false }: { recentSignIn?: boolean } = {},
   ) =>
-    app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: AUTHENTICATED, ...signedInLimited }, async (request, reply) => {
+    app.post<{ Body: Body }>(path, { schema: { body: schema }, attachValidation: true, config: { ...AUTHENTICATED, successStatus: CHANGE_STATUSES[path] }, ...signedInLimited }, async (request, reply) => {
       const user = await currentUser(request);
       // A form post's page is prepared up front: rendering its errors cannot wait for the store.
       const withErrors = isFormPost(request) ? await area(request, reply, user) : undefined;

@@ -142,7 +142,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
       ),
   );
 
-  app.post('/account/logout', async (request, reply) => {
+  app.post('/account/logout', { config: { successStatus: 204 } }, async (request, reply) => {
     const token = presentedSession(request);
     if (token !== null) {
       await sessions.signOut(token);
@@ -199,7 +199,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
     {
       schema: { body: PasswordChange },
       attachValidation: true,
-      config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } },
+      config: { authorization: { authorize: [{ policy: membershipPolicies.user }] }, successStatus: 204 },
       // The current password is a guess like any other: the signed-in user's budget counts it.
       ...rateLimited(services, { account: (request) => userAccount(userIdOf(request)) }),
     },

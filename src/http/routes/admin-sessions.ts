@@ -27,7 +27,7 @@ export async function adminSessionRoutes(app: FastifyInstance, { services }: Rou
     return (await userSessions.list(userId)).map(sessionJson);
   });
 
-  app.delete<ById>('/admin/users/:id/sessions', { schema: { params: IdParams } }, async (request, reply) => {
+  app.delete<ById>('/admin/users/:id/sessions', { schema: { params: IdParams }, config: { successStatus: 204 } }, async (request, reply) => {
     const userId = await existingUserId(request.params.id);
     const count = await userSessions.endAll(userId);
     await audit.record('sessions.revoked', { userId, ip: request.ip, detail: { count, by: userIdOf(request) } });

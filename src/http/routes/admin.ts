@@ -20,6 +20,8 @@ type ById = { Params: Static<typeof IdParams> };
 
 const roleGrant = new RoleGrantRequirement();
 
+/** Admin changes answer 204 No Content (stated for the OpenAPI document). */
+const NO_CONTENT = { successStatus: 204 } as const;
 const AUDIT_PAGE_DEFAULT = 50;
 const AUDIT_PAGE_MAX = 200;
 
@@ -51,7 +53,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
     })),
   );
 
-  app.delete<ById>('/admin/users/:id', { schema: { params: IdParams } }, async (request, reply) => {
+  app.delete<ById>('/admin/users/:id', { schema: { params: IdParams }, config: NO_CONTENT }, async (request, reply) => {
     const user = await existingUser(request.params.id);
     if (!(await users.deleteKeepingAdmin(user.id))) throw GatehouseError.notFound('There is no such user.');
     await audit.record('user.deleted', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
@@ -61,7 +63,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
 
   app.post<ById & { Body: Static<typeof RoleInput> }>(
     '/admin/users/:id/roles',
-    { schema: { params: IdParams, body: RoleInput } },
+    { schema: { params: IdParams, body: RoleInput }, config: NO_CONTENT },
     async (request, reply) => {
       const { role } = request.body;
       checkRoleName(role);
@@ -77,7 +79,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
 
   app.delete<{ Params: Static<typeof RoleParams> }>(
     '/admin/users/:id/roles/:role',
-    { schema: { params: RoleParams } },
+    { schema: { params: RoleParams }, config: NO_CONTENT },
     async (request, reply) => {
       const { role } = request.params;
       await authorizeResource(authorization, request, { role }, roleGrant);
@@ -90,7 +92,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
     },
   );
 
-  app.post<ById>('/admin/users/:id/lock', { schema: { params: IdParams } }, async (request, reply) => {
+  app.post<ById>('/admin/users/:id/lock', { schema: { params: IdParams }, config: NO_CONTENT }, async (request, reply) => {
     const user = await existingUser(request.params.id);
     if (!(await users.lockKeepingAdmin(user.id))) throw GatehouseError.notFound('There is no such user.');
     await audit.record('user.locked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
@@ -98,7 +100,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
     return reply.code(204).send();
   });
 
-  app.post<ById>('/admin/users/:id/unlock', { schema: { params: IdParams } }, async (request, reply) => {
+  app.post<ById>('/admin/users/:id/unlock', { schema: { params: IdParams }, config: NO_CONTENT }, async (request, reply) => {
     const user = await existingUser(request.params.id);
     await users.unlock(user.id);
     await audit.record('user.unlocked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });

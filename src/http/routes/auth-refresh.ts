@@ -63,7 +63,7 @@ export async function authRefreshRoutes(app: FastifyInstance, { services, paths 
 
   app.post<{ Body: RefreshRequest | null | undefined }>(
     '/auth/revoke',
-    { schema: { body: OptionalRefreshRequest }, config: anonymous },
+    { schema: { body: OptionalRefreshRequest }, config: { ...anonymous, successStatus: 204 } },
     async (request, reply) => {
       const fromBody = request.body?.refreshToken ?? request.body?.RefreshToken;
       const presented = fromBody ?? refreshCookieOf(request, services.config);

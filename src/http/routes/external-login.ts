@@ -135,7 +135,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
 
   app.delete<{ Params: { provider: string } }>(
     '/account/logins/:provider',
-    { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } },
+    { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] }, successStatus: 204 } },
     async (request, reply) => {
       const { provider } = request.params;
       // Read before the unlink ends it: the session that asks may be one opened through this provider.

@@ -1,10 +1,16 @@
 import type { AuthorizationHandlerContext } from './authorization-handler-context.ts';
 
-/** A rule a policy demands. It carries data only; handlers decide whether it is met. */
-export interface AuthorizationRequirement {
+/**
+ * A rule a policy demands (ASP.NET's `IAuthorizationRequirement`). It carries data only; handlers
+ * decide whether it is met, finding theirs by class. Any object is one: a class with data of its
+ * own (`constructor(readonly minimumAge: number) {}`) needs no other member. (An interface of
+ * optional members alone would be a "weak type", which TypeScript refuses for an object sharing
+ * none of them; `object &` makes it no weak type.)
+ */
+export type AuthorizationRequirement = object & {
   /** Shown in logs only, never to callers (a 403 names no requirement). */
   readonly description?: string;
-}
+};
 
 /**
  * A handler that may satisfy (or veto) requirements. Handlers that cannot decide do nothing:
