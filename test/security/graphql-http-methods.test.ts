@@ -81,11 +81,12 @@ describe.runIf(sqlite)('GraphQL over HTTP: methods, member types, request errors
     for (const extensions of ['%22persisted%22', '%5B1%5D', 'not-json']) {
       expectGraphQLError(await ctx.app.inject({ url: `/graphql?query=%7Bposts%7Bid%7D%7D&extensions=${extensions}` }), 400, 'application/json', `GET extensions=${extensions}`);
     }
-    // An object, or null, is fine.
-    for (const extensions of [{}, { persistedQuery: { version: 1 } }, null]) {
+    // An object, or null, is fine; a persisted query without its hash is not (Apollo's protocol: the hash must match the query).
+    for (const extensions of [{}, { tracing: true }, null]) {
       expect((await post({ query: '{ posts { id } }', extensions })).statusCode, JSON.stringify(extensions)).toBe(200);
     }
     expect((await ctx.app.inject({ url: '/graphql?query=%7Bposts%7Bid%7D%7D&extensions=%7B%7D' })).statusCode).toBe(200);
+    expect((await post({ query: '{ posts { id } }', extensions: { persistedQuery: { version: 1 } } })).statusCode).toBe(400);
   });
 
   it('answers a request error without data with 400 in application/graphql-response+json, and 200 in application/json', async () => {
