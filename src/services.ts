@@ -14,6 +14,7 @@ import { Registration } from './identity/registration.ts';
 import { SessionManager } from './identity/sessions.ts';
 import { SessionIds, UserSessions } from './identity/user-sessions.ts';
 import { OpaqueIds } from './security/crypto/opaque-ids.ts';
+import { ClientTurns } from './platform/client-turns.ts';
 import { CodeHasher } from './identity/two-factor/code-hashes.ts';
 import { TwoFactorManager } from './identity/two-factor/two-factor-manager.ts';
 import { createSmsSender } from './platform/sms/sms-sender.ts';
@@ -77,6 +78,8 @@ export interface Services {
   readonly redis: RedisConnection | null;
   /** Counters of the sign-in and account routes' rate limits (through Redis when REDIS_URL is set); close with the app. */
   readonly rateLimiter: RateLimiter;
+  /** A few sign-in requests of one client at a time, its others held in line (decision 0066). */
+  readonly signInTurns: ClientTurns;
   /** SMTP when SMTP_URL is set, else the dev outbox; its pooled connections close with the app. */
   readonly mailer: Mailer;
   /** Registration and e-mail confirmation. */
@@ -92,6 +95,13 @@ export interface Services {
   /** The password-hashing threads and their queue (`queueDepth`, `onWait`), shared by the services of one configuration in the process. */
   readonly hashing: Argon2Workers;
 }
+
+/**
+ * Sign-ins one client may have running at once (a hash each, taking turns with other clients'
+ * in the hashing queue), and held in line behind them before it is refused (decision 0066).
+ */
+const SIGN_INS_RUNNING_PER_CLIENT = 4;
+const SIGN_INS_WAITING_PER_CLIENT = 256;
 
 /** Opens the key ring (creating it on first start) and wires the services. */
 export async function createServices(config: Config, store: Store, dependencies: ServiceDependencies): Promise<Services> {
@@ -210,6 +220,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),
+    signInTurns: new ClientTurns(SIGN_INS_RUNNING_PER_CLIENT, SIGN_INS_WAITING_PER_CLIENT),
     mailer,
     registration: new Registration({
       users,

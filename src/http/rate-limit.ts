@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { normalizeEmail, normalizeUserName } from '../identity/normalize.ts';
 import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit/rate-limiter.ts';
+import type { ClientTurns } from '../platform/client-turns.ts';
 import { clientKey } from './client-key.ts';
 import { problem, sendProblem } from './problem.ts';
 
@@ -22,19 +23,23 @@ type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<F
  *               valid, when it names an account.
  *
  * Every request counts, success or failure; the routes share one budget per key, so switching
- * routes gains a guesser nothing. "IP" is the client key of `clientKey` (an IPv6 client's /64). A limit of 0 adds no hook. Over a limit: 429 problem+json
+ * routes gains a guesser nothing. Within its budget, a client has a few of these requests running
+ * at a time and the rest held in line before their bodies are read (`waitForTurn`). "IP" is the client key of `clientKey` (an IPv6 client's /64). A limit of 0 adds no hook. Over a limit: 429 problem+json
  * with `Retry-After` in whole seconds.
  */
 export function rateLimited(
-  services: { readonly config: Config; readonly rateLimiter: RateLimiter },
+  services: { readonly config: Config; readonly rateLimiter: RateLimiter; readonly signInTurns: ClientTurns },
   options: RateLimitedOptions = {},
-): { onRequest?: RateLimitHook; preHandler?: RateLimitHook } {
-  const { config, rateLimiter } = services;
-  const hooks: { onRequest?: RateLimitHook; preHandler?: RateLimitHook } = {};
+): { onRequest: RateLimitHook; preHandler?: RateLimitHook } {
+  const { config, rateLimiter, signInTurns } = services;
   const ipLimit = config.rateLimitIpPerMinute;
-  if (ipLimit > 0) {
-    hooks.onRequest = async (request, reply) => answer(reply, await rateLimiter.consume(`ip:${clientKey(request.ip)}`, ipLimit));
-  }
+  const hooks: { onRequest: RateLimitHook; preHandler?: RateLimitHook } = {
+    onRequest: async (request, reply) => {
+      const client = clientKey(request.ip);
+      if (ipLimit > 0 && answer(reply, await rateLimiter.consume(`ip:${client}`, ipLimit)) !== undefined) return reply;
+      return waitForTurn(signInTurns, client, request, reply);
+    },
+  };
   const accountLimit = config.rateLimitAccountPerMinute;
   const accountOf = options.account;
   if (accountLimit > 0 && accountOf) {
@@ -54,6 +59,20 @@ export function rateLimited(
  */
 export function userAccount(userId: number): string {
   return `user#${userId}`;
+}
+
+/**
+ * Holds the request, before its body is read, until it is one of the few of its client running
+ * (`ClientTurns`); the turn is let go when the answer has gone or the connection closed. A client
+ * with too many requests held is refused 429, and so is a request whose client left while it waited.
+ */
+async function waitForTurn(turns: ClientTurns, client: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const turn = turns.enter(client);
+  if (turn === null) return answer(reply, { allowed: false, retryAfterSeconds: 1 });
+  // 'finish' when the answer has gone, 'close' also when the connection went first.
+  reply.raw.once('finish', turn.leave).once('close', turn.leave);
+  if (await turn.ready) return undefined;
+  return answer(reply, { allowed: false, retryAfterSeconds: 1 });
 }
 
 /** Refuses the request (and ends its lifecycle) when the decision says so. */

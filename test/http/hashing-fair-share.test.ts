@@ -1,8 +1,10 @@
 /**
  * Decision 0066: one client cannot starve everybody's sign-in. A client flooding the sign-in
- * routes from many connections fills the hashing queue; the queue serves clients in turns and,
- * when full, refuses the newest waiting task of the client holding the most, so the flood is
- * answered 503 while another address signs in as usual. Over real sockets: the service listens
+ * routes from many connections has a few of its sign-ins running at a time and the rest held in
+ * line before their bodies are read, so it cannot fill the hashing queue; a flood spread over
+ * several addresses can, and the queue then serves clients in turns and refuses the newest
+ * waiting task of the client holding the most, so the flood is answered 503 while another
+ * address signs in as usual. Over real sockets: the service listens
  * on 127.0.0.1, the flood comes from 127.0.0.2 and the other client from 127.0.0.3 (both on the
  * loopback interface), through the real hashing threads. An IPv6 client is its /64 for the rate
  * limits: fresh addresses of one /64 share one budget.
@@ -15,6 +17,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const sqlite = (await testEngines()).find((engine) => engine.engine === 'sqlite')!;
 const FLOOD_ADDRESS = '127.0.0.2';
+/** A flood spread over several addresses, each within its few sign-ins at a time. */
+const FLOOD_ADDRESSES = ['127.0.0.2', '127.0.0.4', '127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8'];
 const OTHER_ADDRESS = '127.0.0.3';
 /** Connections of the flood, each sending its next sign-in as soon as the last is answered: more than one thread holds and the queue bound together. */
 const FLOOD_CONNECTIONS = 24;
@@ -63,45 +67,70 @@ describe('a sign-in flood from one address', () => {
   afterEach(() => ctx.close());
   afterAll(() => sqlite.dropAll());
 
-  it('is refused 503 while another address signs in without one refusal', async () => {
-    const { user, password } = await ctx.createUser();
-    const floodAgent = new Agent({ keepAlive: true, maxSockets: FLOOD_CONNECTIONS });
-    const otherAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const floodStatuses: number[] = [];
+  /**
+   * Wrong passwords for made-up accounts, on both sign-in routes (each costs a hash, the dummy
+   * one), from `addresses` over FLOOD_CONNECTIONS connections in all, each sending its next as
+   * soon as the last is answered; `during` runs once `started` says the flood is under way.
+   */
+  async function whileFlooding(addresses: readonly string[], started: (status: number) => boolean, during: () => Promise<void>): Promise<number[]> {
+    const agents = addresses.map(() => new Agent({ keepAlive: true, maxSockets: FLOOD_CONNECTIONS }));
+    const statuses: number[] = [];
     let flooding = true;
-    let firstRefusal: () => void = () => {};
-    const queueFull = new Promise<void>((resolve) => (firstRefusal = resolve));
+    let underWay: () => void = () => {};
+    const begun = new Promise<void>((resolve) => (underWay = resolve));
     let sent = 0;
-    // Wrong passwords for made-up accounts, on both sign-in routes: each costs a hash (the dummy one).
-    const floodLoop = async () => {
+    const loop = async (connection: number) => {
+      const at = connection % addresses.length;
       while (flooding) {
         sent += 1;
         const path = sent % 2 === 0 ? '/auth/token' : '/account/login';
-        const answer = await post(port, FLOOD_ADDRESS, path, { email: `guess-${sent}@example.com`, password: `guess ${sent}` }, floodAgent);
-        floodStatuses.push(answer.status);
-        if (answer.status === 503) firstRefusal();
+        const answer = await post(port, addresses[at]!, path, { email: `guess-${sent}@example.com`, password: `guess ${sent}` }, agents[at]!);
+        statuses.push(answer.status);
+        if (started(answer.status)) underWay();
       }
     };
-    const flood = Promise.all(Array.from({ length: FLOOD_CONNECTIONS }, floodLoop));
+    const flood = Promise.all(Array.from({ length: FLOOD_CONNECTIONS }, (_, connection) => loop(connection)));
     try {
-      // The queue is full once the flood itself is refused.
-      await queueFull;
-      const otherStatuses: number[] = [];
-      for (let at = 0; at < OTHER_SIGN_INS; at++) {
-        const path = at % 2 === 0 ? '/auth/token' : '/account/login';
-        const answer = await post(port, OTHER_ADDRESS, path, { email: user.email, password }, otherAgent);
-        otherStatuses.push(answer.status);
-      }
-      expect(otherStatuses).toEqual(Array.from({ length: OTHER_SIGN_INS }, () => 200));
+      await begun;
+      await during();
     } finally {
       flooding = false;
       await flood;
-      floodAgent.destroy();
-      otherAgent.destroy();
+      for (const agent of agents) agent.destroy();
     }
-    // The flood got wrong-password answers and refusals, nothing else.
-    expect(floodStatuses.filter((status) => status === 503).length).toBeGreaterThan(0);
-    expect(floodStatuses.filter((status) => status !== 401 && status !== 503)).toEqual([]);
+    return statuses;
+  }
+
+  /** The other address's sign-ins, one after another: each must succeed. */
+  async function otherSignsIn(user: { email: string }, password: string): Promise<void> {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const statuses: number[] = [];
+    try {
+      for (let at = 0; at < OTHER_SIGN_INS; at++) {
+        const path = at % 2 === 0 ? '/auth/token' : '/account/login';
+        statuses.push((await post(port, OTHER_ADDRESS, path, { email: user.email, password }, agent)).status);
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect(statuses).toEqual(Array.from({ length: OTHER_SIGN_INS }, () => 200));
+  }
+
+  it('from one address is held to a few sign-ins at a time, never filling the queue, while another address signs in', async () => {
+    const { user, password } = await ctx.createUser();
+    // Under way once the flood's first sign-ins have been answered.
+    const flood = await whileFlooding([FLOOD_ADDRESS], (status) => status === 401, () => otherSignsIn(user, password));
+    // Held in line, the flood never met a full queue: wrong-password answers only.
+    expect(flood.length).toBeGreaterThan(0);
+    expect(flood.filter((status) => status !== 401)).toEqual([]);
+  }, FLOOD_TEST_TIMEOUT_MS);
+
+  it('from several addresses fills the queue and is refused 503, while another address signs in without one refusal', async () => {
+    const { user, password } = await ctx.createUser();
+    // Six addresses with a few sign-ins each hold more than the thread and the queue bound: the queue is full once the flood is refused.
+    const flood = await whileFlooding(FLOOD_ADDRESSES, (status) => status === 503, () => otherSignsIn(user, password));
+    expect(flood.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(flood.filter((status) => status !== 401 && status !== 503)).toEqual([]);
   }, FLOOD_TEST_TIMEOUT_MS);
 });
 
