@@ -222,59 +222,35 @@ async function main(): Promise<void> {
     };
   });
 
+  /** What every sign-in measurement takes: the service, its user, and the run's settings and cores. */
+  const signInRun = (target: NonNullable<typeof service>) => ({
+    root,
+    host: HOST,
+    baseUrl: target.baseUrl,
+    email: target.email,
+    password: target.password,
+    seconds: settings.seconds,
+    warmupSeconds: settings.signInWarmupSeconds,
+    rounds: settings.rounds,
+    connections: settings.connections,
+    serverCpu: pinning.serverCpu,
+    loadGeneratorCpu: pinning.loadGeneratorCpu,
+    log,
+  });
+
   let signIn: SignInResult | null = null;
   if (signInSelected && service !== null) {
-    signIn = await measureSignIn({
-      root,
-      host: HOST,
-      baseUrl: service.baseUrl,
-      email: service.email,
-      password: service.password,
-      seconds: settings.seconds,
-      warmupSeconds: settings.signInWarmupSeconds,
-      rounds: settings.rounds,
-      connections: settings.connections,
-      serverCpu: pinning.serverCpu,
-      loadGeneratorCpu: pinning.loadGeneratorCpu,
-      log,
-    });
+    signIn = await measureSignIn(signInRun(service));
   }
 
   let signInContention: ContentionResult | null = null;
   if (contentionSelected && service !== null) {
-    signInContention = await measureSignInContention({
-      root,
-      host: HOST,
-      baseUrl: service.baseUrl,
-      email: service.email,
-      password: service.password,
-      accessToken: credentials.accessToken!,
-      seconds: settings.seconds,
-      warmupSeconds: settings.signInWarmupSeconds,
-      rounds: settings.rounds,
-      connections: settings.connections,
-      serverCpu: pinning.serverCpu,
-      loadGeneratorCpu: pinning.loadGeneratorCpu,
-      log,
-    });
+    signInContention = await measureSignInContention({ ...signInRun(service), accessToken: credentials.accessToken! });
   }
 
   let signInFlood: FloodResult | null = null;
   if (floodSelected && service !== null) {
-    signInFlood = await measureSignInFlood({
-      root,
-      host: HOST,
-      baseUrl: service.baseUrl,
-      email: service.email,
-      password: service.password,
-      seconds: settings.seconds,
-      warmupSeconds: settings.signInWarmupSeconds,
-      rounds: settings.rounds,
-      connections: settings.connections,
-      serverCpu: pinning.serverCpu,
-      loadGeneratorCpu: pinning.loadGeneratorCpu,
-      log,
-    });
+    signInFlood = await measureSignInFlood(signInRun(service));
   }
 
   let fanOut: FanOutResult | null = null;
