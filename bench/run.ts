@@ -18,10 +18,11 @@ import { medianIndex } from './lib/percentile.ts';
 import { type Pinning, planPinning } from './lib/pinning.ts';
 import { isPeerTarget, peerIssuer, startPeer } from './lib/peers.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
-import { markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
-import { BASELINE_SCENARIO, loadScenarios, resolveRequest, type Target } from './lib/scenario.ts';
+import { type BeforeAndAfter, markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
+import { BASELINE_SCENARIO, loadScenarios, resolveRequest, type Scenario, type Target } from './lib/scenario.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
 import { type LongRunResults, LONG_RUN_NAMES, measureLongRuns } from './lib/long-runs.ts';
+import { buildRevision, type Revision } from './lib/revision.ts';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(benchDir);
@@ -61,7 +62,11 @@ const settings = {
   serverCpu: readIntegerEnv('BENCH_SERVER_CPU', 0, 0, 4_095),
   loadGeneratorCpu: readIntegerEnv('BENCH_LOADGEN_CPU', 1, 0, 4_095),
   only: (process.env.BENCH_SCENARIOS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''),
+  /** A commit whose service is measured beside the working tree's, in the same rounds (bench/README.md, "Before and after"). */
+  before: process.env.BENCH_BEFORE?.trim() || null,
 };
+/** What a scenario measured on `BENCH_BEFORE`'s service is called: its own name and this. */
+const BEFORE_SUFFIX = '@before';
 
 let temporaryDir: string | undefined;
 let planned: Pinning | undefined;
@@ -95,7 +100,8 @@ function log(message: string): void {
 async function main(): Promise<void> {
   const httpOnly = settings.only.filter((name) => name !== SIGN_IN && name !== SIGN_IN_CONTENTION && name !== SIGN_IN_FLOOD && name !== FAN_OUT && !LONG_RUN_NAMES.includes(name));
   // `BENCH_SCENARIOS=sign-in` alone still measures the baseline (loadScenarios always keeps it).
-  const scenarios = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
+  const loaded = await loadScenarios(join(benchDir, 'scenarios'), settings.only.length > 0 && httpOnly.length === 0 ? [BASELINE_SCENARIO] : httpOnly);
+  const scenarios = settings.before === null ? loaded : withScenariosBefore(loaded, settings.before);
   const pinning = planPinning(settings.serverCpu, settings.loadGeneratorCpu);
   planned = pinning;
   if (pinning.note !== null) log(`NOTE: ${pinning.note}`);
@@ -111,14 +117,17 @@ async function main(): Promise<void> {
   const needsPostgres = longRunsSelected.includes('mixed-postgres') || scenarios.some((scenario) => scenario.target === 'gatehouse-postgres');
   const peerTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isPeerTarget))];
   temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
+  const needsBefore = settings.before !== null && (fanOutSelected || scenarios.some((scenario) => scenario.target === 'gatehouse-before'));
+  const revision = needsBefore ? await buildRevision(root, settings.before!, join(temporaryDir, 'before', 'tree'), log) : null;
 
   const barePort = await freePort(HOST);
   const peerIssuerOfRun = peerTargets.length > 0 ? await peerIssuer() : null;
   // Every server runs for the whole run, side by side on the server core; one is loaded at a time.
   const postgresDatabase = needsPostgres ? await freshPostgresDatabase() : null;
   if (postgresDatabase !== null) dropAfterRun.push(() => postgresDatabase.drop());
-  const [service, postgresService, bare, ...peers] = await Promise.all([
+  const [service, beforeService, postgresService, bare, ...peers] = await Promise.all([
     needsService ? startService() : Promise.resolve(null),
+    revision !== null ? startService(join(temporaryDir, 'before', 'gatehouse.db'), 'gatehouse-before', revision.root) : Promise.resolve(null),
     postgresDatabase !== null ? startService(postgresDatabase.url, 'gatehouse-postgres') : Promise.resolve(null),
     startServer({
       name: 'bare fastify',
@@ -133,6 +142,7 @@ async function main(): Promise<void> {
   ]);
   const servers: Partial<Record<Target, { server: Server; baseUrl: string }>> = { bare: { server: bare, baseUrl: `http://${HOST}:${barePort}` } };
   if (service !== null) servers.gatehouse = service;
+  if (beforeService !== null) servers['gatehouse-before'] = beforeService;
   if (postgresService !== null) servers['gatehouse-postgres'] = postgresService;
   peerTargets.forEach((target, i) => (servers[target] = peers[i]!));
   for (const [target, started] of Object.entries(servers)) log(`${target}: pid ${started.server.pid}, ${started.baseUrl}`);
@@ -142,6 +152,13 @@ async function main(): Promise<void> {
     credentials.accessToken = await obtainAccessToken(service.baseUrl, service.email, service.password);
     credentials.apiKey = service.apiKey;
     if (longRunsSelected.length > 0 || scenarios.some((scenario) => scenario.target === 'gatehouse' && scenario.path === '/graphql')) await seedPosts(service.baseUrl, credentials.accessToken, SEEDED_POSTS);
+  }
+  // The service before has users, keys and posts of its own, made the same way.
+  const beforeCredentials: Record<string, string> = {};
+  if (beforeService !== null) {
+    beforeCredentials.accessToken = await obtainAccessToken(beforeService.baseUrl, beforeService.email, beforeService.password);
+    beforeCredentials.apiKey = beforeService.apiKey;
+    if (scenarios.some((scenario) => scenario.target === 'gatehouse-before' && scenario.path === '/graphql')) await seedPosts(beforeService.baseUrl, beforeCredentials.accessToken, SEEDED_POSTS);
   }
   if (peerIssuerOfRun !== null) credentials.peerToken = peerIssuerOfRun.token;
   // The PostgreSQL service has users, keys and posts of its own: its scenarios get its credentials.
@@ -155,7 +172,7 @@ async function main(): Promise<void> {
   // Every scenario must answer as expected once before anything is measured.
   const plans = scenarios.map((scenario) => ({
     scenario,
-    request: resolveRequest(scenario, scenario.target === 'gatehouse-postgres' ? postgresCredentials : credentials),
+    request: resolveRequest(scenario, scenario.target === 'gatehouse-postgres' ? postgresCredentials : scenario.target === 'gatehouse-before' ? beforeCredentials : credentials),
     ...servers[scenario.target]!,
   }));
   for (const { scenario, request, baseUrl, server } of plans) {
@@ -253,17 +270,24 @@ async function main(): Promise<void> {
     signInFlood = await measureSignInFlood(signInRun(service));
   }
 
-  let fanOut: FanOutResult | null = null;
-  if (fanOutSelected && service !== null) {
-    log('fan-out: 1,000 subscribers, 100 posts one every 20 ms…');
-    fanOut = await measureFanOut({
+  const fanOutOf = (target: NonNullable<typeof service>, accessToken: string) =>
+    measureFanOut({
       root,
-      baseUrl: service.baseUrl,
-      accessToken: credentials.accessToken!,
-      serverPid: service.server.pid,
+      baseUrl: target.baseUrl,
+      accessToken,
+      serverPid: target.server.pid,
       loadGeneratorCpu: pinning.loadGeneratorCpu,
       warmupSeconds: settings.warmupSeconds,
     });
+  let fanOut: FanOutResult | null = null;
+  let fanOutBefore: FanOutResult | null = null;
+  if (fanOutSelected && service !== null) {
+    if (beforeService !== null) {
+      log(`fan-out before (${settings.before}): 1,000 subscribers, 100 posts one every 20 ms…`);
+      fanOutBefore = await fanOutOf(beforeService, beforeCredentials.accessToken!);
+    }
+    log('fan-out: 1,000 subscribers, 100 posts one every 20 ms…');
+    fanOut = await fanOutOf(service, credentials.accessToken!);
   }
 
   let longRuns: LongRunResults | null = null;
@@ -301,12 +325,15 @@ async function main(): Promise<void> {
       loadGenerator: `autocannon ${autocannonVersion}`,
       database: postgresService === null ? 'SQLite (fresh temporary file)' : 'SQLite (fresh temporary file); PostgreSQL (a fresh database) for the `-postgres` scenarios',
       logLevel: LOG_LEVEL,
+      before: revision === null ? null : { ref: revision.ref, commit: revision.commit },
     },
     scenarios: scenarioResults,
+    beforeAndAfter: beforeAndAfter(rounds, scenarios),
     signIn,
     signInContention,
     signInFlood,
     fanOut,
+    fanOutBefore,
     longRuns,
   };
 
@@ -326,6 +353,7 @@ async function main(): Promise<void> {
 async function startService(
   database: string = join(temporaryDir!, 'gatehouse.db'),
   name = 'gatehouse',
+  serviceRoot: string = root,
 ): Promise<{ server: Server; baseUrl: string; email: string; password: string; apiKey: string }> {
   const email = 'bench@example.test';
   const password = randomBytes(18).toString('base64url');
@@ -344,14 +372,14 @@ async function startService(
     RATE_LIMIT_IP_PER_MINUTE: '0',
   };
   log(`database: ${env.DATABASE_URL}`);
-  await gatehouseCli(root, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
-  const apiKey = await gatehouseCli(root, env, ['apikeys', 'create', '--client', 'bench']);
+  await gatehouseCli(serviceRoot, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
+  const apiKey = await gatehouseCli(serviceRoot, env, ['apikeys', 'create', '--client', 'bench']);
   const server = await startServer({
     name,
     command: process.execPath,
-    args: serviceArguments(root),
+    args: serviceArguments(serviceRoot),
     env,
-    cwd: root,
+    cwd: serviceRoot,
     cpu: planned!.serverCpu,
     readyUrl: `http://${HOST}:${port}/health`,
     timeoutMs: 60_000,
@@ -403,4 +431,41 @@ function medianRound(rounds: Map<string, Measured>[], name: string): { entry: Me
     return { entry, ratio: entry.result.requestsPerSecond / baseline.requestsPerSecond };
   });
   return candidates[medianIndex(candidates.map((candidate) => candidate.ratio))]!;
+}
+
+/**
+ * Each scenario of the service followed by its twin on the service before, so that the two are
+ * measured back to back in every round and a burst of load from elsewhere hits both.
+ */
+function withScenariosBefore(scenarios: readonly Scenario[], ref: string): Scenario[] {
+  return scenarios.flatMap((scenario) =>
+    scenario.target === 'gatehouse'
+      ? [scenario, { ...scenario, name: `${scenario.name}${BEFORE_SUFFIX}`, description: `${scenario.description}, at ${ref}`, target: 'gatehouse-before' as const }]
+      : [scenario],
+  );
+}
+
+/**
+ * Each scenario against its twin before: the median over rounds of the round's ratio (requests/s
+ * now over requests/s before), and of the server CPU per request now over before.
+ */
+function beforeAndAfter(rounds: Map<string, Measured>[], scenarios: readonly Scenario[]): BeforeAndAfter[] {
+  return scenarios
+    .filter((scenario) => scenario.target === 'gatehouse-before')
+    .map((twin) => {
+      const name = twin.name.slice(0, -BEFORE_SUFFIX.length);
+      const pairs = rounds.map((measured) => ({ now: measured.get(name)!, before: measured.get(twin.name)! }));
+      const throughput = pairs.map(({ now, before }) => now.result.requestsPerSecond / before.result.requestsPerSecond);
+      const cpu = pairs.flatMap(({ now, before }) => (now.serverCpuUs === null || before.serverCpuUs === null ? [] : [now.serverCpuUs / before.serverCpuUs]));
+      return {
+        name,
+        throughputRatio: round(median(throughput), 3),
+        throughputRatios: throughput.map((ratio) => round(ratio, 3)),
+        cpuPerRequestRatio: cpu.length === 0 ? null : round(median(cpu), 3),
+      };
+    });
+}
+
+function median(values: readonly number[]): number {
+  return values[medianIndex(values)]!;
 }

@@ -30,6 +30,17 @@ export interface ScenarioResult {
   readonly serverCpuUsPerRequest: number | null;
 }
 
+/** One scenario now against the same scenario on the service before (`BENCH_BEFORE`). */
+export interface BeforeAndAfter {
+  readonly name: string;
+  /** The median round's requests/s now over requests/s before, in the same round: below 1, slower now. */
+  readonly throughputRatio: number;
+  /** Every round's ratio, in order. */
+  readonly throughputRatios: readonly number[];
+  /** The median of the rounds' server CPU per request now over before: above 1, dearer now; null off Linux. */
+  readonly cpuPerRequestRatio: number | null;
+}
+
 export interface Results {
   readonly date: string;
   readonly node: string;
@@ -49,8 +60,12 @@ export interface Results {
     readonly loadGenerator: string;
     readonly database: string;
     readonly logLevel: string;
+    /** The commit measured beside the working tree (`BENCH_BEFORE`); null or absent when none was. */
+    readonly before?: { readonly ref: string; readonly commit: string } | null;
   };
   readonly scenarios: readonly ScenarioResult[];
+  /** Each scenario of the service against the same on `BENCH_BEFORE`'s, in the same rounds; empty (or absent) without it. */
+  readonly beforeAndAfter?: readonly BeforeAndAfter[];
   /** Sign-in throughput against the Argon2id verify rate; null when not run (`BENCH_SCENARIOS` without `sign-in`). */
   readonly signIn: SignInResult | null;
   /** Sign-in latency beside a saturating `GET /me`, `/health` beside sign-ins; null when not run. */
@@ -59,6 +74,8 @@ export interface Results {
   readonly signInFlood?: FloodResult | null;
   /** Subscription fan-out; null when not run (`BENCH_SCENARIOS` without `fan-out`). */
   readonly fanOut: FanOutResult | null;
+  /** The same fan-out on `BENCH_BEFORE`'s service, measured just before; null (or absent) without it. */
+  readonly fanOutBefore?: FanOutResult | null;
   /** Mixed traffic, idle subscriptions and the cold fan-out (lib/long-runs.ts); null when none ran. */
   readonly longRuns?: LongRunResults | null;
 }
@@ -95,10 +112,33 @@ export function textTable(results: Results): string {
     results.signIn && signInLine(results.signIn),
     results.signInContention && contentionLine(results.signInContention),
     results.signInFlood && floodLine(results.signInFlood),
+    results.fanOutBefore && `before: ${fanOutLine(results.fanOutBefore)}`,
     results.fanOut && fanOutLine(results.fanOut),
+    beforeAndAfterLines(results),
     textLongRuns(results.longRuns),
   ].filter(Boolean);
   return [table, ...extras].join('\n\n');
+}
+
+/** Now against before, one line a scenario; '' without `BENCH_BEFORE`. */
+function beforeAndAfterLines(results: Results): string {
+  const pairs = results.beforeAndAfter ?? [];
+  const before = results.settings.before;
+  if (pairs.length === 0 || !before) return '';
+  return [
+    `now against ${before.ref} (${before.commit.slice(0, 10)}), in the same rounds:`,
+    ...pairs.map(
+      (pair) =>
+        `  ${pair.name}: requests/s ${formatChange(pair.throughputRatio)} (rounds ${pair.throughputRatios.map(formatChange).join(', ')}); ` +
+        `server CPU per request ${pair.cpuPerRequestRatio === null ? 'n/a' : formatChange(pair.cpuPerRequestRatio)}`,
+    ),
+  ].join('\n');
+}
+
+/** A ratio as a signed percentage: 0.96 is −4.0 %. */
+function formatChange(ratio: number): string {
+  const percent = (ratio - 1) * 100;
+  return `${percent >= 0 ? '+' : '−'}${Math.abs(percent).toFixed(1)} %`;
 }
 
 function fanOutLine(fanOut: FanOutResult): string {
@@ -252,6 +292,15 @@ export function markdownTable(results: Results): string {
       `| ${fanOut.delivered} | ${fanOut.expected} | ${fanOut.p50Ms.toFixed(1)} | ${fanOut.p99Ms.toFixed(1)} | ${fanOut.peakRssMiB ?? 'unknown'} | ${fanOut.warmUp?.events ?? 0} | ${fanOut.warmUp ? fanOut.warmUp.p50Ms.toFixed(1) : '–'} | ${fanOut.warmUp ? fanOut.warmUp.p99Ms.toFixed(1) : '–'} |`,
     );
   }
+  if (results.fanOutBefore && results.settings.before) {
+    const before = results.fanOutBefore;
+    lines.push(
+      '',
+      `The same fan-out on the service at \`${results.settings.before.ref}\` (${results.settings.before.commit.slice(0, 10)}), measured just before: ${before.delivered} of ${before.expected} delivered, p50 ${before.p50Ms.toFixed(1)} ms, p99 ${before.p99Ms.toFixed(1)} ms, peak RSS ${before.peakRssMiB ?? 'unknown'} MiB.`,
+    );
+  }
+  const comparison = beforeAndAfterLines(results);
+  if (comparison !== '') lines.push('', '```', comparison, '```');
   const longRuns = markdownLongRuns(results.longRuns, results.fanOut);
   if (longRuns !== '') lines.push('', longRuns);
   return lines.join('\n');

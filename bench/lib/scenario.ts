@@ -5,9 +5,10 @@ import { isPeerTarget, type PeerTarget } from './peers.ts';
 
 /**
  * Which server a scenario loads: bare Fastify, the service (on SQLite, or on a fresh PostgreSQL
- * database), or a GraphQL peer server (lib/peers.ts).
+ * database), the service built at `BENCH_BEFORE` (its scenarios are the service's, twinned by the
+ * run, never a file's), or a GraphQL peer server (lib/peers.ts).
  */
-export type Target = 'bare' | 'gatehouse' | 'gatehouse-postgres' | PeerTarget;
+export type Target = 'bare' | 'gatehouse' | 'gatehouse-postgres' | 'gatehouse-before' | PeerTarget;
 
 /**
  * One HTTP load scenario, as plain data: `bench/scenarios/<name>.ts` default-exports one.
