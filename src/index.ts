@@ -27,6 +27,8 @@ export {
   type AuthorizationRequirement,
   type AuthorizationResult,
   type AuthorizeData,
+  type GatehousePolicies,
+  type PolicyName,
   type ResourceGuard,
   type SelfHandlingRequirement,
 } from './security/authorization/index.ts';

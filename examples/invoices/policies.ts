@@ -12,6 +12,8 @@ import {
 import type { PolicyName } from 'gatehouse-auth/fastify';
 import { InvoiceOwnerOrAccountant, InvoiceOwnerOrAccountantHandler } from './invoice-owner-or-accountant.ts';
 
+// `gatehouse-auth/fastify` exports the same interface as `gatehouse-auth`: a Fastify application
+// may declare its names on either module, as this one does on the entry point it registers.
 declare module 'gatehouse-auth/fastify' {
   interface GatehousePolicies {
     /** A signed-in person (not an integration's API key): the invoices routes. */

@@ -3,7 +3,8 @@
  * the board's schema at `/graphql` (HTTP and graphql-ws), its events in memory or through Redis.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type Config, type createLogger, gatehouse, type PolicyName, serverOptions } from 'gatehouse-auth/fastify';
+import type { PolicyName } from 'gatehouse-auth';
+import { type Config, type createLogger, gatehouse, serverOptions } from 'gatehouse-auth/fastify';
 import { createEvents, type Events, gatehouseGraphQL } from 'gatehouse-auth/graphql';
 import { createStore } from 'gatehouse-auth/store';
 import { NoteBoard } from './note.ts';

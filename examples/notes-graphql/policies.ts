@@ -4,11 +4,16 @@
  * resolver, a route). Names inside the SDL (`@authorize(policy: "…")`) are strings TypeScript does
  * not read: a misspelt one there stops the start instead.
  */
-import { type AuthorizationHandler, type AuthorizationPolicy, AuthorizationPolicyBuilder, UserSubjectRequirement } from 'gatehouse-auth';
-import type { PolicyName } from 'gatehouse-auth/fastify';
+import {
+  type AuthorizationHandler,
+  type AuthorizationPolicy,
+  AuthorizationPolicyBuilder,
+  type PolicyName,
+  UserSubjectRequirement,
+} from 'gatehouse-auth';
 import { NoteAuthorHandler, NoteAuthorRequirement } from './note-author.ts';
 
-declare module 'gatehouse-auth/fastify' {
+declare module 'gatehouse-auth' {
   interface GatehousePolicies {
     /** A signed-in person (not an integration's API key): reading and writing the board. */
     Members: true;

@@ -6,8 +6,7 @@
  *   Query.notes, Query.note, Mutation.*, Subscription.noteAdded   @authorize(policy: "Members")
  *   Mutation.deleteNote   context.authorize(note, 'NoteAuthor')   a resource check inside a resolver
  */
-import type { Clock } from 'gatehouse-auth';
-import type { PolicyName } from 'gatehouse-auth/fastify';
+import type { Clock, PolicyName } from 'gatehouse-auth';
 import { authorizeDirective, type Events, type GraphQLContext, graphqlError, type GraphQLResolvers } from 'gatehouse-auth/graphql';
 import type { Note, NoteBoard } from './note.ts';
 import { LEAD_ROLE } from './policies.ts';

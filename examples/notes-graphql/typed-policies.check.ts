@@ -5,8 +5,7 @@
  * A name inside the SDL is not among them: TypeScript does not read it, and the plugin refuses
  * to start on an unknown one.
  */
-import type { AuthorizationPolicy } from 'gatehouse-auth';
-import type { PolicyName } from 'gatehouse-auth/fastify';
+import type { AuthorizationPolicy, PolicyName } from 'gatehouse-auth';
 import type { Note } from './note.ts';
 import type { NotesContext } from './schema.ts';
 

@@ -17,7 +17,7 @@ import { PostAuthorHandler, SelfOrAdminHandler, SelfOrAdminRequirement } from '.
 
 // The service's policy names, declared to Gatehouse: a misspelt one fails to compile wherever a
 // route, a group or a resource check names it.
-declare module 'gatehouse-auth/fastify' {
+declare module 'gatehouse-auth' {
   interface GatehousePolicies {
     AdminOnly: true;
     MinimumAge: true;

@@ -1,4 +1,4 @@
-import type { PolicyName } from '../http/policy-names.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
 import {
   AuthorizationPolicy,
   type AuthorizationRequirement,

@@ -6,7 +6,7 @@ import { COOKIES_SCHEME } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Services } from '../services.ts';
 import { authenticationSchemes, type SchemeOptions } from '../http/authentication-schemes.ts';
-import { problem, sendProblem } from '../http/problem.ts';
+import { PROBLEM_JSON, problem } from '../security/problem-details.ts';
 import type { OperationContext } from './context.ts';
 import { GraphQLService } from './graphql-service.ts';
 import type { IncomingRequest } from './operation-documents.ts';
@@ -99,7 +99,8 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       preValidation: async (request, reply) => {
         if (!isUpgrade(request) || !signedInByCookie(request)) return;
         if (!trustedOrigins.has(request.headers.origin ?? '')) {
-          await sendProblem(reply, problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.'));
+          const refusal = problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.');
+          await reply.code(refusal.status).type(PROBLEM_JSON).send(JSON.stringify(refusal));
         }
       },
       wsHandler: liveSockets ? countedSockets(socketHandler, liveSockets) : socketHandler,

@@ -9,4 +9,4 @@ export { buildExecutableSchema, type FieldResolver, type GraphQLResolvers, type 
 export { createEvents, type Events, type EventsOptions, type EventStream, type EventTopics } from './events.ts';
 export { forbidden, graphqlError, type GraphQLErrorCode, unauthenticated } from './errors.ts';
 export type { DocumentLimits } from './limits.ts';
-export { graphiqlRoutes as graphiql } from '../http/routes/graphiql.ts';
+export { graphiqlRoutes as graphiql } from './graphiql/graphiql-routes.ts';

@@ -1,4 +1,4 @@
-import type { PolicyName } from '../http/policy-names.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Gatehouse } from '../http/app.ts';

@@ -56,7 +56,7 @@ import { pagesPlugin } from './pages-plugin.ts';
 import type { PageOptions } from './pages/rendering.ts';
 import { pipelinePlugin, routeGroup } from './pipeline.ts';
 import { proxyTrust } from './proxy-trust.ts';
-import type { PolicyName } from './policy-names.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { drainingPlugin } from './plugins/draining.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';

@@ -11,7 +11,7 @@ export {
   type MetricsOptions,
 } from './app.ts';
 export type { GatehouseMetrics, MetricsRegistry, ObservableHashQueue } from '../platform/metrics/gatehouse-metrics.ts';
-export type { GatehousePolicies, PolicyName } from './policy-names.ts';
+export type { GatehousePolicies, PolicyName } from '../security/authorization/policy-names.ts';
 export { MembershipPaths } from './membership-paths.ts';
 export type { OpenApiOptions, OpenApiSecurityScheme } from './plugins/openapi.ts';
 export { routeGroup } from './pipeline.ts';

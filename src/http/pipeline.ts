@@ -17,7 +17,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import type { PolicyName } from './policy-names.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
 import {
   type AuthorizationMetadata,
   type AuthorizationPolicy,

@@ -1,25 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { ERROR_CODES, type GatehouseErrorCode } from '../security/errors.ts';
+import { PROBLEM_JSON, type ProblemBody } from '../security/problem-details.ts';
 
-export const PROBLEM_JSON = 'application/problem+json';
-
-/** `type` of a problem: a stable URN per error code (RFC 9457). */
-export function problemType(code: GatehouseErrorCode): string {
-  return `urn:gatehouse:problem:${code.slice(3).toLowerCase().replaceAll('_', '-')}`;
-}
-
-export interface ProblemBody {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail?: string;
-  readonly [extension: string]: unknown;
-}
-
-export function problem(code: GatehouseErrorCode, detail?: string, extensions: Record<string, unknown> = {}): ProblemBody {
-  const { status, title } = ERROR_CODES[code];
-  return { type: problemType(code), title, status, ...(detail === undefined ? {} : { detail }), ...extensions, code };
-}
+// The bodies are built in the core; routes and plugins import them from here with `sendProblem`.
+export { PROBLEM_JSON, problem, problemType, type ProblemBody } from '../security/problem-details.ts';
 
 export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
   return reply.code(body.status).type(PROBLEM_JSON).send(JSON.stringify(body));

@@ -14,7 +14,7 @@ import {
   type PolicyProvider,
 } from '../security/authorization/index.ts';
 import { authenticationRequest } from './pipeline.ts';
-import type { PolicyName } from './policy-names.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
 
 /** What a resource check runs: a declared policy name, a policy, or requirements. */
 export type ResourcePolicy = PolicyName | AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[];

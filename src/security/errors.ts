@@ -1,7 +1,7 @@
 /**
  * Every error the service answers with, in one table: a stable code, the HTTP status and the
  * problem title. `docs/errors.md` lists the same codes (a test keeps the two in step). One mapper
- * (`http/problem.ts`) turns them into application/problem+json.
+ * (`problem-details.ts`) turns them into application/problem+json bodies.
  */
 export const ERROR_CODES = {
   GH_UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },

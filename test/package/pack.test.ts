@@ -212,10 +212,14 @@ describe('installing the repository', () => {
   });
 });
 
-/** An application's TypeScript: every entry point, a few names of the core, and an internal path that must not resolve. */
+/**
+ * An application's TypeScript: every entry point, a few names of the core, an internal path that
+ * must not resolve, and policy names declared by module augmentation.
+ */
 function typescriptApp(): string {
   return `import * as core from '${manifest.name}';
 import { AuthorizationPolicyBuilder, ClaimsPrincipal, type AuthorizationRequirement } from '${manifest.name}';
+import type { PolicyName as FastifyPolicyName } from '${manifest.name}/fastify';
 ${entryPoints.slice(1).map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
 // @ts-expect-error: the build's internals are not exported
 import * as internals from '${manifest.name}/dist/src/services.js';
@@ -224,6 +228,14 @@ export const entries = [core, ${entryPoints.slice(1).map((_, index) => `entry${i
 export const principal: typeof ClaimsPrincipal = core.ClaimsPrincipal;
 export const builder: typeof AuthorizationPolicyBuilder = core.AuthorizationPolicyBuilder;
 export type Requirement = AuthorizationRequirement;
+
+// Policy names declared on the core entry point name the policies of the Fastify one too.
+declare module '${manifest.name}' {
+  interface GatehousePolicies { Invoices: true }
+}
+export const declared: FastifyPolicyName = 'Invoices';
+// @ts-expect-error: a name the application did not declare
+export const misspelt: FastifyPolicyName = 'Invoises';
 `;
 }
 

@@ -12,6 +12,7 @@ export type { AuthorizationFailure, AuthorizationResult } from './authorization-
 export { AuthorizationService, type AuthorizationServiceOptions } from './authorization-service.ts';
 export { unhandledRequirements } from './unhandled-requirements.ts';
 export { PolicyProvider, type AuthorizationOptions } from './policy-provider.ts';
+export type { GatehousePolicies, PolicyName } from './policy-names.ts';
 export { isAnonymousEndpoint, resolveEndpointPolicy, type AuthorizationMetadata, type AuthorizeData } from './endpoint-authorization.ts';
 export { AssertionRequirement, type AuthorizationAssertion } from './requirements/assertion-requirement.ts';
 export { ClaimsRequirement } from './requirements/claims-requirement.ts';

@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertPeerInstalled } from '../../../platform/optional-peers.ts';
+import { assertPeerInstalled } from '../../platform/optional-peers.ts';
 
 /** One file GraphiQL's page loads, served by this service under `/graphiql/assets/`. */
 export interface GraphiqlAsset {

@@ -6,7 +6,7 @@ export const GRAPHIQL_ASSETS_PREFIX = '/graphiql/assets/';
 /**
  * GraphiQL for `/graphiql`, in development only (docs/reference/graphql.md). Every file comes from this
  * service (GraphiQL and React from their npm packages, the start-up script and the page's style
- * from `src/http/pages/graphiql/`), so the page works offline and its policy allows scripts from
+ * from this folder), so the page works offline and its policy allows scripts from
  * this origin only: no inline script, no `eval`, no CDN. Styles are 'self' as well: GraphiQL's
  * stylesheet is a file and React sets element styles through the DOM, which CSP does not govern.
  * Its fonts are `data:` URLs inside the stylesheet.

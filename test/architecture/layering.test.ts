@@ -1,0 +1,97 @@
+/**
+ * The library's layers (docs/decisions/0077-graphql-beside-http.md), checked on the module graph
+ * as TypeScript resolves it, type-only imports included, and through every module in between:
+ * - the core (claims, policies, schemes, membership, tokens, revocation, the store, and what they
+ *   stand on) knows nothing of HTTP: no module of `src/http/`, no Fastify package;
+ * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
+ * Tests are left out: what ships is what the rule is about.
+ */
+import { describe, expect, it } from 'vitest';
+import { describePath, ModuleGraph, type ModuleImport } from '../helpers/module-graph.ts';
+import { projectRoot } from '../helpers/processes.ts';
+
+const CORE = [
+  'src/security',
+  'src/identity',
+  'src/tokens',
+  'src/revocation',
+  'src/membership',
+  'src/store',
+  'src/audit',
+  'src/policies',
+  'src/platform',
+  'src/config',
+  'src/services.ts',
+];
+
+/**
+ * Imports of `src/http/` that `src/graphql/` still makes, each until the module it names leaves
+ * `src/http/`. When one is gone, its entry must go too: the last test fails until it does.
+ */
+const NOT_YET_MOVED: readonly { readonly from: string; readonly to: string; readonly until: string }[] = [
+  {
+    from: 'src/graphql/http-transport.ts',
+    to: 'src/http/authentication-schemes.ts',
+    until: 'the scheme registry built from the options (authenticationSchemes, SchemeOptions) moves to the request path beside the schemes',
+  },
+  {
+    from: 'src/graphql/graphql-socket.ts',
+    to: 'src/http/socket-credential.ts',
+    until: 'SocketCredential moves to the request path beside the schemes',
+  },
+  {
+    from: 'src/graphql/plugin.ts',
+    to: 'src/http/app.ts',
+    until: 'the Gatehouse type (what the plugin decorates the application with) moves out of the Fastify application module',
+  },
+];
+
+const FASTIFY_PACKAGE = /^(fastify|fastify-plugin|@fastify\/.+)$/;
+
+const isHttpModule = (imported: ModuleImport) => imported.file?.startsWith('src/http/') ?? false;
+const isHttp = (imported: ModuleImport) => isHttpModule(imported) || FASTIFY_PACKAGE.test(imported.packageName ?? '');
+const notYetMoved = (from: string, imported: ModuleImport) => NOT_YET_MOVED.some((entry) => entry.from === from && entry.to === imported.file);
+
+const graph = new ModuleGraph(projectRoot);
+
+describe('the module graph', () => {
+  const FIXTURE = 'test/architecture/imports-of-every-kind.ts';
+
+  it('resolves type-only imports, re-exports, values and dynamic imports, to files and packages', () => {
+    expect(graph.importsOf(FIXTURE)).toEqual([
+      { specifier: 'fastify', packageName: 'fastify' },
+      { specifier: '../../src/http/problem.ts', file: 'src/http/problem.ts' },
+      { specifier: '../../src/security/authorization/policy-names.ts', file: 'src/security/authorization/policy-names.ts' },
+      { specifier: '../../src/security/problem-details.ts', file: 'src/security/problem-details.ts' },
+    ]);
+  });
+
+  it('finds a forbidden import directly and through the modules in between, and passes over an excused one', () => {
+    const toHttp = graph.forbiddenPaths([FIXTURE], isHttp).map(describePath);
+    expect(toHttp).toEqual([`${FIXTURE} → fastify`, `${FIXTURE} → src/http/problem.ts`]);
+    const beyondHttp = graph.forbiddenPaths([FIXTURE], (imported) => imported.packageName === 'fastify').map(describePath);
+    expect(beyondHttp).toEqual([`${FIXTURE} → fastify`, `${FIXTURE} → src/http/problem.ts → fastify`]);
+    const excused = graph.forbiddenPaths([FIXTURE], isHttpModule, (from, imported) => from === FIXTURE && imported.file === 'src/http/problem.ts');
+    expect(excused).toEqual([]);
+  });
+});
+
+describe('the core', () => {
+  it.each(CORE)('%s knows nothing of HTTP: no module of src/http/, no Fastify package', (folder) => {
+    const modules = graph.modulesOf(folder);
+    expect(modules.length).toBeGreaterThan(0);
+    expect(graph.forbiddenPaths(modules, isHttp).map(describePath)).toEqual([]);
+  });
+});
+
+describe('src/graphql/', () => {
+  it('imports nothing from src/http/, directly or through another module', () => {
+    const modules = graph.modulesOf('src/graphql');
+    expect(modules).toContain('src/graphql/index.ts');
+    expect(graph.forbiddenPaths(modules, isHttpModule, notYetMoved).map(describePath)).toEqual([]);
+  });
+
+  it.each(NOT_YET_MOVED)('$from still imports $to, until $until (then its entry leaves NOT_YET_MOVED)', ({ from, to }) => {
+    expect(graph.importsOf(from).map((imported) => imported.file)).toContain(to);
+  });
+});
