@@ -79,14 +79,11 @@ export class PolicyEvaluator {
     resource: unknown = null,
   ): MaybePromise<PolicyAuthorizationResult> {
     if (policy === null) return authentication.attempts.some(isFailure) ? challengeOf(authentication, request) : SUCCESS;
-    return andThen(this.authorization.decide(authentication.principal, resource, policy), (result) =>
-      outcome(
-        result,
-        authentication.succeeded,
-        () => forbidSchemes(policy, authentication),
-        () => challengeOf(authentication, request),
-      ),
-    );
+    return andThen(this.authorization.decide(authentication.principal, resource, policy), (result) => {
+      const kind = outcomeOf(result, authentication.succeeded);
+      if (kind === 'success') return SUCCESS;
+      return kind === 'forbid' ? PolicyAuthorizationResult.forbid(forbidSchemes(policy, authentication)) : challengeOf(authentication, request);
+    });
   }
 
   /**
@@ -102,29 +99,19 @@ export class PolicyEvaluator {
     policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
     request: AuthenticationRequest,
   ): MaybePromise<PolicyAuthorizationResult> {
-    return andThen(this.authorization.decide(user, resource, policy), (result) =>
-      outcome(
-        result,
-        user.isAuthenticated,
-        () => authenticatedSchemes(user),
-        () => {
-          const asked = policy instanceof AuthorizationPolicy ? policy : null;
-          return andThen(this.authenticate(asked, request), (authentication) => challengeOf(authentication, request));
-        },
-      ),
-    );
+    return andThen(this.authorization.decide(user, resource, policy), (result) => {
+      const kind = outcomeOf(result, user.isAuthenticated);
+      if (kind === 'success') return SUCCESS;
+      if (kind === 'forbid') return PolicyAuthorizationResult.forbid(authenticatedSchemes(user));
+      const asked = policy instanceof AuthorizationPolicy ? policy : null;
+      return andThen(this.authenticate(asked, request), (authentication) => challengeOf(authentication, request));
+    });
   }
 }
 
-/** The one expression that splits challenge from forbid: a caller known to a scheme is forbidden, any other challenged. */
-function outcome(
-  result: AuthorizationResult,
-  authenticated: boolean,
-  schemes: () => readonly string[],
-  challenge: () => MaybePromise<PolicyAuthorizationResult>,
-): MaybePromise<PolicyAuthorizationResult> {
-  if (result.succeeded) return SUCCESS;
-  return authenticated ? PolicyAuthorizationResult.forbid(schemes()) : challenge();
+/** The one expression that splits challenge from forbid: a refused caller known to a scheme is forbidden, any other challenged. */
+function outcomeOf(result: AuthorizationResult, authenticated: boolean): PolicyAuthorizationResult['kind'] {
+  return result.succeeded ? 'success' : authenticated ? 'forbid' : 'challenge';
 }
 
 /**
