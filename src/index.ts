@@ -44,6 +44,7 @@ export {
   IssuerMetadataError,
   JwtBearerHandler,
   JwtBearerOptionsError,
+  PolicyAuthorizationResult,
   PolicyEvaluator,
   externalJwtBearer,
   forwardByRequestShape,
@@ -58,7 +59,10 @@ export {
   type JwtBearerOptions,
   type PublicKeyInput,
   type PolicyAuthentication,
-  type PolicyAuthorizationResult,
+  type PolicyChallenge,
+  type PolicyForbid,
+  type PolicyRefusal,
+  type PolicySuccess,
 } from './security/authentication/index.ts';
 export { GatehouseError, ERROR_CODES, ProblemError, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';

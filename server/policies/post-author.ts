@@ -1,5 +1,23 @@
-import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from 'gatehouse-auth';
+import {
+  type AuthorizationHandlerContext,
+  type AuthorizationRequirement,
+  ResourceRequirementHandler,
+  type SelfHandlingRequirement,
+} from 'gatehouse-auth';
 import { hasId } from './resource-guards.ts';
+
+/**
+ * Met by a user of this service (an integer `sub`): who may write a post. An API-key client is
+ * authenticated but no user, and may not write as one.
+ */
+export class PostWriterRequirement implements SelfHandlingRequirement {
+  readonly description = 'a user who may write posts';
+
+  handle(context: AuthorizationHandlerContext): void {
+    const { user } = context;
+    if (user.isAuthenticated && user.subject !== null && Number.isInteger(Number(user.subject))) context.succeed(this);
+  }
+}
 
 /** A resource written by a user. */
 export interface AuthoredResource {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { GraphQLContext, GraphQLResolvers } from 'gatehouse-auth/graphql';
-import { authorizeDirective, forbidden, graphqlError, unauthenticated } from 'gatehouse-auth/graphql';
+import { DenyAnonymousRequirement } from 'gatehouse-auth';
+import { authorizeDirective, graphqlError } from 'gatehouse-auth/graphql';
 import type { User } from 'gatehouse-auth/store';
 import type { Post } from '../storage/post-store.ts';
 import type { PostLoaders } from './post-loaders.ts';
@@ -24,15 +25,15 @@ export function postsResolvers(posts: Posts): GraphQLResolvers<PostsContext> {
       },
     },
     Mutation: {
-      createPost: (_root, args: { title: string; body: string }, context: PostsContext) => refusals(() => posts.create(context.user, args)),
+      createPost: (_root, args: { title: string; body: string }, context: PostsContext) => refusals(() => posts.create(context, args)),
       updatePost: (_root, args: { id: string; title?: string | null; body?: string | null }, context: PostsContext) =>
         refusals(() => posts.update(context, idOf(args.id), args)),
       deletePost: (_root, args: { id: string }, context: PostsContext) => refusals(() => posts.delete(context, idOf(args.id))),
     },
     Subscription: {
       postCreated: {
-        subscribe: (_root, _args, context: PostsContext) => {
-          if (!context.user.isAuthenticated) throw unauthenticated();
+        subscribe: async (_root, _args, context: PostsContext) => {
+          await context.authorize(null, SIGNED_IN);
           return posts.created();
         },
         resolve: (post: Post) => post,
@@ -57,14 +58,14 @@ export function postsResolvers(posts: Posts): GraphQLResolvers<PostsContext> {
   };
 }
 
-/** The domain's refusals as GraphQL error codes. */
+const SIGNED_IN = [new DenyAnonymousRequirement()];
+
+/** The domain's failures as GraphQL error codes; authorization refusals are the context's, already GraphQL errors. */
 async function refusals<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (!(error instanceof PostError)) throw error;
-    if (error.reason === 'unauthenticated') throw unauthenticated();
-    if (error.reason === 'forbidden') throw forbidden();
     if (error.reason === 'not-found') throw graphqlError('NOT_FOUND', 'There is no such post.');
     throw graphqlError('BAD_USER_INPUT', error.message, { errors: error.errors });
   }

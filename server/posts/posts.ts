@@ -1,11 +1,10 @@
-import type { AuthorizationRequirement, ClaimsPrincipal, Clock } from 'gatehouse-auth';
+import { type AuthorizationRequirement, type ClaimsPrincipal, type Clock, DenyAnonymousRequirement } from 'gatehouse-auth';
 import type { Events, EventStream } from 'gatehouse-auth/graphql';
 import type { DataVersion } from 'gatehouse-auth/store';
 import type { Post, PostStore } from '../storage/post-store.ts';
 import { oncePerEvent, type RecentEvents } from './once-per-event.ts';
 import type { Announcement, OutboxPublisher } from './outbox-publisher.ts';
-// The demo policies' resource requirement (it moves beside them, to the service's policies).
-import { PostAuthorRequirement } from '../policies/post-author.ts';
+import { PostAuthorRequirement, PostWriterRequirement } from '../policies/post-author.ts';
 import { VersionedReads } from './versioned-reads.ts';
 
 /** Field names and what is wrong with each, as BAD_USER_INPUT reports them. */
@@ -17,10 +16,15 @@ type FieldErrors = Record<string, string[]>;
  */
 export type PostTopics = { readonly postCreated: Announcement<Post> };
 
-/** Who changes a post: the caller, and the resource check of the same engine as HTTP (the GraphQL context). */
+/**
+ * Who writes or changes a post: the caller, and the resource check of the same evaluator as HTTP
+ * (the GraphQL context). A refused check throws the transport's own refusal (GraphQL's
+ * `UNAUTHENTICATED` for a caller no scheme vouched for, `FORBIDDEN` for any other): the posts never
+ * choose between the two.
+ */
 export interface PostEditor {
   readonly user: ClaimsPrincipal;
-  isAuthorized(resource: unknown, requirements: readonly AuthorizationRequirement[]): Promise<boolean>;
+  authorize(resource: unknown, requirements: readonly AuthorizationRequirement[]): Promise<void>;
 }
 
 /** Titles 1–200 characters, bodies 1–10,000 (docs/reference/graphql.md), counted in code points. */
@@ -30,13 +34,13 @@ export const BODY_MAX = 10_000;
 export const FIRST_MIN = 1;
 export const FIRST_MAX = 100;
 
-/** Why a post operation was refused; the API layer maps it to its own error shape. */
+/** Why a post operation failed (authorization aside); the API layer maps it to its own error shape. */
 export class PostError extends Error {
   constructor(
-    readonly reason: 'invalid' | 'not-found' | 'unauthenticated' | 'forbidden',
+    readonly reason: 'invalid' | 'not-found',
     readonly errors: FieldErrors = {},
   ) {
-    super(reason === 'invalid' ? 'The post is not valid.' : `Refused: ${reason}.`);
+    super(reason === 'invalid' ? 'The post is not valid.' : 'There is no such post.');
     this.name = 'PostError';
   }
 }
@@ -88,8 +92,9 @@ export class Posts {
     return oncePerEvent(this.options.events.subscribe('postCreated'), this.options.recent);
   }
 
-  async create(user: ClaimsPrincipal, input: { title: string; body: string }): Promise<Post> {
-    const authorId = authorOf(user);
+  async create(editor: PostEditor, input: { title: string; body: string }): Promise<Post> {
+    await editor.authorize(null, WRITER);
+    const authorId = Number(editor.user.subject);
     checkContent(input);
     // The post and its event commit together; the event is published at once after (or, if this
     // instance dies first, by another's outbox relay).
@@ -113,23 +118,19 @@ export class Posts {
     return this.options.store.delete(post.id);
   }
 
-  /** The post, when the caller may change it (author or Admin). */
+  /** The post, when the caller may change it (author or Admin); an anonymous caller is refused before the post is looked up. */
   private async authorized(editor: PostEditor, id: number): Promise<Post> {
-    if (!editor.user.isAuthenticated) throw new PostError('unauthenticated');
+    await editor.authorize(null, SIGNED_IN);
     const post = await this.options.store.findById(id);
     if (post === null) throw new PostError('not-found');
-    if (!(await editor.isAuthorized(post, [new PostAuthorRequirement()]))) throw new PostError('forbidden');
+    await editor.authorize(post, AUTHOR);
     return post;
   }
 }
 
-function authorOf(user: ClaimsPrincipal): number {
-  if (!user.isAuthenticated) throw new PostError('unauthenticated');
-  const id = user.subject === null ? Number.NaN : Number(user.subject);
-  // An API-key client is authenticated but no user: it may not write as one.
-  if (!Number.isInteger(id)) throw new PostError('forbidden');
-  return id;
-}
+const SIGNED_IN = [new DenyAnonymousRequirement()];
+const WRITER = [new PostWriterRequirement()];
+const AUTHOR = [new PostAuthorRequirement()];
 
 function checkContent({ title, body }: { title?: string | undefined; body?: string | undefined }): void {
   const errors: FieldErrors = {};

@@ -1,5 +1,6 @@
 import { buildSchema, type GraphQLResolveInfo } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { AuthenticateResult, AuthenticationSchemeProvider, PolicyEvaluator } from '../security/authentication/index.ts';
 import { AuthorizationPolicyBuilder, AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
 import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
 import { applyAuthorization, authorizeDirective } from './authorize-directive.ts';
@@ -12,7 +13,12 @@ describe('@authorize wrappers', () => {
   fields.slow!.resolve = () => 'done';
   applyAuthorization(schema);
   const later = new AuthorizationPolicyBuilder().requireAssertion(async (context) => context.user.isAuthenticated).build();
-  const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: { Later: later } })));
+  const authorization = new AuthorizationService();
+  // A scheme that finds no credential and asks for its own, on the spot.
+  const token = { scheme: 'Token', authenticate: () => AuthenticateResult.noResult(), challenge: () => ({ wwwAuthenticate: 'Token' }) };
+  const evaluator = new PolicyEvaluator(new AuthenticationSchemeProvider([token], () => 'Token'), authorization);
+  const authorizer = new Authorizer(authorization, new PolicyProvider({ policies: { Later: later } }), evaluator);
+  const context = (caller: ClaimsPrincipal) => contextFactory(authorizer)(caller, { headers: {} });
   const signedIn = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '1')], 'Bearer')]);
   const info = {} as GraphQLResolveInfo;
 

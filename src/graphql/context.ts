@@ -6,10 +6,11 @@ import {
   type PolicyProvider,
   resolveEndpointPolicy,
 } from '../security/authorization/index.ts';
+import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, type MaybePromise } from '../security/maybe-async.ts';
 import type { AuthorizeRule, RuleChecker } from './authorize-directive.ts';
-import { forbidden, unauthenticated } from './errors.ts';
+import { refusalError } from './errors.ts';
 
 /** A policy by name, a policy, or requirements: what `authorize` checks. */
 export type PolicyReference<Policy extends string = PolicyName> =
@@ -39,7 +40,10 @@ export interface OperationContext {
   readonly viewerRead: boolean;
 }
 
-/** One Gatehouse instance's policies and authorization service, as contexts check them. */
+/**
+ * One Gatehouse instance's policies, authorization service and evaluator, as contexts check them:
+ * the evaluator decides a refusal's outcome as it does for HTTP, and the context only renders it.
+ */
 export class Authorizer<Policy extends string = PolicyName> {
   /** Each rule's policy, built once: a directive's roles make a policy of their own. */
   private readonly rulePolicies = new WeakMap<AuthorizeRule, AuthorizationPolicy>();
@@ -47,6 +51,7 @@ export class Authorizer<Policy extends string = PolicyName> {
   constructor(
     readonly authorization: AuthorizationService,
     private readonly policies: PolicyProvider<Policy>,
+    readonly evaluator: PolicyEvaluator,
   ) {}
 
   /** The policy a rule stands for (ASP.NET's `[Authorize(Policy, Roles)]`); throws for an unknown policy name. */
@@ -70,16 +75,19 @@ export class Authorizer<Policy extends string = PolicyName> {
  * A context per operation (per event, for a subscription). `caller` is the caller, or how to
  * read the caller's current principal: a socket's caller may change under a long-lived
  * subscription (a cookie socket takes its user's new claims), and each event is resolved for the
- * caller as they are then. The state is in private fields, so that what the application's
- * builder adds cannot collide with it.
+ * caller as they are then. `credentials` is the request the caller was authenticated from (a
+ * socket's upgrade), which the schemes asked read again to challenge an anonymous caller. The
+ * state is in private fields, so that what the application's builder adds cannot collide with it.
  */
 export class CallerContext<Policy extends string = PolicyName> implements GraphQLContext<Policy>, OperationContext, RuleChecker {
   #read = false;
   readonly #caller: ClaimsPrincipal | (() => ClaimsPrincipal);
+  readonly #credentials: AuthenticationRequest;
   readonly #authorizer: Authorizer<Policy>;
 
-  constructor(caller: ClaimsPrincipal | (() => ClaimsPrincipal), authorizer: Authorizer<Policy>) {
+  constructor(caller: ClaimsPrincipal | (() => ClaimsPrincipal), credentials: AuthenticationRequest, authorizer: Authorizer<Policy>) {
     this.#caller = caller;
+    this.#credentials = credentials;
     this.#authorizer = authorizer;
   }
 
@@ -107,9 +115,8 @@ export class CallerContext<Policy extends string = PolicyName> implements GraphQ
   /** Settled at once (a throw when refused) when every handler decides on the spot; a promise otherwise. */
   #check(resource: unknown, policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[]): MaybePromise<void> {
     // Read once: a socket's principal may change while the check waits.
-    const user = this.user;
-    return andThen(this.#authorizer.authorization.decide(user, resource, policy), (result) => {
-      if (!result.succeeded) throw user.isAuthenticated ? forbidden() : unauthenticated();
+    return andThen(this.#authorizer.evaluator.authorizeResource(this.user, resource, policy, this.#credentials), (outcome) => {
+      if (outcome.kind !== 'success') throw refusalError(outcome);
     });
   }
 }
@@ -125,9 +132,9 @@ export type ContextBuilder<Policy extends string, Extra extends object> = (conte
 export function contextFactory<Policy extends string, Extra extends object>(
   authorizer: Authorizer<Policy>,
   build?: ContextBuilder<Policy, Extra>,
-): (caller: ClaimsPrincipal | (() => ClaimsPrincipal)) => CallerContext<Policy> & Extra {
-  return (caller) => {
-    const context = new CallerContext(caller, authorizer);
+): (caller: ClaimsPrincipal | (() => ClaimsPrincipal), credentials: AuthenticationRequest) => CallerContext<Policy> & Extra {
+  return (caller, credentials) => {
+    const context = new CallerContext(caller, credentials, authorizer);
     if (build !== undefined) addOwnProperties(context, build(context));
     return context as CallerContext<Policy> & Extra;
   };

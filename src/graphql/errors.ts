@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import type { PolicyRefusal } from '../security/authentication/index.ts';
 
 /** The `extensions.code` values of docs/reference/graphql.md. */
 export type GraphQLErrorCode =
@@ -25,3 +26,8 @@ export function graphqlError(code: GraphQLErrorCode, message: string, extensions
 
 export const unauthenticated = () => graphqlError('UNAUTHENTICATED', 'Sign in to see this field.');
 export const forbidden = () => graphqlError('FORBIDDEN', 'You may not see or do this.');
+
+/** The evaluator's refusal as GraphQL renders it: a challenge is `UNAUTHENTICATED`, a forbid `FORBIDDEN`. */
+export function refusalError(refusal: PolicyRefusal): GraphQLError {
+  return refusal.kind === 'challenge' ? unauthenticated() : forbidden();
+}

@@ -4,9 +4,18 @@ import { createLogger } from '../platform/logger.ts';
 import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
 import { createStore } from '../store/create-store.ts';
 import type { Store } from '../store/ports.ts';
+import { AuthenticateResult, AuthenticationSchemeProvider, PolicyEvaluator } from '../security/authentication/index.ts';
 import { AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
-import { Authorizer, contextFactory, type GraphQLContext } from './context.ts';
+import { Authorizer, contextFactory, type GraphQLContext, type OperationContext } from './context.ts';
 import { type GraphQLRequest, GraphQLService } from './graphql-service.ts';
+
+/** The real context for a caller; these resolvers need nothing of the application's, nor any scheme. */
+function contextFor(caller: ClaimsPrincipal): GraphQLContext & OperationContext {
+  const authorization = new AuthorizationService();
+  const none = { scheme: 'None', authenticate: () => AuthenticateResult.noResult(), challenge: () => ({}) };
+  const evaluator = new PolicyEvaluator(new AuthenticationSchemeProvider([none], () => 'None'), authorization);
+  return contextFactory(new Authorizer(authorization, new PolicyProvider({ policies: {} }), evaluator))(caller, { headers: {} });
+}
 
 /**
  * The result cache's rules, on a schema of its own: a resolver that reads the caller without any
@@ -31,13 +40,11 @@ describe('GraphQLService result cache', () => {
     return built;
   };
   const principal = (subject: string) => new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', subject)], 'Bearer')]);
-  // The real context; these resolvers need nothing of the application's.
-  const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: {} })));
   const run = async (query: string, user = ClaimsPrincipal.anonymous()) => {
     const request: GraphQLRequest = { query };
     const prepared = service.prepare(request, ['query', 'mutation']);
     if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
-    return JSON.parse((await service.execute(prepared, request, () => context(user))).body) as { data: Record<string, unknown> };
+    return JSON.parse((await service.execute(prepared, request, () => contextFor(user))).body) as { data: Record<string, unknown> };
   };
 
   beforeAll(async () => {
@@ -90,7 +97,7 @@ describe('GraphQLService caches bounded in bytes', () => {
   const run = async (request: GraphQLRequest) => {
     const prepared = service.prepare(request, ['query']);
     if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
-    const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: {} })))(ClaimsPrincipal.anonymous());
+    const context = contextFor(ClaimsPrincipal.anonymous());
     return JSON.parse((await service.execute(prepared, request, () => context)).body) as { data: Record<string, unknown> };
   };
 
@@ -154,12 +161,11 @@ describe('GraphQLService: first and later runs of a document', () => {
     introspection: true,
     logger: createLogger({ level: 'silent' }),
   });
-  const context = contextFactory(new Authorizer(new AuthorizationService(), new PolicyProvider({ policies: {} })));
   const caller = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '42')], 'Bearer')]);
   const run = async (request: GraphQLRequest) => {
     const prepared = service.prepare(request, ['query']);
     if (prepared.kind !== 'prepared') throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
-    const executed = await service.execute(prepared, request, () => context(caller));
+    const executed = await service.execute(prepared, request, () => contextFor(caller));
     return { hasData: executed.hasData, body: JSON.parse(executed.body) as unknown };
   };
 

@@ -37,8 +37,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
 
 export interface GraphQLSocketOptions {
   readonly graphql: GraphQLService;
-  /** A context for one operation (or one event) of the socket's caller, read at each use. */
-  readonly contextFor: (caller: () => ClaimsPrincipal) => OperationContext;
+  /** A context for one operation (or one event) of the socket's caller, read at each use, authenticated from `credentials`. */
+  readonly contextFor: (caller: () => ClaimsPrincipal, credentials: AuthenticationRequest) => OperationContext;
   /** The schemes HTTP uses, with cookie sessions read without sliding (a socket is no use of its session). */
   readonly schemes: AuthenticationSchemeProvider;
   readonly revocations: RevocationList;
@@ -59,6 +59,8 @@ export interface GraphQLSocketOptions {
 /** What graphql-ws keeps for one connection besides the protocol's own state. */
 interface Connection {
   readonly socket: Socket;
+  /** The upgrade's credential headers: what an operation's check reads again to challenge an anonymous caller. */
+  readonly presented: AuthenticationRequest;
   /** The upgrade request's credential (or anonymous), authenticated again as the socket opens; null when refused. */
   readonly upgrade: Promise<SocketCredential | null>;
   /** The socket's one principal's source: the upgrade's until `connection_init` brings a token. */
@@ -131,11 +133,11 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       const args = {
         schema: options.graphql.schema,
         document: prepared.document,
-        contextValue: options.contextFor(caller),
+        contextValue: options.contextFor(caller, ctx.extra.presented),
         variableValues: payload.variables ?? null,
         operationName: payload.operationName ?? null,
       };
-      deliveries.set(args, { contextFor: () => options.contextFor(caller), sink: nextMessages(ctx.extra.write, id) });
+      deliveries.set(args, { contextFor: () => options.contextFor(caller, ctx.extra.presented), sink: nextMessages(ctx.extra.write, id) });
       return args;
     },
     execute: (args) => options.graphql.executeArgs(args as OperationArgs),
@@ -192,6 +194,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     };
     const connection: Connection = {
       socket,
+      presented,
       // The pipeline accepted these already; read again for their end, which it does not keep.
       upgrade: SocketCredential.open(options.schemes.defaultFor(presented), presented),
       credential: SocketCredential.anonymous(),

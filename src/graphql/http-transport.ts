@@ -2,7 +2,7 @@ import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import type { LiveCount } from '../platform/metrics/live-count.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { COOKIES_SCHEME } from '../security/authentication/index.ts';
+import { type AuthenticationRequest, COOKIES_SCHEME } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Services } from '../services.ts';
 import { authenticationSchemes, type SchemeOptions } from '../http/authentication-schemes.ts';
@@ -19,8 +19,8 @@ const ENDPOINT_CONFIG = { authorization: { allowAnonymous: true }, readCredentia
 export interface TransportOptions {
   readonly path: string;
   readonly graphql: GraphQLService;
-  /** A context for one operation (or one event) of this caller. */
-  readonly contextFor: (caller: ClaimsPrincipal | (() => ClaimsPrincipal)) => OperationContext;
+  /** A context for one operation (or one event) of this caller, authenticated from `credentials`. */
+  readonly contextFor: (caller: ClaimsPrincipal | (() => ClaimsPrincipal), credentials: AuthenticationRequest) => OperationContext;
   readonly services: Services;
   /** The schemes that are on: a socket authenticates with the same as a request. */
   readonly schemeOptions: SchemeOptions;
@@ -48,7 +48,7 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const executed = await graphql.execute(prepared, prepared.request, () => contextFor(request.user));
+    const executed = await graphql.execute(prepared, prepared.request, () => contextFor(request.user, request));
     // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
     // 400 in the new media type; application/json keeps its 200 for older clients.
     const status = responseType(request) === GRAPHQL_RESPONSE && !executed.hasData ? 400 : 200;

@@ -80,13 +80,13 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<void> {
   checkOptions(options);
-  const { services, authorization, policies, schemes: schemeOptions, metrics } = gatehouseOf(app);
+  const { services, authorization, evaluator, policies, schemes: schemeOptions, metrics } = gatehouseOf(app);
   const { config } = services;
   const path = options.path ?? '/graphql';
   const schema = schemaOf(options);
   const trusted = trustedDocumentsOf(options.trustedDocuments, config.graphqlTrustedDocuments);
   // The application names its policies (Policy); the provider checks each name it is asked for.
-  const authorizer = new Authorizer(authorization, policies as PolicyProvider<Policy>);
+  const authorizer = new Authorizer(authorization, policies as PolicyProvider<Policy>, evaluator);
   // Every rule's policy is found now: a misspelt name fails the start, not a request.
   for (const { rule, where } of applyAuthorization(schema)) {
     try {

@@ -186,6 +186,8 @@ export interface Gatehouse {
   /** Users, their passwords, roles and claims (create users from a seed or an admin task). */
   readonly users: UserManager;
   readonly authorization: AuthorizationService;
+  /** The one authorization outcome (success, challenge or forbid) of routes, resource checks and GraphQL alike. */
+  readonly evaluator: PolicyEvaluator;
   readonly policies: PolicyProvider<string>;
   readonly clock: Clock;
   /** Every membership service, for Gatehouse's own GraphQL and socket plugins and for tests. */
@@ -296,11 +298,13 @@ async function wireGatehouse(
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   const metricsOptions = options.metrics ?? config.metrics;
   const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
+  const evaluator = new PolicyEvaluator(schemes, authorization);
   app.decorate('gatehouse', {
     config,
     store,
     users: services.users,
     authorization,
+    evaluator,
     policies,
     clock: services.clock,
     services,
@@ -327,7 +331,6 @@ async function wireGatehouse(
   await app.register(requestLogPlugin);
   // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
   await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
-  const evaluator = new PolicyEvaluator(schemes, authorization);
   await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
   await app.register(routeSchemeCheckPlugin, { schemes: schemes.schemes });
   decorateResourceChecks(app, authorization, policies, evaluator);

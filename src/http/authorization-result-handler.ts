@@ -1,31 +1,40 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PolicyAuthentication } from '../security/authentication/index.ts';
+import type { Challenge, PolicyAuthentication, PolicyRefusal } from '../security/authentication/index.ts';
 import { isBrowserNavigation } from './browser-navigation.ts';
 import { MembershipPaths } from './membership-paths.ts';
 import { problem, sendProblem } from './problem.ts';
 
 /**
- * Turns a failed authorization into a response (ASP.NET's `IAuthorizationMiddlewareResultHandler`).
- * Replace it to answer differently; the decision itself is made before it is called.
+ * Turns a refusal into a response (ASP.NET's `IAuthorizationMiddlewareResultHandler`): a challenge
+ * into a 401, a forbid into a 403. Replace it to answer differently; the decision itself is the
+ * `PolicyEvaluator`'s, made before it is called, for a route's policy and a resource check alike.
  */
 export interface AuthorizationResultHandler {
-  challenge(request: FastifyRequest, reply: FastifyReply, authentication: PolicyAuthentication): FastifyReply;
+  /**
+   * A caller no scheme vouched for. `challenges` are what the schemes asked say (`WWW-Authenticate`,
+   * the problem's `detail`, whether a browser goes to the login page); `authentication` is what each
+   * of them made of the request.
+   */
+  challenge(request: FastifyRequest, reply: FastifyReply, authentication: PolicyAuthentication, challenges: readonly Challenge[]): FastifyReply;
+  /** A known caller who may not act; `schemes` name how the caller was known. */
   forbid(request: FastifyRequest, reply: FastifyReply, schemes: readonly string[]): FastifyReply;
 }
 
+/** Answers a refusal of the evaluator through the result handler: its one rendering over HTTP. */
+export function renderRefusal(handler: AuthorizationResultHandler, request: FastifyRequest, reply: FastifyReply, refusal: PolicyRefusal): FastifyReply {
+  if (refusal.kind === 'challenge') return handler.challenge(request, reply, refusal.authentication, refusal.challenges);
+  return handler.forbid(request, reply, refusal.schemes);
+}
+
 /**
- * 401 problem+json with the challenge of the scheme that judged bad credentials, or of every
- * scheme consulted when none were presented; 403 with the schemes and no hint of the requirement.
- * A browser navigating to a page whose challenge comes from the Cookies scheme is sent to the
- * login page at `paths` instead (302), with the page to come back to; API and XHR requests never are.
+ * 401 problem+json with the challenges' `WWW-Authenticate` values; 403 with the schemes and no hint
+ * of the requirement. A browser navigating to a page whose challenge comes from the Cookies scheme
+ * is sent to the login page at `paths` instead (302), with the page to come back to; API and XHR
+ * requests never are.
  */
 export function createProblemResultHandler(paths: MembershipPaths): AuthorizationResultHandler {
   return {
-    challenge(request, reply, authentication) {
-      const failed = authentication.attempts.filter(({ result }) => result.kind === 'fail');
-      const challenges = (failed.length > 0 ? failed : authentication.attempts).map(({ handler, result }) =>
-        handler.challenge(result, request),
-      );
+    challenge(request, reply, _authentication, challenges) {
       if (challenges.some((challenge) => challenge.redirectToLogin) && isBrowserNavigation(request.headers)) {
         return reply.redirect(paths.loginFor(request.url), 302);
       }

@@ -28,7 +28,7 @@ import {
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
-import { type AuthorizationResultHandler, problemResultHandler } from './authorization-result-handler.ts';
+import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
 import { describeRoutes, recordFromNow, registeredRoutes } from './route-registry.ts';
 import { checkAuthorizationMetadata } from './route-schemes.ts';
@@ -135,13 +135,13 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
 
   /** True when the request may go on; otherwise it has been answered (401 or 403). */
   function authorizeRequest(policy: AuthorizationPolicy, request: FastifyRequest, reply: FastifyReply): MaybePromise<boolean> {
-    return andThen(evaluator.authenticate(policy, authenticationRequest(request)), (authentication) => {
+    const credentials = authenticationRequest(request);
+    return andThen(evaluator.authenticate(policy, credentials), (authentication) => {
       request.user = authentication.principal;
-      return andThen(evaluator.authorize(policy, authentication), (result) => {
+      return andThen(evaluator.authorize(policy, authentication, credentials), (result) => {
         // Authorized: a request the cookie authenticated is then checked for cross-site origin.
         if (result.kind === 'success') return authorized === undefined || authorized(request, reply, authentication);
-        if (result.kind === 'challenge') resultHandler.challenge(request, reply, authentication);
-        else resultHandler.forbid(request, reply, result.schemes);
+        renderRefusal(resultHandler, request, reply, result);
         return false;
       });
     });
@@ -151,13 +151,15 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   const readCredentialsHook: onRequestHookHandler = (request, reply, done) => {
     let outcome: MaybePromise<boolean>;
     try {
-      outcome = andThen(evaluator.authenticate(null, authenticationRequest(request)), (authentication) => {
+      const credentials = authenticationRequest(request);
+      outcome = andThen(evaluator.authenticate(null, credentials), (authentication) => {
         request.user = authentication.principal;
-        // A cookie caller is checked for cross-site origin here as on any protected endpoint.
-        if (authentication.succeeded) return authorized === undefined || authorized(request, reply, authentication);
-        if (authentication.attempts.every(({ result }) => result.kind !== 'fail')) return true;
-        resultHandler.challenge(request, reply, authentication);
-        return false;
+        return andThen(evaluator.authorize(null, authentication, credentials), (result) => {
+          // A cookie caller is checked for cross-site origin here as on any protected endpoint.
+          if (result.kind === 'success') return !authentication.succeeded || authorized === undefined || authorized(request, reply, authentication);
+          renderRefusal(resultHandler, request, reply, result);
+          return false;
+        });
       });
     } catch (error) {
       return done(error as Error);

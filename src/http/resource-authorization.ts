@@ -1,18 +1,14 @@
 /**
  * Resource-based checks inside an endpoint (ASP.NET's `IAuthorizationService.AuthorizeAsync(User,
  * resource, policy)` followed by `Forbid()` or `Challenge()`), as `request.authorize(resource,
- * policy)`: it resolves when the caller may act on the resource and otherwise throws a refusal,
- * which is answered through the same authorization result handler as a route's policy: 403, or for
- * an anonymous caller the 401 (or login redirect) a route protected by that policy would give.
+ * policy)`: it resolves when the caller may act on the resource and otherwise throws the
+ * evaluator's refusal, which is answered through the same authorization result handler as a
+ * route's policy: 403, or for an anonymous caller the 401 (or login redirect) a route protected by
+ * that policy would give.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { PolicyAuthentication, PolicyEvaluator } from '../security/authentication/index.ts';
-import {
-  AuthorizationPolicy,
-  type AuthorizationRequirement,
-  type AuthorizationService,
-  type PolicyProvider,
-} from '../security/authorization/index.ts';
+import type { PolicyAuthentication, PolicyEvaluator, PolicyRefusal } from '../security/authentication/index.ts';
+import type { AuthorizationPolicy, AuthorizationRequirement, AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
 import { authenticationRequest } from './pipeline.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 
@@ -32,22 +28,29 @@ declare module 'fastify' {
   }
 }
 
+/** The status each refusal is over HTTP. */
+const STATUS = { challenge: 401, forbid: 403 } as const;
+
 /**
- * A failed resource check. `statusCode` keeps it a 403 (401) even under an application's own
- * error handler; Gatehouse's hands it to the result handler.
+ * A failed resource check: the evaluator's refusal, thrown. `statusCode` keeps it a 403 (401)
+ * even under an application's own error handler; Gatehouse's hands it to the result handler.
  */
 export class AuthorizationRefusal extends Error {
   readonly statusCode: 401 | 403;
+  /** For a forbid: the schemes that authenticated the caller; none for a challenge. */
+  readonly schemes: readonly string[];
+  /** For a challenge: what the policy's schemes said of the request. */
+  readonly authentication?: PolicyAuthentication;
 
   constructor(
-    /** The schemes that authenticated the caller (none for an anonymous one). */
-    readonly schemes: readonly string[],
-    /** For an anonymous caller: what the policy's schemes said of the request, for their challenge. */
-    readonly authentication?: PolicyAuthentication,
+    /** The evaluator's outcome: a challenge (anonymous caller) or a forbid. */
+    readonly outcome: PolicyRefusal,
   ) {
-    super(schemes.length > 0 ? 'The caller may not act on this resource.' : 'The caller is not authenticated.');
+    super(outcome.kind === 'forbid' ? 'The caller may not act on this resource.' : 'The caller is not authenticated.');
     this.name = 'AuthorizationRefusal';
-    this.statusCode = schemes.length > 0 ? 403 : 401;
+    this.statusCode = STATUS[outcome.kind];
+    this.schemes = outcome.kind === 'forbid' ? outcome.schemes : [];
+    if (outcome.kind === 'challenge') this.authentication = outcome.authentication;
   }
 }
 
@@ -63,17 +66,7 @@ export function decorateResourceChecks(
   }
   app.decorateRequest('isAuthorized', isAuthorized);
   app.decorateRequest('authorize', async function authorize(this: FastifyRequest, resource: unknown, policy: ResourcePolicy) {
-    const resolved = resolve(policy);
-    if ((await authorization.authorize(this.user, resource, resolved)).succeeded) return;
-    const schemes = authenticatedSchemes(this);
-    if (schemes.length > 0) throw new AuthorizationRefusal(schemes);
-    // The schemes a route with this policy would have asked (the policy's, else the default for
-    // the request's shape) give the challenge, as they would have on that route.
-    const challenged = resolved instanceof AuthorizationPolicy ? resolved : null;
-    throw new AuthorizationRefusal([], await evaluator.authenticate(challenged, authenticationRequest(this)));
+    const outcome = await evaluator.authorizeResource(this.user, resource, resolve(policy), authenticationRequest(this));
+    if (outcome.kind !== 'success') throw new AuthorizationRefusal(outcome);
   });
-}
-
-function authenticatedSchemes(request: FastifyRequest): string[] {
-  return request.user.identities.filter((identity) => identity.isAuthenticated).map((identity) => identity.authenticationType ?? '');
 }

@@ -88,6 +88,16 @@ describe.each(engines)('GraphQL over HTTP on $engine', (engine) => {
     expect(codes(await gql(`mutation { deletePost(id: "${post.id}") }`, { token: admin.token }))).toEqual(['NOT_FOUND']);
   });
 
+  it('challenges an anonymous change before looking the post up: UNAUTHENTICATED for any id, NOT_FOUND only for a signed-in caller', async () => {
+    const writer = await author();
+    const post = await createPost(writer.token);
+    for (const id of [post.id, '999999']) {
+      expect(codes(await gql(`mutation { updatePost(id: "${id}", title: "t") { title } }`))).toEqual(['UNAUTHENTICATED']);
+      expect(codes(await gql(`mutation { deletePost(id: "${id}") }`))).toEqual(['UNAUTHENTICATED']);
+    }
+    expect(codes(await gql('mutation { deletePost(id: "999999") }', { token: writer.token }))).toEqual(['NOT_FOUND']);
+  });
+
   it('shows User.email to the user and to Admins only; for others it is null with FORBIDDEN while the rest resolves', async () => {
     const writer = await author();
     const other = await author();

@@ -9,7 +9,7 @@ import { isStoreUnavailable } from '../../store/kysely/store-errors.ts';
 import { StoreUnavailableError } from '../../store/ports.ts';
 import { RevocationsStaleError } from '../../revocation/revocations-stale-error.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
-import { type AuthorizationResultHandler, problemResultHandler } from '../authorization-result-handler.ts';
+import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from '../authorization-result-handler.ts';
 import { AuthorizationRefusal } from '../resource-authorization.ts';
 
 /** Fastify's own errors that are the caller's fault, by code. */
@@ -89,11 +89,7 @@ export interface ProblemErrorsOptions {
 async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions): Promise<void> {
   const resultHandler = options.resultHandler ?? problemResultHandler;
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AuthorizationRefusal) {
-      if (error.statusCode === 403) return resultHandler.forbid(request, reply, error.schemes);
-      if (error.authentication) return resultHandler.challenge(request, reply, error.authentication);
-      return sendProblem(reply, problem('GH_UNAUTHENTICATED'));
-    }
+    if (error instanceof AuthorizationRefusal) return renderRefusal(resultHandler, request, reply, error.outcome);
     if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
     if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
     if (error instanceof HashingBusyError) return sendProblem(reply, overloadedProblem(reply, error));

@@ -5,7 +5,7 @@ import { RoleGrantRequirement } from '../../policies/role-grant.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { userIdOf } from '../pipeline.ts';
-import { authorizeResource, IdParams, type RouteContext } from './route-context.ts';
+import { IdParams, type RouteContext } from './route-context.ts';
 
 const RoleInput = Type.Object({ role: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const RoleParams = Type.Object({ id: IdParams.properties.id, role: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -33,7 +33,7 @@ const AUDIT_PAGE_MAX = 200;
  * last user with role `Admin` who is not locked cannot be locked, deleted or lose the role (409):
  * the API would have nobody left to answer to.
  */
-export async function adminRoutes(app: FastifyInstance, { services, authorization }: RouteContext): Promise<void> {
+export async function adminRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
   const { users, audit, revocationFeed } = services;
 
   async function existingUser(id: string): Promise<User> {
@@ -67,7 +67,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
     async (request, reply) => {
       const { role } = request.body;
       checkRoleName(role);
-      await authorizeResource(authorization, request, { role }, roleGrant);
+      await request.authorize({ role }, roleGrant);
       const user = await existingUser(request.params.id);
       if (await users.addRole(user.id, role)) {
         await audit.record('role.added', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
@@ -82,7 +82,7 @@ export async function adminRoutes(app: FastifyInstance, { services, authorizatio
     { schema: { params: RoleParams }, config: NO_CONTENT },
     async (request, reply) => {
       const { role } = request.params;
-      await authorizeResource(authorization, request, { role }, roleGrant);
+      await request.authorize({ role }, roleGrant);
       const user = await existingUser(request.params.id);
       if (await users.removeRoleKeepingAdmin(user.id, role)) {
         await audit.record('role.removed', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });

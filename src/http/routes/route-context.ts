@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import type { AuthorizationRequirement, AuthorizationService, PolicyProvider } from '../../security/authorization/index.ts';
+import type { AuthorizationService, PolicyProvider } from '../../security/authorization/index.ts';
 import type { SchemeOptions } from '../authentication-schemes.ts';
-import { GatehouseError } from '../../security/errors.ts';
 import type { Services } from '../../services.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 
@@ -22,22 +20,6 @@ export interface RouteContext {
   readonly passkeys: boolean;
   /** "Where you are signed in" is on: the profile page shows the user's sessions. */
   readonly sessionsListed?: boolean;
-}
-
-/**
- * A resource-based check inside an endpoint: throws the 403 when the caller may not act on the
- * resource. The 403 names the schemes that authenticated the caller, never the requirement.
- */
-export async function authorizeResource(
-  authorization: AuthorizationService,
-  request: FastifyRequest,
-  resource: unknown,
-  requirement: AuthorizationRequirement,
-): Promise<void> {
-  const result = await authorization.authorize(request.user, resource, requirement);
-  if (result.succeeded) return;
-  const schemes = request.user.identities.filter((identity) => identity.isAuthenticated).map((identity) => identity.authenticationType);
-  throw new GatehouseError('GH_FORBIDDEN', undefined, { policy: schemes });
 }
 
 /** `:id` in a path: a positive integer, checked as text so that `1.5`, `1e3` and `-1` are 400s. */

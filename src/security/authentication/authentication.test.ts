@@ -327,7 +327,8 @@ describe('PolicyEvaluator', () => {
 
   it('uses the default scheme chosen by request shape when the policy names none', async () => {
     const { evaluator, bearerValidator } = setup();
-    const authentication = await evaluator.authenticate(authenticated, request({ authorization: 'Bearer alice.token.sig' }));
+    const req = request({ authorization: 'Bearer alice.token.sig' });
+    const authentication = await evaluator.authenticate(authenticated, req);
     expect(authentication.succeeded).toBe(true);
     expect(authentication.principal).toBe(alice);
     expect(authentication.attempts.map(({ handler }) => handler.scheme)).toEqual(['Bearer']);
@@ -336,14 +337,16 @@ describe('PolicyEvaluator', () => {
 
   it('uses the default scheme when there is no policy at all', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(null, request({ 'x-api-key': 'good-key' }));
+    const req = request({ 'x-api-key': 'good-key' });
+    const authentication = await evaluator.authenticate(null, req);
     expect(authentication.attempts.map(({ handler }) => handler.scheme)).toEqual(['ApiKey']);
     expect(authentication.principal.hasClaim('client', 'billing')).toBe(true);
   });
 
   it('gives the anonymous principal when the default scheme finds nothing', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(authenticated, request({}));
+    const req = request({});
+    const authentication = await evaluator.authenticate(authenticated, req);
     expect(authentication.succeeded).toBe(false);
     expect(authentication.principal.isAuthenticated).toBe(false);
     expect(authentication.attempts.map(({ handler }) => handler.scheme)).toEqual(['Cookies']);
@@ -356,75 +359,84 @@ describe('PolicyEvaluator', () => {
     expect(authentication.attempts.map(({ handler }) => handler.scheme)).toEqual(['ApiKey']);
     expect(authentication.attempts[0]!.result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Missing API key' });
     expect(authentication.succeeded).toBe(false);
-    expect(await evaluator.authorize(apiKeyOnly, authentication)).toEqual({ kind: 'challenge' });
+    expect(await evaluator.authorize(apiKeyOnly, authentication, req)).toMatchObject({ kind: 'challenge' });
   });
 
   it('does not read a bearer token for a policy that names only ApiKey', async () => {
     const { evaluator, bearerValidator } = setup();
-    const authentication = await evaluator.authenticate(apiKeyOnly, request({ authorization: 'Bearer alice.token.sig' }));
+    const req = request({ authorization: 'Bearer alice.token.sig' });
+    const authentication = await evaluator.authenticate(apiKeyOnly, req);
     expect(bearerValidator.calls).toEqual([]);
     expect(authentication.succeeded).toBe(false);
-    expect(await evaluator.authorize(apiKeyOnly, authentication)).toEqual({ kind: 'challenge' });
+    expect(await evaluator.authorize(apiKeyOnly, authentication, req)).toMatchObject({ kind: 'challenge' });
   });
 
   it('merges the principals of several schemes a policy names', async () => {
     const { evaluator } = setup();
     const both = new AuthorizationPolicyBuilder('Bearer', 'ApiKey').requireClaim('sub').requireClaim('client').build();
-    const authentication = await evaluator.authenticate(both, request({ authorization: 'Bearer alice.token.sig', 'x-api-key': 'good-key' }));
+    const req = request({ authorization: 'Bearer alice.token.sig', 'x-api-key': 'good-key' });
+    const authentication = await evaluator.authenticate(both, req);
     expect(authentication.succeeded).toBe(true);
     expect(authentication.principal.identities.map((identity) => identity.authenticationType)).toEqual(['Bearer', 'ApiKey']);
     expect(authentication.principal.subject).toBe('1');
     expect(authentication.principal.hasClaim('client', 'billing')).toBe(true);
-    expect(await evaluator.authorize(both, authentication)).toEqual({ kind: 'success' });
+    expect(await evaluator.authorize(both, authentication, req)).toEqual({ kind: 'success' });
   });
 
   it('succeeds with one of several named schemes when the other finds bad credentials', async () => {
     const { evaluator } = setup();
     const either = new AuthorizationPolicyBuilder('Bearer', 'ApiKey').requireAuthenticatedUser().build();
-    const authentication = await evaluator.authenticate(either, request({ authorization: 'Bearer alice.token.sig', 'x-api-key': 'wrong' }));
+    const req = request({ authorization: 'Bearer alice.token.sig', 'x-api-key': 'wrong' });
+    const authentication = await evaluator.authenticate(either, req);
     expect(authentication.succeeded).toBe(true);
     expect(authentication.principal.subject).toBe('1');
     expect(authentication.attempts.map(({ result }) => result.kind)).toEqual(['success', 'fail']);
-    expect(await evaluator.authorize(either, authentication)).toEqual({ kind: 'success' });
+    expect(await evaluator.authorize(either, authentication, req)).toEqual({ kind: 'success' });
   });
 
   it('succeeds when the caller is authenticated and meets the policy', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(adminOnly, request({ authorization: 'Bearer admin.token.sig' }));
-    expect(await evaluator.authorize(adminOnly, authentication)).toEqual({ kind: 'success' });
+    const req = request({ authorization: 'Bearer admin.token.sig' });
+    const authentication = await evaluator.authenticate(adminOnly, req);
+    expect(await evaluator.authorize(adminOnly, authentication, req)).toEqual({ kind: 'success' });
   });
 
   it('challenges (401) an unauthenticated caller', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(adminOnly, request({}));
-    expect(await evaluator.authorize(adminOnly, authentication)).toEqual({ kind: 'challenge' });
+    const req = request({});
+    const authentication = await evaluator.authenticate(adminOnly, req);
+    expect(await evaluator.authorize(adminOnly, authentication, req)).toMatchObject({ kind: 'challenge' });
   });
 
   it('challenges (401) a caller whose credentials were refused', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(authenticated, request({ authorization: 'Bearer forged.token.sig' }));
+    const req = request({ authorization: 'Bearer forged.token.sig' });
+    const authentication = await evaluator.authenticate(authenticated, req);
     expect(authentication.succeeded).toBe(false);
     expect(authentication.attempts[0]!.result).toEqual({ kind: 'fail', scheme: 'Bearer', message: 'The token expired.' });
-    expect(await evaluator.authorize(authenticated, authentication)).toEqual({ kind: 'challenge' });
+    expect(await evaluator.authorize(authenticated, authentication, req)).toMatchObject({ kind: 'challenge' });
   });
 
   it('forbids (403) an authenticated caller who fails the policy, naming the scheme that authenticated them', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(adminOnly, request({ authorization: 'Bearer alice.token.sig' }));
-    expect(await evaluator.authorize(adminOnly, authentication)).toEqual({ kind: 'forbid', schemes: ['Bearer'] });
+    const req = request({ authorization: 'Bearer alice.token.sig' });
+    const authentication = await evaluator.authenticate(adminOnly, req);
+    expect(await evaluator.authorize(adminOnly, authentication, req)).toEqual({ kind: 'forbid', schemes: ['Bearer'] });
   });
 
   it('forbids an API-key caller who fails a policy naming no schemes, naming ApiKey', async () => {
     const { evaluator } = setup();
-    const authentication = await evaluator.authenticate(adminOnly, request({ 'x-api-key': 'good-key' }));
-    expect(await evaluator.authorize(adminOnly, authentication)).toEqual({ kind: 'forbid', schemes: ['ApiKey'] });
+    const req = request({ 'x-api-key': 'good-key' });
+    const authentication = await evaluator.authenticate(adminOnly, req);
+    expect(await evaluator.authorize(adminOnly, authentication, req)).toEqual({ kind: 'forbid', schemes: ['ApiKey'] });
   });
 
   it('forbids with the policy’s own schemes when it names some', async () => {
     const { evaluator } = setup();
     const policy = new AuthorizationPolicyBuilder('ApiKey', 'Bearer').requireRole('Admin').build();
-    const authentication = await evaluator.authenticate(policy, request({ 'x-api-key': 'good-key' }));
-    expect(await evaluator.authorize(policy, authentication)).toEqual({ kind: 'forbid', schemes: ['ApiKey', 'Bearer'] });
+    const req = request({ 'x-api-key': 'good-key' });
+    const authentication = await evaluator.authenticate(policy, req);
+    expect(await evaluator.authorize(policy, authentication, req)).toEqual({ kind: 'forbid', schemes: ['ApiKey', 'Bearer'] });
   });
 
   it('hands the resource to the authorization service', async () => {
@@ -432,9 +444,10 @@ describe('PolicyEvaluator', () => {
     const policy = new AuthorizationPolicyBuilder()
       .requireAssertion((context) => (context.resource as { ownerId: string } | null)?.ownerId === context.user.subject)
       .build();
-    const authentication = await evaluator.authenticate(policy, request({ authorization: 'Bearer alice.token.sig' }));
-    expect(await evaluator.authorize(policy, authentication, { ownerId: '1' })).toEqual({ kind: 'success' });
-    expect(await evaluator.authorize(policy, authentication, { ownerId: '2' })).toEqual({ kind: 'forbid', schemes: ['Bearer'] });
+    const req = request({ authorization: 'Bearer alice.token.sig' });
+    const authentication = await evaluator.authenticate(policy, req);
+    expect(await evaluator.authorize(policy, authentication, req, { ownerId: '1' })).toEqual({ kind: 'success' });
+    expect(await evaluator.authorize(policy, authentication, req, { ownerId: '2' })).toEqual({ kind: 'forbid', schemes: ['Bearer'] });
   });
 
   it('runs a custom scheme through the same split', async () => {
@@ -445,7 +458,8 @@ describe('PolicyEvaluator', () => {
     };
     const schemes = new AuthenticationSchemeProvider([custom], () => 'Custom');
     const evaluator = new PolicyEvaluator(schemes, new AuthorizationService());
-    const authentication = await evaluator.authenticate(adminOnly, request({}));
-    expect(await evaluator.authorize(adminOnly, authentication)).toEqual({ kind: 'forbid', schemes: ['Custom'] });
+    const req = request({});
+    const authentication = await evaluator.authenticate(adminOnly, req);
+    expect(await evaluator.authorize(adminOnly, authentication, req)).toEqual({ kind: 'forbid', schemes: ['Custom'] });
   });
 });

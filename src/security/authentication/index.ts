@@ -6,7 +6,14 @@ export {
   type ForwardDefaultSelector,
   forwardByRequestShape,
 } from './authentication-scheme-provider.ts';
-export { PolicyEvaluator, type PolicyAuthentication, type PolicyAuthorizationResult } from './policy-evaluator.ts';
+export { PolicyEvaluator, type PolicyAuthentication } from './policy-evaluator.ts';
+export {
+  PolicyAuthorizationResult,
+  type PolicyChallenge,
+  type PolicyForbid,
+  type PolicyRefusal,
+  type PolicySuccess,
+} from './policy-authorization-result.ts';
 export { ApiKeyHandler, API_KEY_SCHEME, INVALID_API_KEY, MISSING_API_KEY, type ApiKeyValidator } from './schemes/api-key/handler.ts';
 export { BearerHandler, BEARER_SCHEME, type BearerTokenValidation, type BearerTokenValidator } from './schemes/bearer/handler.ts';
 export {

@@ -1,11 +1,14 @@
 import { ClaimsPrincipal } from '../claims/claims-principal.ts';
-import type { AuthorizationPolicy } from '../authorization/authorization-policy.ts';
+import { AuthorizationPolicy } from '../authorization/authorization-policy.ts';
+import type { AuthorizationRequirement } from '../authorization/authorization-requirement.ts';
+import type { AuthorizationResult } from '../authorization/authorization-result.ts';
 import type { AuthorizationService } from '../authorization/authorization-service.ts';
 import { AuthenticateResult } from './authenticate-result.ts';
 import type { AuthenticationHandler } from './authentication-handler.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
 import type { AuthenticationSchemeProvider } from './authentication-scheme-provider.ts';
 import { andThen, type MaybePromise } from '../maybe-async.ts';
+import { PolicyAuthorizationResult } from './policy-authorization-result.ts';
 
 /** The outcome of authenticating for a policy: the principal and what each scheme tried said. */
 export interface PolicyAuthentication {
@@ -16,14 +19,14 @@ export interface PolicyAuthentication {
   readonly attempts: readonly { readonly handler: AuthenticationHandler; readonly result: AuthenticateResult }[];
 }
 
-export type PolicyAuthorizationResult =
-  | { readonly kind: 'success' }
-  | { readonly kind: 'challenge' }
-  | { readonly kind: 'forbid'; readonly schemes: readonly string[] };
-
 /**
  * Authenticates a request for a policy, then authorizes it (ASP.NET's `PolicyEvaluator`).
  * The policy's schemes are tried when it names any (principals merged), else the default.
+ *
+ * It is the one place that decides between a challenge and a forbid, for every transport: a
+ * route's policy (`authorize`), and a check inside an endpoint or a GraphQL resolver of a caller
+ * the transport authenticated already (`authorizeResource`). Transports only render its
+ * `PolicyAuthorizationResult`.
  */
 export class PolicyEvaluator {
   private readonly successes = new WeakMap<AuthenticateResult, PolicyAuthentication>();
@@ -63,17 +66,71 @@ export class PolicyEvaluator {
     return { principal, succeeded: principals.length > 0, attempts };
   }
 
-  /** The one expression that splits 401 from 403: authenticated callers are forbidden, others challenged. */
+  /**
+   * The outcome of a request for an endpoint, once `authenticate` has run with the same policy and
+   * request. With a policy: success when the caller meets it (about `resource`), else a forbid for
+   * a caller some scheme vouched for and a challenge for any other. Without one (an endpoint open
+   * to anyone that still reads credentials): success, unless a credential presented does not hold.
+   */
   authorize(
-    policy: AuthorizationPolicy,
+    policy: AuthorizationPolicy | null,
     authentication: PolicyAuthentication,
+    request: AuthenticationRequest,
     resource: unknown = null,
   ): MaybePromise<PolicyAuthorizationResult> {
-    return andThen(this.authorization.decide(authentication.principal, resource, policy), (result): PolicyAuthorizationResult => {
-      if (result.succeeded) return SUCCESS;
-      return authentication.succeeded ? { kind: 'forbid', schemes: forbidSchemes(policy, authentication) } : CHALLENGE;
+    if (policy === null) return authentication.attempts.some(isFailure) ? challengeOf(authentication, request) : SUCCESS;
+    return andThen(this.authorization.decide(authentication.principal, resource, policy), (result) => {
+      const kind = outcomeOf(result, authentication.succeeded);
+      if (kind === 'success') return SUCCESS;
+      return kind === 'forbid' ? PolicyAuthorizationResult.forbid(forbidSchemes(policy, authentication)) : challengeOf(authentication, request);
     });
   }
+
+  /**
+   * The outcome of a check inside an endpoint (a resource check, a GraphQL field or operation) for
+   * `user`, whom the transport authenticated from `request` already (ASP.NET's `AuthorizeAsync(User,
+   * resource, policy)` followed by `Forbid()` or `Challenge()`). A forbid names the schemes that
+   * authenticated the caller; a challenge asks what a route protected by the policy would have
+   * asked: the policy's schemes, or the default scheme for the request.
+   */
+  authorizeResource(
+    user: ClaimsPrincipal,
+    resource: unknown,
+    policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
+    request: AuthenticationRequest,
+  ): MaybePromise<PolicyAuthorizationResult> {
+    return andThen(this.authorization.decide(user, resource, policy), (result) => {
+      const kind = outcomeOf(result, user.isAuthenticated);
+      if (kind === 'success') return SUCCESS;
+      if (kind === 'forbid') return PolicyAuthorizationResult.forbid(authenticatedSchemes(user));
+      const asked = policy instanceof AuthorizationPolicy ? policy : null;
+      return andThen(this.authenticate(asked, request), (authentication) => challengeOf(authentication, request));
+    });
+  }
+}
+
+/** The one expression that splits challenge from forbid: a refused caller known to a scheme is forbidden, any other challenged. */
+function outcomeOf(result: AuthorizationResult, authenticated: boolean): PolicyAuthorizationResult['kind'] {
+  return result.succeeded ? 'success' : authenticated ? 'forbid' : 'challenge';
+}
+
+/**
+ * The challenge of a caller no scheme vouched for: that of the schemes that judged a credential
+ * bad (their `invalid_token`), or, when none was presented, of every scheme consulted.
+ */
+function challengeOf(authentication: PolicyAuthentication, request: AuthenticationRequest): PolicyAuthorizationResult {
+  const failed = authentication.attempts.filter(isFailure);
+  const challenges = (failed.length > 0 ? failed : authentication.attempts).map(({ handler, result }) => handler.challenge(result, request));
+  return PolicyAuthorizationResult.challenge(challenges, authentication);
+}
+
+function isFailure({ result }: PolicyAuthentication['attempts'][number]): boolean {
+  return result.kind === 'fail';
+}
+
+/** The schemes of the caller's authenticated identities. */
+function authenticatedSchemes(user: ClaimsPrincipal): string[] {
+  return user.identities.filter((identity) => identity.isAuthenticated).map((identity) => identity.authenticationType ?? '');
 }
 
 /** The policy's schemes, or the scheme that authenticated the caller when the policy names none. */
@@ -82,5 +139,4 @@ function forbidSchemes(policy: AuthorizationPolicy, authentication: PolicyAuthen
   return authentication.attempts.flatMap(({ result }) => (result.kind === 'success' ? [result.scheme] : []));
 }
 
-const SUCCESS: PolicyAuthorizationResult = Object.freeze({ kind: 'success' });
-const CHALLENGE: PolicyAuthorizationResult = Object.freeze({ kind: 'challenge' });
+const SUCCESS = PolicyAuthorizationResult.success();
