@@ -45,6 +45,7 @@ export {
   PolicyEvaluator,
   externalJwtBearer,
   forwardByRequestShape,
+  requestPath,
   singleHeader,
   type AuthenticationHandler,
   type AuthenticationRequest,
@@ -52,11 +53,14 @@ export {
   type BearerTokenValidator,
   type Challenge,
   type ClaimSource,
+  type CredentialSources,
   type ForwardDefaultSelector,
   type JwtBearerOptions,
   type PublicKeyInput,
   type PolicyAuthentication,
   type PolicyAuthorizationResult,
+  type RevocationConcerns,
+  type RevocationKind,
 } from './security/authentication/index.ts';
 export { GatehouseError, ERROR_CODES, ProblemError, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';

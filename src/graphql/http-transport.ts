@@ -2,10 +2,10 @@ import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import type { LiveCount } from '../platform/metrics/live-count.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { COOKIES_SCHEME } from '../security/authentication/index.ts';
+import { type AuthenticationHandler, declaredCredentials } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Services } from '../services.ts';
-import { authenticationSchemes, type SchemeOptions } from '../http/authentication-schemes.ts';
+import { authenticationSchemes, type SchemeOptions } from '../schemes/authentication-schemes.ts';
 import { problem, sendProblem } from '../http/problem.ts';
 import type { OperationContext } from './context.ts';
 import { GraphQLService } from './graphql-service.ts';
@@ -77,11 +77,13 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
     // Before the WebSocket plugin's own preClose, which would close the sockets without a code.
     scope.addHook('preClose', async () => closeSocketsGoingAway(scope.websocketServer.clients));
     await scope.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
+    // The schemes of every request; a socket re-reads its cookie session without sliding it.
+    const schemes = authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions);
+    const cookieSchemes = new Set(schemes.handlers.filter(readsCookies).map((handler) => handler.scheme));
     const socketHandler = graphqlSocketHandler({
       graphql,
       contextFor,
-      // The schemes of every request; a socket re-reads its cookie session without sliding it.
-      schemes: authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions),
+      schemes,
       revocations: services.revocations,
       keyRing: services.keyRing,
       clock,
@@ -97,7 +99,7 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       config: ENDPOINT_CONFIG,
       // A browser's socket carries the auth cookie to any site that opens it: only trusted origins may.
       preValidation: async (request, reply) => {
-        if (!isUpgrade(request) || !signedInByCookie(request)) return;
+        if (!isUpgrade(request) || !signedInByCookie(request, cookieSchemes)) return;
         if (!trustedOrigins.has(request.headers.origin ?? '')) {
           await sendProblem(reply, problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.'));
         }
@@ -132,8 +134,15 @@ function isUpgrade(request: FastifyRequest): boolean {
   return request.headers.upgrade?.toLowerCase() === 'websocket';
 }
 
-function signedInByCookie(request: FastifyRequest): boolean {
-  return request.user.identities.some((identity) => identity.isAuthenticated && identity.authenticationType === COOKIES_SCHEME);
+/** Whether a scheme that reads cookies (Cookies, or one of the application's) authenticated the caller. */
+function signedInByCookie(request: FastifyRequest, cookieSchemes: ReadonlySet<string>): boolean {
+  return request.user.identities.some((identity) => identity.isAuthenticated && cookieSchemes.has(identity.authenticationType ?? ''));
+}
+
+/** A scheme whose credential a browser sends on its own to any site that opens a socket: a cookie. */
+function readsCookies(handler: AuthenticationHandler): boolean {
+  const { cookies, headers } = declaredCredentials(handler);
+  return (cookies !== undefined && cookies.length > 0) || (headers?.includes('cookie') ?? false);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PolicyAuthentication } from '../security/authentication/index.ts';
+import type { AuthenticationRequest, PolicyAuthentication } from '../security/authentication/index.ts';
 import { isBrowserNavigation } from './browser-navigation.ts';
 import { MembershipPaths } from './membership-paths.ts';
 import { problem, sendProblem } from './problem.ts';
@@ -23,8 +23,10 @@ export function createProblemResultHandler(paths: MembershipPaths): Authorizatio
   return {
     challenge(request, reply, authentication) {
       const failed = authentication.attempts.filter(({ result }) => result.kind === 'fail');
+      // Schemes read the query as sent (a record of strings), which Fastify types as unknown.
+      const asSent = request as FastifyRequest<{ Querystring: AuthenticationRequest['query'] }>;
       const challenges = (failed.length > 0 ? failed : authentication.attempts).map(({ handler, result }) =>
-        handler.challenge(result, request),
+        handler.challenge(result, asSent),
       );
       if (challenges.some((challenge) => challenge.redirectToLogin) && isBrowserNavigation(request.headers)) {
         return reply.redirect(paths.loginFor(request.url), 302);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AuthorizationRequirement, AuthorizationService, PolicyProvider } from '../../security/authorization/index.ts';
-import type { SchemeOptions } from '../authentication-schemes.ts';
+import type { SchemeOptions } from '../../schemes/authentication-schemes.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Services } from '../../services.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
