@@ -23,8 +23,9 @@ const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /**
  * The service's logger. Credentials never reach it: headers that carry them (the contract's,
- * and those the application's schemes declare) are redacted, and request lines log the path
- * without its query string (confirmation and reset codes travel there).
+ * and those the application's schemes declare) are redacted from a logged `headers` object, at
+ * the top or under `req`, and request lines log the path without its query string
+ * (confirmation and reset codes travel there).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const headers = credentialHeaderNames([{ headers: CONTRACT_CREDENTIAL_HEADERS }, ...(options.schemes ?? []).map(declaredCredentials)]);
@@ -34,7 +35,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const settings = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: {
-      paths: [...headers.map((name) => `req.headers["${name}"]`), 'res.headers["set-cookie"]'],
+      // A request's headers as Fastify's request serializer would show them, and as an application logs them.
+      paths: [...headers.flatMap((name) => [`req.headers["${name}"]`, `headers["${name}"]`]), 'res.headers["set-cookie"]'],
       censor: '[redacted]',
     },
   };
