@@ -68,7 +68,7 @@ interface Connection {
   readonly presented: AuthenticationRequest;
   /** The upgrade request's credential (or anonymous), authenticated again as the socket opens; null when refused. */
   readonly upgrade: Promise<SocketCredential | null>;
-  /** The socket's one principal's source: the upgrade's until `connection_init` brings a token. */
+  /** The socket's one principal's source: the upgrade's until `connection_init` brings a credential. */
   credential: SocketCredential;
   /** Ids of the subscriptions (not queries or mutations) this socket has started; see `admitted`. */
   readonly subscriptionIds: Set<string>;
