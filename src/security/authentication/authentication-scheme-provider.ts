@@ -1,6 +1,6 @@
 import type { AuthenticationHandler } from './authentication-handler.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
-import { carriesCredential, type CredentialSources } from './credential-sources.ts';
+import { credentialPresence, type CredentialSources } from './credential-sources.ts';
 import { API_KEY_CREDENTIALS, API_KEY_SCHEME } from './schemes/api-key/handler.ts';
 import { BEARER_CREDENTIALS, BEARER_SCHEME } from './schemes/bearer/handler.ts';
 import { COOKIES_SCHEME } from './schemes/cookies/handler.ts';
@@ -60,11 +60,12 @@ export interface ShapeCandidate {
 
 /**
  * The choice by request shape: the first of `candidates` whose credential the request carries
- * (`carriesCredential`), else `otherwise`.
+ * (`credentialPresence`), else `otherwise`.
  */
 export function requestShapeSelector(candidates: readonly ShapeCandidate[], otherwise: string): (request: AuthenticationRequest) => string {
+  const shapes = candidates.map(({ scheme, credentials }) => ({ scheme, present: credentialPresence(credentials) }));
   return (request) => {
-    for (const candidate of candidates) if (carriesCredential(candidate.credentials, request)) return candidate.scheme;
+    for (let i = 0; i < shapes.length; i++) if (shapes[i]!.present(request)) return shapes[i]!.scheme;
     return otherwise;
   };
 }

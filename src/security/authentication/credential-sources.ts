@@ -34,21 +34,39 @@ const NONE: readonly string[] = Object.freeze([]);
 /** A scheme that declares nothing: no header, no cookie, nothing at `connection_init`. */
 export const NO_CREDENTIAL_SOURCES: CredentialSources = Object.freeze({});
 
+/** Whether a request carries a credential; see `credentialPresence`. */
+export type CredentialPresence = (request: AuthenticationRequest) => boolean;
+
 /**
- * Whether `request` carries a credential from `sources`, well-formed or not (the scheme judges
- * it): any of its headers, an `Authorization` header of its authentication scheme (a repeated
- * one counts, for the scheme to refuse as malformed), or any of its cookies. Reads what is
- * there, allocating nothing unless a cookie must be looked for in an unparsed `Cookie` header.
+ * The test of whether a request carries a credential from `sources`, well-formed or not (the
+ * scheme judges it): any of its headers, an `Authorization` header of its authentication scheme
+ * (a repeated one counts, for the scheme to refuse as malformed), or any of its cookies. Built
+ * once, when the schemes are known: per request it reads what is there and allocates nothing,
+ * unless a cookie must be looked for in an unparsed `Cookie` header.
  */
-export function carriesCredential(sources: CredentialSources, request: AuthenticationRequest): boolean {
-  const { headers } = request;
-  for (const name of sources.headers ?? NONE) {
-    const value = headers[name];
-    if (value === undefined) continue;
-    if (name !== 'authorization' || sources.authorizationScheme === undefined || Array.isArray(value)) return true;
-    if (startsWithScheme(value, sources.authorizationScheme)) return true;
-  }
-  return sources.cookies !== undefined && sources.cookies.some((name) => cookiePresent(request, name));
+export function credentialPresence(sources: CredentialSources): CredentialPresence {
+  const tests = (sources.headers ?? NONE).map((name) => headerPresence(name.toLowerCase(), sources.authorizationScheme));
+  const cookies = sources.cookies ?? NONE;
+  if (cookies.length > 0) tests.push((request) => cookies.some((name) => cookiePresent(request, name)));
+  if (tests.length === 1) return tests[0]!;
+  return (request) => {
+    for (let i = 0; i < tests.length; i++) if (tests[i]!(request)) return true;
+    return false;
+  };
+}
+
+function headerPresence(name: string, authorizationScheme: string | undefined): CredentialPresence {
+  if (name !== 'authorization' || authorizationScheme === undefined) return (request) => request.headers[name] !== undefined;
+  // `Bearer` alone or followed by white space, in any case (RFC 9110's auth-scheme is case-insensitive).
+  const ofScheme = new RegExp(`^${escapeRegExp(authorizationScheme)}(?:\\s|$)`, 'i');
+  return (request) => {
+    const value = request.headers.authorization;
+    return value !== undefined && (Array.isArray(value) || ofScheme.test(value));
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
@@ -62,26 +80,6 @@ export function credentialHeaderNames(sources: Iterable<CredentialSources>): str
     if (source.cookies !== undefined && source.cookies.length > 0) names.add('cookie');
   }
   return [...names];
-}
-
-/**
- * `Bearer` alone or followed by white space, in any case (RFC 9110's auth-scheme is
- * case-insensitive); compared character by character, so that the common path copies nothing.
- */
-function startsWithScheme(value: string, scheme: string): boolean {
-  const length = scheme.length;
-  if (value.length < length) return false;
-  if (value.length > length && !WHITE_SPACE.test(value.charAt(length))) return false;
-  for (let i = 0; i < length; i++) {
-    if (lowerCase(value.charCodeAt(i)) !== lowerCase(scheme.charCodeAt(i))) return false;
-  }
-  return true;
-}
-
-const WHITE_SPACE = /\s/;
-
-function lowerCase(code: number): number {
-  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
 }
 
 function cookiePresent(request: AuthenticationRequest, name: string): boolean {

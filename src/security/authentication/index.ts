@@ -8,7 +8,7 @@ export {
   requestShapeSelector,
   type ShapeCandidate,
 } from './authentication-scheme-provider.ts';
-export { carriesCredential, credentialHeaderNames, type CredentialSources, NO_CREDENTIAL_SOURCES } from './credential-sources.ts';
+export { credentialHeaderNames, type CredentialPresence, credentialPresence, type CredentialSources, NO_CREDENTIAL_SOURCES } from './credential-sources.ts';
 export { concernsCredential, NO_REVOCATION_CONCERNS, type RevocationConcerns, type RevocationKind } from './revocation-concerns.ts';
 export { CONTRACT_CREDENTIAL_HEADERS, declaredCredentials, declaredRevocations } from './scheme-declarations.ts';
 export { PolicyEvaluator, type PolicyAuthentication, type PolicyAuthorizationResult } from './policy-evaluator.ts';

@@ -3,7 +3,9 @@ import { AuthenticateResult } from './authenticate-result.ts';
 import type { AuthenticationHandler } from './authentication-handler.ts';
 import { type AuthenticationRequest, requestPath } from './authentication-request.ts';
 import { requestShapeSelector } from './authentication-scheme-provider.ts';
-import { carriesCredential, credentialHeaderNames } from './credential-sources.ts';
+import { type CredentialSources, credentialHeaderNames, credentialPresence } from './credential-sources.ts';
+
+const carriesCredential = (sources: CredentialSources, request: AuthenticationRequest) => credentialPresence(sources)(request);
 import { concernsCredential } from './revocation-concerns.ts';
 import { declaredCredentials, declaredRevocations } from './scheme-declarations.ts';
 import { BEARER_CREDENTIALS, BEARER_REVOCATIONS, BearerHandler } from './schemes/bearer/handler.ts';
@@ -20,7 +22,7 @@ function scheme(name: string, declarations: Pick<AuthenticationHandler, 'credent
   return { scheme: name, ...declarations, authenticate: () => AuthenticateResult.noResult(), challenge: () => ({}) };
 }
 
-describe('carriesCredential', () => {
+describe('credentialPresence', () => {
   it('finds a declared header, whatever its value', () => {
     expect(carriesCredential({ headers: ['x-signature'] }, request({ 'x-signature': '' }))).toBe(true);
     expect(carriesCredential({ headers: ['x-signature'] }, request({ 'x-other': 'a' }))).toBe(false);
