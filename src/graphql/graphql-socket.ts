@@ -87,9 +87,11 @@ interface Connection {
  * request's (bearer header, API key, or auth cookie with the Origin checked by the route, or any
  * credential of the scheme the default chooses for it; else anonymous) unless `connection_init`
  * brings a credential (`{"authorization":"Bearer <jwt>"}`, or a field an application's scheme
- * declares): the default scheme then judges it, and invalid credentials close the socket with 4403. Whichever it is, the socket follows that one
- * credential (`SocketCredential`): it closes with 4403 as soon as the credential would be refused
- * over HTTP, and a cookie socket carries its user's current claims into every later operation.
+ * declares): the default scheme then judges it, and invalid credentials close the socket with
+ * 4403. Whichever it is, the socket follows that one credential (`SocketCredential`): it closes
+ * with 4403 as soon as the credential would be refused over HTTP (at the revocation events its
+ * scheme declares, and at its end), and a cookie socket carries its user's current claims into
+ * every later operation.
  * Every `subscribe` is prepared and authorized like an HTTP request, and at most
  * `maxSubscriptions` subscriptions are active at once.
  *
