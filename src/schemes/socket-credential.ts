@@ -16,8 +16,9 @@ type Success = Extract<AuthenticateResult, { kind: 'success' }>;
 /**
  * The credential one socket was opened with — whatever the scheme that accepted it reads: a
  * bearer token in `connection_init` or in the upgrade's `Authorization`, an API key in its
- * `X-Api-Key`, the auth cookie, or an application scheme's own — and the one rule that follows it (docs/reference/graphql.md): the socket holds while that credential would be accepted
- * over HTTP. There is no second judgement here: re-checking runs the same scheme handler on the
+ * `X-Api-Key`, the auth cookie, or an application scheme's own — and the one rule that follows
+ * it (docs/reference/graphql.md): the socket holds while that credential would be accepted over
+ * HTTP. There is no second judgement here: re-checking runs the same scheme handler on the
  * same presented credential, and its answer decides. The principal and the end are the
  * handler's latest answer, so a cookie socket carries its user's current roles and claims, and
  * its session's current end (a request that slid the session moved it).
