@@ -8,9 +8,8 @@ import {
   type AuthenticationHandler,
   type AuthenticationRequest,
   type AuthenticationSchemeProvider,
-  CONTRACT_CREDENTIAL_HEADERS,
-  credentialHeaderNames,
   declaredCredentials,
+  guardedHeaders,
 } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -103,7 +102,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   /** How each subscription's events are executed and written, by the execution arguments graphql-ws hands back to `subscribe`. */
   const deliveries = new WeakMap<object, EventDelivery>();
   const handlers = options.schemes.handlers;
-  const keptHeaders = credentialHeaderNames([{ headers: CONTRACT_CREDENTIAL_HEADERS }, ...handlers.map(declaredCredentials)]);
+  const keptHeaders = guardedHeaders(handlers);
   const initFields = connectionParamsOf(handlers);
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema: options.graphql.schema,

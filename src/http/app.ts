@@ -27,10 +27,8 @@ import { checkReadiness, type Readiness } from '../platform/readiness.ts';
 import type { RedisConnection } from '../platform/redis-connection.ts';
 import {
   type AuthenticationHandler,
-  CONTRACT_CREDENTIAL_HEADERS,
-  credentialHeaderNames,
-  declaredCredentials,
   type ForwardDefaultSelector,
+  guardedHeaders,
   PolicyEvaluator,
 } from '../security/authentication/index.ts';
 import {
@@ -348,7 +346,7 @@ async function wireGatehouse(
   await app.register(responseHeadersPlugin, {
     production: config.production,
     credentialPaths: paths.credentialPaths,
-    credentialHeaders: credentialHeaderNames([{ headers: CONTRACT_CREDENTIAL_HEADERS }, ...schemes.handlers.map(declaredCredentials)]),
+    credentialHeaders: guardedHeaders(schemes.handlers),
   });
   // Before the routes it counts (its own among them), after those whose hooks its route needs.
   if (metrics) {

@@ -1,10 +1,5 @@
 import { pino, type Logger } from 'pino';
-import {
-  type AuthenticationHandler,
-  CONTRACT_CREDENTIAL_HEADERS,
-  credentialHeaderNames,
-  declaredCredentials,
-} from '../security/authentication/index.ts';
+import { type AuthenticationHandler, guardedHeaders } from '../security/authentication/index.ts';
 
 export interface LoggerOptions {
   /** @default the `LOG_LEVEL` environment variable, else `info` */
@@ -28,7 +23,7 @@ const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
  * (confirmation and reset codes travel there).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const headers = credentialHeaderNames([{ headers: CONTRACT_CREDENTIAL_HEADERS }, ...(options.schemes ?? []).map(declaredCredentials)]);
+  const headers = guardedHeaders(options.schemes ?? []);
   for (const name of headers) {
     if (!HEADER_NAME.test(name)) throw new Error(`A scheme declares "${name}" as a credential header, which is no header name.`);
   }

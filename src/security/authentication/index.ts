@@ -8,9 +8,9 @@ export {
   requestShapeSelector,
   type ShapeCandidate,
 } from './authentication-scheme-provider.ts';
-export { credentialHeaderNames, type CredentialPresence, credentialPresence, type CredentialSources, NO_CREDENTIAL_SOURCES } from './credential-sources.ts';
+export type { CredentialSources } from './credential-sources.ts';
 export { concernsCredential, NO_REVOCATION_CONCERNS, type RevocationConcerns, type RevocationKind } from './revocation-concerns.ts';
-export { CONTRACT_CREDENTIAL_HEADERS, declaredCredentials, declaredRevocations } from './scheme-declarations.ts';
+export { declaredCredentials, declaredRevocations, guardedHeaders } from './scheme-declarations.ts';
 export { PolicyEvaluator, type PolicyAuthentication, type PolicyAuthorizationResult } from './policy-evaluator.ts';
 export { ApiKeyHandler, API_KEY_CREDENTIALS, API_KEY_REVOCATIONS, API_KEY_SCHEME, INVALID_API_KEY, MISSING_API_KEY, type ApiKeyValidator } from './schemes/api-key/handler.ts';
 export { BearerHandler, BEARER_CREDENTIALS, BEARER_REVOCATIONS, BEARER_SCHEME, type BearerTokenValidation, type BearerTokenValidator } from './schemes/bearer/handler.ts';

@@ -1,5 +1,5 @@
 import type { AuthenticationHandler } from './authentication-handler.ts';
-import { type CredentialSources, NO_CREDENTIAL_SOURCES } from './credential-sources.ts';
+import { credentialHeaderNames, type CredentialSources, NO_CREDENTIAL_SOURCES } from './credential-sources.ts';
 import { NO_REVOCATION_CONCERNS, type RevocationConcerns } from './revocation-concerns.ts';
 import { API_KEY_CREDENTIALS, API_KEY_REVOCATIONS, API_KEY_SCHEME } from './schemes/api-key/handler.ts';
 import { BEARER_CREDENTIALS, BEARER_REVOCATIONS, BEARER_SCHEME } from './schemes/bearer/handler.ts';
@@ -36,4 +36,13 @@ export function declaredCredentials(handler: AuthenticationHandler): CredentialS
 /** Which revocation events concern `handler`'s credentials: its declaration, else its built-in namesake's, else none. */
 export function declaredRevocations(handler: AuthenticationHandler): RevocationConcerns {
   return handler.revocations ?? BUILT_IN_REVOCATIONS.get(handler.scheme) ?? NO_REVOCATION_CONCERNS;
+}
+
+/**
+ * The headers Gatehouse guards when `handlers` are the schemes: the contract's and each one's
+ * declared (`cookie` for a scheme that reads cookies), in lower case. Kept out of the log, making
+ * answers `no-store`, and kept by a socket from its upgrade request.
+ */
+export function guardedHeaders(handlers: readonly AuthenticationHandler[]): string[] {
+  return credentialHeaderNames([{ headers: CONTRACT_CREDENTIAL_HEADERS }, ...handlers.map(declaredCredentials)]);
 }
