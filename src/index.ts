@@ -48,6 +48,7 @@ export {
   PolicyEvaluator,
   externalJwtBearer,
   forwardByRequestShape,
+  requestPath,
   singleHeader,
   type AuthenticationHandler,
   type AuthenticationRequest,
@@ -55,6 +56,7 @@ export {
   type BearerTokenValidator,
   type Challenge,
   type ClaimSource,
+  type CredentialSources,
   type ForwardDefaultSelector,
   type JwtBearerOptions,
   type PublicKeyInput,
@@ -63,6 +65,8 @@ export {
   type PolicyForbid,
   type PolicyRefusal,
   type PolicySuccess,
+  type RevocationConcerns,
+  type RevocationKind,
 } from './security/authentication/index.ts';
 export { GatehouseError, ERROR_CODES, ProblemError, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';

@@ -4,12 +4,18 @@ import { CloseCode, type Context, type FormattedExecutionResult, GRAPHQL_TRANSPO
 import { type GraphQLError, GraphQLError as GraphQLErrorClass } from 'graphql';
 import type { Logger } from 'pino';
 import type { RevocationList } from '../revocation/revocation-list.ts';
-import { type AuthenticationRequest, type AuthenticationSchemeProvider, BEARER_SCHEME } from '../security/authentication/index.ts';
+import {
+  type AuthenticationHandler,
+  type AuthenticationRequest,
+  type AuthenticationSchemeProvider,
+  declaredCredentials,
+  guardedHeaders,
+} from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { RevocationEvent } from '../store/ports.ts';
 import type { KeyRing } from '../tokens/key-ring.ts';
-import { SocketCredential } from '../http/socket-credential.ts';
+import { SocketCredential } from '../schemes/socket-credential.ts';
 import type { OperationContext } from './context.ts';
 import { graphqlError } from './errors.ts';
 import type { EventDelivery, GraphQLService, OperationArgs } from './graphql-service.ts';
@@ -32,8 +38,6 @@ const MESSAGES_PER_SECOND = 50;
 const BURST_PER_SUBSCRIPTION = 4;
 /** The longest a socket's expiry timer waits before looking at the clock again. */
 const LONGEST_WAIT_MS = 60_000;
-/** The upgrade's headers that carry credentials: all a socket keeps of its request. */
-const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'] as const;
 
 export interface GraphQLSocketOptions {
   readonly graphql: GraphQLService;
@@ -59,11 +63,11 @@ export interface GraphQLSocketOptions {
 /** What graphql-ws keeps for one connection besides the protocol's own state. */
 interface Connection {
   readonly socket: Socket;
-  /** The upgrade's credential headers: what an operation's check reads again to challenge an anonymous caller. */
+  /** The upgrade request as schemes read it (credential headers, method, target, query, address): what an operation's check reads again to challenge an anonymous caller. */
   readonly presented: AuthenticationRequest;
   /** The upgrade request's credential (or anonymous), authenticated again as the socket opens; null when refused. */
   readonly upgrade: Promise<SocketCredential | null>;
-  /** The socket's one principal's source: the upgrade's until `connection_init` brings a token. */
+  /** The socket's one principal's source: the upgrade's until `connection_init` brings a credential. */
   credential: SocketCredential;
   /** Ids of the subscriptions (not queries or mutations) this socket has started; see `admitted`. */
   readonly subscriptionIds: Set<string>;
@@ -79,11 +83,14 @@ interface Connection {
 
 /**
  * `graphql-transport-ws` at the GraphQL path (docs/reference/graphql.md). The socket's caller is the upgrade
- * request's (bearer header, API key, or auth cookie with the Origin checked by the route; else
- * anonymous) unless `connection_init` brings `{"authorization":"Bearer <jwt>"}`; invalid
- * credentials there close the socket with 4403. Whichever it is, the socket follows that one
- * credential (`SocketCredential`): it closes with 4403 as soon as the credential would be refused
- * over HTTP, and a cookie socket carries its user's current claims into every later operation.
+ * request's (bearer header, API key, or auth cookie with the Origin checked by the route, or any
+ * credential of the scheme the default chooses for it; else anonymous) unless `connection_init`
+ * brings a credential (`{"authorization":"Bearer <jwt>"}`, or a field an application's scheme
+ * declares): the default scheme then judges it, and invalid credentials close the socket with
+ * 4403. Whichever it is, the socket follows that one credential (`SocketCredential`): it closes
+ * with 4403 as soon as the credential would be refused over HTTP (at the revocation events its
+ * scheme declares, and at its end), and a cookie socket carries its user's current claims into
+ * every later operation.
  * Every `subscribe` is prepared and authorized like an HTTP request, and at most
  * `maxSubscriptions` subscriptions are active at once.
  *
@@ -94,11 +101,13 @@ interface Connection {
 export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   /** How each subscription's events are executed and written, by the execution arguments graphql-ws hands back to `subscribe`. */
   const deliveries = new WeakMap<object, EventDelivery>();
-  const bearer = options.schemes.get(BEARER_SCHEME);
+  const handlers = options.schemes.handlers;
+  const keptHeaders = guardedHeaders(handlers);
+  const initFields = connectionParamsOf(handlers);
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema: options.graphql.schema,
     onConnect: async (ctx) => {
-      const credential = await connectionCredential(ctx.connectionParams?.authorization, ctx.extra.upgrade);
+      const credential = await connectionCredential(ctx.connectionParams, ctx.extra);
       // A socket closed meanwhile has nothing left to follow (its close handler has run).
       if (credential === null || ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
       const caller = callerOf(credential.principal);
@@ -147,12 +156,20 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
   });
 
-  /** The credential `connection_init` brings, or the upgrade's; null when either is refused. */
-  const connectionCredential = async (authorization: unknown, upgrade: Promise<SocketCredential | null>): Promise<SocketCredential | null> => {
-    if (authorization === undefined) return upgrade;
-    if (typeof authorization !== 'string') return null;
-    const credential = await SocketCredential.open(bearer, { headers: { authorization } });
-    // Something other than a bearer token (`Basic …`) is no credential the socket could follow.
+  /**
+   * The credential `connection_init` brings, judged by the scheme the default chooses for it (as
+   * for the upgrade and any request), or the upgrade's; null when either is refused.
+   */
+  const connectionCredential = async (
+    params: Readonly<Record<string, unknown>> | undefined,
+    { presented, upgrade }: Pick<Connection, 'presented' | 'upgrade'>,
+  ): Promise<SocketCredential | null> => {
+    const headers = params === undefined ? undefined : headersOf(params, initFields);
+    if (headers === undefined) return upgrade;
+    if (headers === null) return null;
+    const request: AuthenticationRequest = { ...presented, headers };
+    const credential = await SocketCredential.open(options.schemes.defaultFor(request), request);
+    // What the chosen scheme finds no credential of (`Basic …` for Bearer) is none the socket could follow.
     return credential?.principal.isAuthenticated ? credential : null;
   };
 
@@ -176,7 +193,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       logRefusal(TOO_MANY, 'Too many sockets from this address');
       return closeThenCut(socket, TOO_MANY, 'Too many sockets from this address');
     }
-    const presented = credentialsOf(request);
+    const presented = upgradeRequest(request, keptHeaders);
     const budget = new MessageBudget(burst, MESSAGES_PER_SECOND);
     let ended = false;
     const end = (code: number, reason: string) => {
@@ -274,14 +291,44 @@ export function closeSocketsGoingAway(sockets: Iterable<Socket>): void {
   }
 }
 
-/** The upgrade request's credential headers, as the schemes read them (nothing else of it is kept). */
-function credentialsOf(request: FastifyRequest): AuthenticationRequest {
+/**
+ * The upgrade request as the schemes read it: of its headers, only those that carry credentials
+ * (`keptHeaders`); its method, target, query and address.
+ */
+function upgradeRequest(request: FastifyRequest, keptHeaders: readonly string[]): AuthenticationRequest {
   const headers: Record<string, string | string[]> = {};
-  for (const name of CREDENTIAL_HEADERS) {
+  for (const name of keptHeaders) {
     const value = request.headers[name];
     if (value !== undefined) headers[name] = value;
   }
-  return { headers };
+  const { method, url, ip } = request;
+  return { headers, method, url, ip, query: request.query as AuthenticationRequest['query'] };
+}
+
+/** Each `connection_init` field a scheme declares (`CredentialSources.connectionParams`), with the header it stands for. */
+function connectionParamsOf(handlers: readonly AuthenticationHandler[]): ReadonlyMap<string, string> {
+  const fields = new Map<string, string>();
+  for (const handler of handlers) {
+    for (const [field, header] of Object.entries(declaredCredentials(handler).connectionParams ?? {})) {
+      if (!fields.has(field)) fields.set(field, header.toLowerCase());
+    }
+  }
+  return fields;
+}
+
+/**
+ * The headers a `connection_init` payload brings: undefined when it has none of the declared
+ * fields (the upgrade's credential holds), null when one is not a string (refused).
+ */
+function headersOf(params: Readonly<Record<string, unknown>>, fields: ReadonlyMap<string, string>): Record<string, string> | null | undefined {
+  let headers: Record<string, string> | undefined;
+  for (const [field, header] of fields) {
+    const value = params[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') return null;
+    (headers ??= {})[header] = value;
+  }
+  return headers;
 }
 
 /**

@@ -2,10 +2,10 @@ import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import type { LiveCount } from '../platform/metrics/live-count.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError } from 'graphql';
-import { type AuthenticationRequest, COOKIES_SCHEME } from '../security/authentication/index.ts';
+import { type AuthenticationHandler, type AuthenticationRequest, declaredCredentials } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { Services } from '../services.ts';
-import { authenticationSchemes, type SchemeOptions } from '../http/authentication-schemes.ts';
+import { authenticationSchemes, type SchemeOptions } from '../schemes/authentication-schemes.ts';
 import { PROBLEM_JSON, problem } from '../security/problem-details.ts';
 import type { OperationContext } from './context.ts';
 import { GraphQLService } from './graphql-service.ts';
@@ -48,7 +48,9 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       if (prepared.status === 405) reply.header('allow', 'POST');
       return send(request, reply, prepared.status, { errors: prepared.errors });
     }
-    const executed = await graphql.execute(prepared, prepared.request, () => contextFor(request.user, request));
+    // Schemes read the query as sent (a record of strings), which Fastify types as unknown.
+    const asSent = request as FastifyRequest<{ Querystring: AuthenticationRequest['query'] }>;
+    const executed = await graphql.execute(prepared, prepared.request, () => contextFor(request.user, asSent));
     // GraphQL over HTTP: a request error (variables that do not coerce) leaves no `data`, and is a
     // 400 in the new media type; application/json keeps its 200 for older clients.
     const status = responseType(request) === GRAPHQL_RESPONSE && !executed.hasData ? 400 : 200;
@@ -77,11 +79,13 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
     // Before the WebSocket plugin's own preClose, which would close the sockets without a code.
     scope.addHook('preClose', async () => closeSocketsGoingAway(scope.websocketServer.clients));
     await scope.register(fastifyWebsocket, { options: { maxPayload: config.bodyLimitBytes } });
+    // The schemes of every request; a socket re-reads its cookie session without sliding it.
+    const schemes = authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions);
+    const cookieSchemes = new Set(schemes.handlers.filter(readsCookies).map((handler) => handler.scheme));
     const socketHandler = graphqlSocketHandler({
       graphql,
       contextFor,
-      // The schemes of every request; a socket re-reads its cookie session without sliding it.
-      schemes: authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions),
+      schemes,
       revocations: services.revocations,
       keyRing: services.keyRing,
       clock,
@@ -97,7 +101,7 @@ export async function graphqlTransport(app: FastifyInstance, { path, graphql, co
       config: ENDPOINT_CONFIG,
       // A browser's socket carries the auth cookie to any site that opens it: only trusted origins may.
       preValidation: async (request, reply) => {
-        if (!isUpgrade(request) || !signedInByCookie(request)) return;
+        if (!isUpgrade(request) || !signedInByCookie(request, cookieSchemes)) return;
         if (!trustedOrigins.has(request.headers.origin ?? '')) {
           const refusal = problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.');
           await reply.code(refusal.status).type(PROBLEM_JSON).send(JSON.stringify(refusal));
@@ -133,8 +137,15 @@ function isUpgrade(request: FastifyRequest): boolean {
   return request.headers.upgrade?.toLowerCase() === 'websocket';
 }
 
-function signedInByCookie(request: FastifyRequest): boolean {
-  return request.user.identities.some((identity) => identity.isAuthenticated && identity.authenticationType === COOKIES_SCHEME);
+/** Whether a scheme that reads cookies (Cookies, or one of the application's) authenticated the caller. */
+function signedInByCookie(request: FastifyRequest, cookieSchemes: ReadonlySet<string>): boolean {
+  return request.user.identities.some((identity) => identity.isAuthenticated && cookieSchemes.has(identity.authenticationType ?? ''));
+}
+
+/** A scheme whose credential a browser sends on its own to any site that opens a socket: a cookie. */
+function readsCookies(handler: AuthenticationHandler): boolean {
+  const { cookies, headers } = declaredCredentials(handler);
+  return (cookies !== undefined && cookies.length > 0) || (headers?.includes('cookie') ?? false);
 }
 
 /**

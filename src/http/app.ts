@@ -25,8 +25,12 @@ import type { Clock } from '../platform/clock.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
 import { checkReadiness, type Readiness } from '../platform/readiness.ts';
 import type { RedisConnection } from '../platform/redis-connection.ts';
-import type { AuthenticationHandler } from '../security/authentication/index.ts';
-import { PolicyEvaluator } from '../security/authentication/index.ts';
+import {
+  type AuthenticationHandler,
+  type ForwardDefaultSelector,
+  guardedHeaders,
+  PolicyEvaluator,
+} from '../security/authentication/index.ts';
 import {
   type AuthorizationHandler,
   AuthorizationPolicy,
@@ -46,7 +50,7 @@ import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import { antiforgeryPlugin } from './antiforgery.ts';
-import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from './authentication-schemes.ts';
+import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from '../schemes/authentication-schemes.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
 import { MembershipPaths } from './membership-paths.ts';
 import { clientErrorHandler } from './client-errors.ts';
@@ -150,6 +154,13 @@ export interface GatehouseOptions {
   readonly schemes?: readonly AuthenticationHandler[];
   /** The scheme of routes that name none; @default by the request's shape: Bearer, then ApiKey, then Cookies */
   readonly defaultScheme?: string;
+  /**
+   * Chooses, per request and per socket, the scheme of routes that name none (ASP.NET's
+   * `ForwardDefaultSelector`), from its headers, cookies, method, target and query; when it
+   * answers undefined, `defaultScheme` (or the request's shape) decides. A name that is not
+   * registered fails the request (500). @default none
+   */
+  readonly forwardDefaultSelector?: ForwardDefaultSelector;
   /**
    * Where the membership, token and page routes are mounted (`/auth/*`, `/account/*`,
    * `/admin/*`, `/signin-*`): `''` (the reference service's paths, the default) or a path such
@@ -289,6 +300,7 @@ async function wireGatehouse(
     apiKeys: features.apiKeys,
     extra: options.schemes ?? [],
     ...(options.defaultScheme ? { defaultScheme: options.defaultScheme } : {}),
+    ...(options.forwardDefaultSelector ? { forwardDefaultSelector: options.forwardDefaultSelector } : {}),
   };
   const schemes = authenticationSchemes(services, services.sessions, schemeOptions);
   checkPolicySchemes(options.policies ?? {}, policies, schemes.schemes);
@@ -334,7 +346,11 @@ async function wireGatehouse(
   await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
   await app.register(routeSchemeCheckPlugin, { schemes: schemes.schemes });
   decorateResourceChecks(app, authorization, policies, evaluator);
-  await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
+  await app.register(responseHeadersPlugin, {
+    production: config.production,
+    credentialPaths: paths.credentialPaths,
+    credentialHeaders: guardedHeaders(schemes.handlers),
+  });
   // Before the routes it counts (its own among them), after those whose hooks its route needs.
   if (metrics) {
     const path = (typeof metricsOptions === 'object' ? metricsOptions.path : undefined) ?? DEFAULT_METRICS_PATH;
@@ -342,7 +358,7 @@ async function wireGatehouse(
   }
   // Before the routes, which it learns as they are registered.
   if (options.openapi) {
-    const defaultSchemes = defaultSchemeChoices(schemes.schemes, options.defaultScheme);
+    const defaultSchemes = defaultSchemeChoices(schemes.schemes, schemeOptions);
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
   await registerCors(app, config);

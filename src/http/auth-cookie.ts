@@ -1,22 +1,13 @@
 import { serialize } from 'cookie';
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../config/config.ts';
-import { CookieProtector } from '../security/authentication/index.ts';
+import { authCookieName } from '../schemes/auth-cookie.ts';
 
 /**
- * The auth cookie of docs/reference/http.md: `gh.auth`, or `__Host-gh.auth` in production (Secure, Path=/,
- * no Domain, so no sibling subdomain or plain-HTTP page can plant it). HttpOnly and SameSite=Lax.
- * Persistent (Expires/Max-Age) only for "remember me"; otherwise it dies with the browser.
+ * Writing the auth cookie of docs/reference/http.md (its name and protector: schemes/auth-cookie.ts).
+ * HttpOnly and SameSite=Lax. Persistent (Expires/Max-Age) only for "remember me"; otherwise it
+ * dies with the browser.
  */
-export function authCookieName(config: Pick<Config, 'production'>): string {
-  return config.production ? '__Host-gh.auth' : 'gh.auth';
-}
-
-/** The auth cookie's protector, keyed with the key ring's cookie secret for this cookie's purpose only. */
-export function authCookieProtector(cookieSecret: string): CookieProtector {
-  return new CookieProtector(cookieSecret, 'gh.auth');
-}
-
 export interface AuthCookie {
   /** The sealed session token. */
   readonly value: string;

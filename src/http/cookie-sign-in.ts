@@ -6,7 +6,8 @@ import type { Services } from '../services.ts';
 import type { SignInMethod, User } from '../store/ports.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
 import { readCookie } from './antiforgery.ts';
-import { authCookieName, authCookieProtector, clearAuthCookie, setAuthCookie } from './auth-cookie.ts';
+import { authCookieName, authCookieProtector } from '../schemes/auth-cookie.ts';
+import { clearAuthCookie, setAuthCookie } from './auth-cookie.ts';
 
 /** The first step's proof lasts five minutes (docs/reference/http.md). */
 const TWO_FACTOR_MS = 5 * 60 * 1000;

@@ -10,7 +10,8 @@ import type { OpenApiOptions } from './plugins/openapi.ts';
 
 const GATEHOUSE_OPTIONS = {
   settings: true, config: true, store: true, tablePrefix: true, schema: true, migrations: true, migrate: true, features: true,
-  policies: true, handlers: true, fallbackPolicy: true, defaultPolicy: true, schemes: true, defaultScheme: true, prefix: true,
+  policies: true, handlers: true, fallbackPolicy: true, defaultPolicy: true, schemes: true, defaultScheme: true,
+  forwardDefaultSelector: true, prefix: true,
   resultHandler: true, pages: true, openapi: true, metrics: true, clock: true, onLockout: true,
 } as const satisfies OptionNames<GatehouseOptions>;
 

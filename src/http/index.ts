@@ -21,7 +21,7 @@ export { type AuthorizationResultHandler, problemResultHandler } from './authori
 export { loadConfig, type Config } from '../config/config.ts';
 export { configFromSettings, type GatehouseSettings, type OidcProviderSettings } from '../config/settings.ts';
 export { ConfigError } from '../config/config-error.ts';
-export { createLogger } from '../platform/logger.ts';
+export { createLogger, type LoggerOptions } from '../platform/logger.ts';
 export type { CheckState, Readiness } from '../platform/readiness.ts';
 export type { RedisConnection } from '../platform/redis-connection.ts';
 /** The logger `serverOptions` and Gatehouse take: pino's. */

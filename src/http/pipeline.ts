@@ -256,18 +256,22 @@ function isOptionsOnly(route: RouteOptions): boolean {
 }
 
 /**
- * The request as schemes read it. Node keeps only the first of repeated Authorization headers;
- * a proxy may have judged another one, so a repeated header is handed over as an array, which
- * the Bearer scheme refuses as malformed.
+ * The request as schemes read it: the Fastify request itself, whose headers, cookies, address,
+ * method, target and query (parsed as sent: authentication runs before validation) are what
+ * schemes read, so nothing is copied per request. Node keeps only the first of repeated
+ * Authorization headers; a proxy may have judged another one, so a repeated header is handed
+ * over as an array, which the Bearer scheme refuses as malformed.
  */
 export function authenticationRequest(request: FastifyRequest): AuthenticationRequest {
-  if (request.headers.authorization === undefined) return request;
+  const asSent = request as FastifyRequest<{ Querystring: AuthenticationRequest['query'] }>;
+  if (request.headers.authorization === undefined) return asSent;
   const raw = request.raw.rawHeaders;
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) if (isAuthorization(raw[i]!)) count++;
-  if (count < 2) return request;
+  if (count < 2) return asSent;
   const values = raw.filter((_, i) => i % 2 === 1 && isAuthorization(raw[i - 1]!));
-  return { headers: { ...request.headers, authorization: values }, ip: request.ip };
+  const { ip, method, url, query } = asSent;
+  return { headers: { ...request.headers, authorization: values }, ip, method, url, query };
 }
 
 /** A raw header name, any case; the usual spellings are matched without lower-casing a copy. */

@@ -30,16 +30,6 @@ const CORE = [
  */
 const NOT_YET_MOVED: readonly { readonly from: string; readonly to: string; readonly until: string }[] = [
   {
-    from: 'src/graphql/http-transport.ts',
-    to: 'src/http/authentication-schemes.ts',
-    until: 'the scheme registry built from the options (authenticationSchemes, SchemeOptions) moves to the request path beside the schemes',
-  },
-  {
-    from: 'src/graphql/graphql-socket.ts',
-    to: 'src/http/socket-credential.ts',
-    until: 'SocketCredential moves to the request path beside the schemes',
-  },
-  {
     from: 'src/graphql/plugin.ts',
     to: 'src/http/app.ts',
     until: 'the Gatehouse type (what the plugin decorates the application with) moves out of the Fastify application module',

@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.ts';
 import Fastify from 'fastify';
 import { gatehouse, type GatehouseOptions, serverOptions } from '../../src/http/app.ts';
+import type { Logger } from 'pino';
 import { createLogger } from '../../src/platform/logger.ts';
 import type { Services } from '../../src/services.ts';
 import { createStore } from '../../src/store/create-store.ts';
@@ -193,8 +194,15 @@ export interface AppUnderTest {
   close(): Promise<void>;
 }
 
-/** A Gatehouse instance with `appOptions`; `routes` adds the test's own endpoints before it is ready. */
-export async function startAppWith(appOptions: Omit<GatehouseOptions, 'config' | 'store'>, routes: (app: FastifyInstance) => void = () => undefined): Promise<AppUnderTest> {
+/**
+ * A Gatehouse instance with `appOptions`; `routes` adds the test's own endpoints before it is
+ * ready; it logs to `logger` (nowhere unless given).
+ */
+export async function startAppWith(
+  appOptions: Omit<GatehouseOptions, 'config' | 'store'>,
+  routes: (app: FastifyInstance) => void = () => undefined,
+  logger: Logger = createLogger({ level: 'silent' }),
+): Promise<AppUnderTest> {
   const [sqlite] = await testEngines();
   const databaseUrl = await sqlite!.createDatabaseUrl();
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl });
@@ -202,7 +210,7 @@ export async function startAppWith(appOptions: Omit<GatehouseOptions, 'config' |
   await store.migrate();
   let app: FastifyInstance;
   try {
-    app = Fastify(serverOptions(config, createLogger({ level: 'silent' })));
+    app = Fastify(serverOptions(config, logger));
     await app.register(gatehouse, { config, store, migrate: false, ...appOptions });
     // The caller's name, as the reference service's `/me` answers it.
     app.get('/me', (request, reply) => reply.type('text/plain; charset=utf-8').send(request.user.name ?? ''));

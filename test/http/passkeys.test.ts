@@ -11,7 +11,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { authCookieProtector } from '../../src/http/auth-cookie.ts';
+import { authCookieProtector } from '../../src/schemes/auth-cookie.ts';
 import type { User } from '../../src/store/ports.ts';
 import { authSetCookie, cookiePair, signInWithCookie } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';

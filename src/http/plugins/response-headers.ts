@@ -32,14 +32,19 @@ export interface ResponseHeadersOptions {
    * (`MembershipPaths.credentialPaths`: `/auth/`, `/account/`, `/signin-` under the prefix).
    */
   readonly credentialPaths: readonly string[];
+  /**
+   * The headers that carry credentials, in lower case: the contract's (Authorization, X-Api-Key,
+   * Cookie) and those the registered schemes declare they read.
+   */
+  readonly credentialHeaders: readonly string[];
 }
 
 /**
  * The headers docs/reference/http.md puts on answers, in one hook for every route, every error and the
  * 404: `X-Content-Type-Options: nosniff` on all of them (a JSON answer is never run as script or
  * style), `Strict-Transport-Security` in production, and `Cache-Control: no-store` on every
- * answer to a request that carries credentials (an Authorization, X-Api-Key or Cookie header)
- * or to an endpoint that needs or issues them: a shared cache or the browser's history must
+ * answer to a request that carries credentials (an Authorization, X-Api-Key or Cookie header, or
+ * one a scheme of the application declares) or to an endpoint that needs or issues them: a shared cache or the browser's history must
  * never keep an answer about someone. The endpoint's part is decided once, when it is
  * registered (after the pipeline has resolved its policy); per request it is a few header
  * look-ups. Answers written outside the routes' hooks (Node's 408, 431 and malformed HTTP, in
@@ -53,18 +58,20 @@ async function responseHeaders(app: FastifyInstance, options: ResponseHeadersOpt
   });
 
   const hsts = options.production;
+  const { credentialHeaders } = options;
   const addHeaders: onSendHookHandler = (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     if (hsts) reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(request) || request.routeOptions.config?.noStore === true) reply.header('cache-control', 'no-store');
+    if (carriesCredentials(request, credentialHeaders) || request.routeOptions.config?.noStore === true) reply.header('cache-control', 'no-store');
     done(null, payload);
   };
   app.addHook('onSend', addHeaders);
 }
 
-function carriesCredentials(request: FastifyRequest): boolean {
+function carriesCredentials(request: FastifyRequest, names: readonly string[]): boolean {
   const { headers } = request;
-  return headers.authorization !== undefined || headers['x-api-key'] !== undefined || headers.cookie !== undefined;
+  for (let i = 0; i < names.length; i++) if (headers[names[i]!] !== undefined) return true;
+  return false;
 }
 
 export const responseHeadersPlugin = fp(responseHeaders, { name: 'gatehouse-response-headers', fastify: '5.x', dependencies: ['gatehouse-pipeline'] });

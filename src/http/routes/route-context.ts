@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AuthorizationService, PolicyProvider } from '../../security/authorization/index.ts';
-import type { SchemeOptions } from '../authentication-schemes.ts';
+import type { SchemeOptions } from '../../schemes/authentication-schemes.ts';
 import type { Services } from '../../services.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 

@@ -1,5 +1,7 @@
 import type { AuthenticateResult } from './authenticate-result.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
+import type { CredentialSources } from './credential-sources.ts';
+import type { RevocationConcerns } from './revocation-concerns.ts';
 
 /** How a scheme asks for credentials; the HTTP ring turns it into a 401 (or a redirect). */
 export interface Challenge {
@@ -28,15 +30,29 @@ export interface Challenge {
  *   `AuthenticateResult.success(scheme, principal, expiresAt?)` with the caller's
  *   `ClaimsPrincipal` (and, for a credential that ends, its end in epoch ms). It may answer
  *   synchronously (a remembered credential) or with a promise. It reads only the
- *   `AuthenticationRequest` (headers, parsed cookies), so it runs for HTTP requests and sockets
- *   alike, and it must not keep per-request state in the handler (one instance serves every
- *   request at once).
+ *   `AuthenticationRequest` (headers, parsed cookies, method, target and query), so it runs for
+ *   HTTP requests and sockets alike, and it must not keep per-request state in the handler (one
+ *   instance serves every request at once).
  * - `challenge` tells how to ask a caller it could not authenticate for credentials: its
  *   `WWW-Authenticate` value and the problem's `detail` (the 401 itself is the transport's).
  *   It is called with this scheme's own result (`noResult` or `fail`).
+ * - `credentials` declares where its credential travels (headers, cookies, `connection_init`
+ *   fields): those headers are kept out of the log, answers to requests carrying them are not
+ *   stored, sockets keep them to authenticate again, and `connection_init` maps onto them.
+ * - `revocations` declares which revocation events may change what its credential is worth: a
+ *   socket opened with it is authenticated again at each, and closed when it no longer holds.
+ *
+ * The two declarations are optional. A scheme without them reads nothing Gatehouse must guard
+ * beyond the contract's own headers, takes no part in `connection_init`, and its sockets are
+ * re-checked only at their credential's end — unless it takes the name of a built-in scheme,
+ * whose declarations it then inherits (`declaredCredentials`, `declaredRevocations`).
  */
 export interface AuthenticationHandler {
   readonly scheme: string;
+  /** Where this scheme's credential travels; see `CredentialSources`. */
+  readonly credentials?: CredentialSources;
+  /** Which revocation events concern this scheme's credentials; see `RevocationConcerns`. */
+  readonly revocations?: RevocationConcerns;
   authenticate(request: AuthenticationRequest): AuthenticateResult | Promise<AuthenticateResult>;
   /** The challenge for a caller this scheme could not authenticate; `result` is its own result. */
   challenge(result: AuthenticateResult, request: AuthenticationRequest): Challenge;

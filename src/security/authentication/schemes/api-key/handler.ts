@@ -5,10 +5,16 @@ import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
 import { andThen, type MaybePromise } from '../../../maybe-async.ts';
+import type { CredentialSources } from '../../credential-sources.ts';
+import type { RevocationConcerns } from '../../revocation-concerns.ts';
 
 export const API_KEY_SCHEME = 'ApiKey';
 export const MISSING_API_KEY = 'Missing API key';
 export const INVALID_API_KEY = 'Invalid API key';
+/** `X-Api-Key: <key>`. */
+export const API_KEY_CREDENTIALS: CredentialSources = Object.freeze({ headers: Object.freeze(['x-api-key']) });
+/** A key ends with its revocation, which names the key, not a user. */
+export const API_KEY_REVOCATIONS: RevocationConcerns = Object.freeze({ ofAnySubject: Object.freeze(['api-key'] as const) });
 /** Longer values are refused unread. */
 const MAX_KEY_LENGTH = 256;
 
@@ -24,6 +30,8 @@ export interface ApiKeyValidator {
  */
 export class ApiKeyHandler implements AuthenticationHandler {
   readonly scheme = API_KEY_SCHEME;
+  readonly credentials = API_KEY_CREDENTIALS;
+  readonly revocations = API_KEY_REVOCATIONS;
 
   /**
    * The success result of each remembered key's validation, built once: a validator answers a

@@ -2,9 +2,32 @@ import type { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
+import type { CredentialSources } from '../../credential-sources.ts';
+import type { RevocationConcerns } from '../../revocation-concerns.ts';
 import { andThen, type MaybePromise } from '../../../maybe-async.ts';
 
 export const BEARER_SCHEME = 'Bearer';
+
+/**
+ * `Authorization: Bearer <token>`, and at `connection_init` the payload's `authorization` field
+ * (`{"authorization":"Bearer <jwt>"}`).
+ */
+export const BEARER_CREDENTIALS: CredentialSources = Object.freeze({
+  headers: Object.freeze(['authorization']),
+  authorizationScheme: BEARER_SCHEME,
+  connectionParams: Object.freeze({ authorization: 'authorization' }),
+});
+
+/**
+ * Gatehouse's access tokens are refused after any change of their user's stamps (claims or
+ * security) or the user's deletion, after the revocation of their signing key, and with their
+ * refresh family. An ended family names itself, not its user: every token credential is looked
+ * at again (a look in the validator's memory each, no read of the store).
+ */
+export const BEARER_REVOCATIONS: RevocationConcerns = Object.freeze({
+  ofTheUser: Object.freeze(['user', 'user-deleted'] as const),
+  ofAnySubject: Object.freeze(['signing-key', 'family'] as const),
+});
 
 export type BearerTokenValidation = { valid: true; principal: ClaimsPrincipal; expiresAt: number } | { valid: false; reason: string };
 
@@ -32,6 +55,8 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  * names the scheme when another bearer scheme sits beside the default one.
  */
 export class BearerHandler implements AuthenticationHandler {
+  readonly credentials: CredentialSources = BEARER_CREDENTIALS;
+  readonly revocations: RevocationConcerns = BEARER_REVOCATIONS;
   /** The success result of each remembered token's validation, built once (principals are immutable). */
   private readonly successes = new WeakMap<object, AuthenticateResult>();
   private readonly malformed: AuthenticateResult;

@@ -3,9 +3,19 @@ import type { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
+import type { CredentialSources } from '../../credential-sources.ts';
+import type { RevocationConcerns } from '../../revocation-concerns.ts';
 import type { CookieProtector } from './cookie-protector.ts';
 
 export const COOKIES_SCHEME = 'Cookies';
+
+/**
+ * A cookie session ends at a security change of its user, the user's deletion, or its own
+ * sign-out; a claims change gives it new claims (its socket carries them from then on).
+ */
+export const COOKIES_REVOCATIONS: RevocationConcerns = Object.freeze({
+  ofTheUser: Object.freeze(['user', 'user-deleted', 'session'] as const),
+});
 
 /** What the session behind a cookie says: the signed-in user, or nothing. */
 export type CookieSessionValidation =
@@ -67,8 +77,12 @@ export function cookieTicketOf(result: AuthenticateResult): CookieTicket | undef
  */
 export class CookiesHandler implements AuthenticationHandler {
   readonly scheme = COOKIES_SCHEME;
+  readonly credentials: CredentialSources;
+  readonly revocations = COOKIES_REVOCATIONS;
 
-  constructor(private readonly options: CookiesHandlerOptions) {}
+  constructor(private readonly options: CookiesHandlerOptions) {
+    this.credentials = Object.freeze({ cookies: Object.freeze([options.cookieName]) });
+  }
 
   authenticate(request: AuthenticationRequest): AuthenticateResult | Promise<AuthenticateResult> {
     const value = this.cookieOf(request);

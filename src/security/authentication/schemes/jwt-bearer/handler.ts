@@ -1,3 +1,4 @@
+import { NO_REVOCATION_CONCERNS, type RevocationConcerns } from '../../revocation-concerns.ts';
 import { BearerHandler } from '../bearer/handler.ts';
 import { loadKeys } from './key-source.ts';
 import { type JwtBearerOptions, resolveOptions } from './options.ts';
@@ -9,9 +10,12 @@ import { ExternalTokenValidator } from './validator.ts';
  * Gatehouse's own bearer scheme does and answers the same challenge (`Bearer
  * error="invalid_token", error_description="…"`); only the validator differs. Under the name
  * `Bearer` it replaces Gatehouse's own bearer scheme; under another name it sits beside it and
- * policies (or the default scheme) name it.
+ * policies (or the default scheme) name it. Gatehouse's revocation events are about its own
+ * users and keys, never the issuer's: none concerns these tokens, whose sockets are re-checked at
+ * the token's `exp` only.
  */
 export class JwtBearerHandler extends BearerHandler {
+  override readonly revocations: RevocationConcerns = NO_REVOCATION_CONCERNS;
   private readonly tokens: ExternalTokenValidator;
 
   /** Throws `JwtBearerOptionsError` for options that could never verify a token as meant. */

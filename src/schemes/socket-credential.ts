@@ -1,10 +1,11 @@
 import {
-  API_KEY_SCHEME,
   type AuthenticateResult,
   type AuthenticationHandler,
   type AuthenticationRequest,
-  BEARER_SCHEME,
-  COOKIES_SCHEME,
+  concernsCredential,
+  declaredRevocations,
+  NO_REVOCATION_CONCERNS,
+  type RevocationConcerns,
 } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { RevocationEvent } from '../store/ports.ts';
@@ -12,46 +13,35 @@ import { RevocationsStaleError } from '../revocation/revocations-stale-error.ts'
 
 type Success = Extract<AuthenticateResult, { kind: 'success' }>;
 
-/** Which revocation events can change what a scheme's credential is worth, for the user it names. */
-const EVENTS_OF_THE_USER: Readonly<Record<string, ReadonlySet<RevocationEvent['kind']>>> = {
-  // A token is refused after any change of its user's stamps (claims or security) or deletion.
-  [BEARER_SCHEME]: new Set(['user', 'user-deleted']),
-  // A cookie session ends at a security change, a deletion, or its own sign-out; a claims change
-  // gives it new claims.
-  [COOKIES_SCHEME]: new Set(['user', 'user-deleted', 'session']),
-};
-/** Events that name no user (a key id), which may end a scheme's credential all the same. */
-const EVENTS_OF_ANY_SUBJECT: Readonly<Record<string, ReadonlySet<RevocationEvent['kind']>>> = {
-  // An ended refresh family names itself, not its user: any such event re-checks token sockets
-  // (a look in the validator's memory each, no read of the store).
-  [BEARER_SCHEME]: new Set(['signing-key', 'family']),
-  [API_KEY_SCHEME]: new Set(['api-key']),
-};
-
-const NONE: ReadonlySet<RevocationEvent['kind']> = new Set();
-
 /**
- * The credential one socket was opened with — a bearer token in `connection_init` or in the
- * upgrade's `Authorization`, an API key in its `X-Api-Key`, or the auth cookie — and the one rule
- * that follows it (docs/reference/graphql.md): the socket holds while that credential would be accepted
- * over HTTP. There is no second judgement here: re-checking runs the same scheme handler on the
+ * The credential one socket was opened with — whatever the scheme that accepted it reads: a
+ * bearer token in `connection_init` or in the upgrade's `Authorization`, an API key in its
+ * `X-Api-Key`, the auth cookie, or an application scheme's own — and the one rule that follows
+ * it (docs/reference/graphql.md): the socket holds while that credential would be accepted over
+ * HTTP. There is no second judgement here: re-checking runs the same scheme handler on the
  * same presented credential, and its answer decides. The principal and the end are the
  * handler's latest answer, so a cookie socket carries its user's current roles and claims, and
  * its session's current end (a request that slid the session moved it).
  *
  * A re-check is due only when something may have changed: at the credential's end, and at a
- * revocation event that concerns it (`concerns`). Nothing is read in between.
+ * revocation event that concerns it, as its scheme declares (`declaredRevocations`). Nothing is
+ * read in between.
  */
 export class SocketCredential {
   /** The check under way, and the one queued behind it (it starts after, so it sees later changes). */
   private checking: Promise<boolean> | undefined;
   private queued: Promise<boolean> | undefined;
 
+  /** The events that concern this credential, as its scheme declares them. */
+  private readonly revocations: RevocationConcerns;
+
   private constructor(
     private readonly handler: AuthenticationHandler | null,
     private readonly request: AuthenticationRequest,
     private latest: Success | null,
-  ) {}
+  ) {
+    this.revocations = handler === null ? NO_REVOCATION_CONCERNS : declaredRevocations(handler);
+  }
 
   /** A socket without credentials: nothing to follow. */
   static anonymous(): SocketCredential {
@@ -85,9 +75,7 @@ export class SocketCredential {
   /** Whether `event` may have changed what this credential is worth. */
   concerns(event: RevocationEvent): boolean {
     if (this.latest === null) return false;
-    const { scheme, principal } = this.latest;
-    if ((EVENTS_OF_ANY_SUBJECT[scheme] ?? NONE).has(event.kind)) return true;
-    return principal.subject !== null && event.subject === principal.subject && (EVENTS_OF_THE_USER[scheme] ?? NONE).has(event.kind);
+    return concernsCredential(this.revocations, event, this.latest.principal.subject);
   }
 
   /**

@@ -82,4 +82,14 @@ describe('SocketCredential', () => {
     expect(apiKey.concerns(event('api-key', 'abc'))).toBe(true);
     expect(apiKey.concerns(event('user', '7'))).toBe(false);
   });
+
+  it('is concerned by the events an application scheme declares, and by none when it declares none', async () => {
+    const declaring = { ...scheme('Gateway', [() => AuthenticateResult.success('Gateway', principal('7', 'User'))]), revocations: { ofTheUser: ['user-deleted'] as const } };
+    const gateway = (await SocketCredential.open(declaring, { headers: {} }))!;
+    expect(gateway.concerns(event('user-deleted', '7'))).toBe(true);
+    expect(gateway.concerns(event('user-deleted', '8'))).toBe(false);
+    expect(gateway.concerns(event('user', '7'))).toBe(false);
+    const silent = (await SocketCredential.open(scheme('Hmac', [() => AuthenticateResult.success('Hmac', principal('7', 'User'))]), { headers: {} }))!;
+    expect(['user', 'user-deleted', 'session', 'family', 'api-key', 'signing-key'].some((kind) => silent.concerns(event(kind as RevocationEvent['kind'], '7')))).toBe(false);
+  });
 });
