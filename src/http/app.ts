@@ -20,11 +20,14 @@ import { type Config, isIpAddress, requireMailInProduction, requireMetricsToken 
 import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
 import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
-import type { UserManager } from '../identity/user-manager.ts';
 import type { Clock } from '../platform/clock.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
-import { checkReadiness, type Readiness } from '../platform/readiness.ts';
-import type { RedisConnection } from '../platform/redis-connection.ts';
+import { checkReadiness } from '../platform/readiness.ts';
+import type { Gatehouse } from '../gatehouse.ts';
+import { attachServices } from '../gatehouse-internals.ts';
+import { runningInstanceRules } from '../membership/change-rules.ts';
+import { createMembership, type Membership } from '../membership/membership.ts';
+import { applicationStore } from '../store/application-store.ts';
 import type { AuthenticationHandler } from '../security/authentication/index.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
 import {
@@ -72,6 +75,7 @@ import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { adminSessionRoutes } from './routes/admin-sessions.ts';
 import { accountSessionRoutes } from './routes/account-sessions.ts';
+import { CookieSignIn } from './cookie-sign-in.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
@@ -179,37 +183,9 @@ export interface MetricsOptions {
   readonly path?: string;
 }
 
-/** What the plugin puts on the Fastify instance as `app.gatehouse`. */
-export interface Gatehouse {
-  readonly config: Config;
-  readonly store: Store;
-  /** Users, their passwords, roles and claims (create users from a seed or an admin task). */
-  readonly users: UserManager;
-  readonly authorization: AuthorizationService;
-  readonly policies: PolicyProvider<string>;
-  readonly clock: Clock;
-  /** Every membership service, for Gatehouse's own GraphQL and socket plugins and for tests. */
-  readonly services: Services;
-  /** The schemes that are on: GraphQL's sockets authenticate with the same as requests. */
-  readonly schemes: SchemeOptions;
-  /**
-   * Redis when REDIS_URL is set, else null. Give it to `createEvents({ redis })`: the
-   * application's events then share its state (told once in the log, seen by `readiness()`).
-   */
-  readonly redis: RedisConnection | null;
-  /**
-   * Whether this instance can serve: the store answers a trivial query and Redis (when set) is
-   * connected, each checked within 2 seconds, and the revocation feed read the store within the
-   * last 5 seconds (`checks.revocations`). For a readiness route (`GET /health/ready`).
-   */
-  readiness(): Promise<Readiness>;
-  /** The metrics when they are on (their `registry` takes the application's own), else undefined. */
-  readonly metrics: GatehouseMetrics | undefined;
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Gatehouse's services, policies and store; set by `register(gatehouse, …)`. */
+    /** Gatehouse's use cases, policies and the application's store; set by `register(gatehouse, …)`. */
     gatehouse: Gatehouse;
   }
 }
@@ -296,19 +272,27 @@ async function wireGatehouse(
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   const metricsOptions = options.metrics ?? config.metrics;
   const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
-  app.decorate('gatehouse', {
+  // The admin API and the application change users, keys and sessions with the same rules.
+  const membership = createMembership(services, runningInstanceRules(services.revocationFeed));
+  const offered: Gatehouse = {
     config,
-    store,
-    users: services.users,
+    store: applicationStore(store),
+    users: membership.users,
+    apiKeys: membership.apiKeys,
+    signingKeys: membership.signingKeys,
+    sessions: membership.sessions,
+    audit: membership.auditTrail,
+    outbox: { list: (query) => store.outbox.list(query) },
     authorization,
     policies,
     clock: services.clock,
-    services,
     schemes: schemeOptions,
     redis: services.redis,
     readiness: () => checkReadiness(store, services.redis, services.revocations),
     metrics,
-  });
+  };
+  attachServices(offered, services);
+  app.decorate('gatehouse', offered);
 
   // First, so that a request arriving while the app closes is refused before any other hook runs.
   await app.register(drainingPlugin);
@@ -343,7 +327,7 @@ async function wireGatehouse(
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
   await registerCors(app, config);
-  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features, script });
+  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, membership, features, script });
   await startBackgroundWork(app, services);
 }
 
@@ -359,14 +343,16 @@ export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x'
  */
 async function membershipRoutes(
   app: FastifyInstance,
-  { context, features, script }: { context: RouteContext; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
+  { context, membership, features, script }: { context: RouteContext; membership: Membership; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
 ): Promise<void> {
+  const { services, authorization, paths } = context;
+  const { users, sessions, auditTrail } = membership;
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
   if (features.tokens) await app.register(wellKnownRoutes, context);
   await app.register(
-    async (membership) => {
+    async (routes) => {
       if (features.tokens) {
-        await membership.register(async (auth) => {
+        await routes.register(async (auth) => {
           // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
           await auth.register(fastifyCookie);
           await auth.register(authTokenRoutes, context);
@@ -374,22 +360,25 @@ async function membershipRoutes(
         });
       }
       if (features.admin) {
-        await membership.register(
+        await routes.register(
           routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, async (admin) => {
-            await admin.register(adminRoutes, context);
-            if (listsSessions(features)) await admin.register(adminSessionRoutes, context);
+            await admin.register(adminRoutes, { users, auditTrail, authorization });
+            if (listsSessions(features)) await admin.register(adminSessionRoutes, { users, sessions });
           }),
         );
       }
-      if (listsSessions(features)) await membership.register(accountSessionRoutes, context);
-      if (features.cookies) await membership.register(accountRoutes, context);
-      if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
-      if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
-      if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
+      if (listsSessions(features)) {
+        const cookies = new CookieSignIn(services);
+        await routes.register(accountSessionRoutes, { sessions, cookies, cookieSessions: services.sessions, bearerTokens: services.bearerTokens, paths });
+      }
+      if (features.cookies) await routes.register(accountRoutes, context);
+      if (signsInWithPasswords(features)) await routes.register(accountRegistrationRoutes, context);
+      if (features.twoFactor) await routes.register(accountTwoFactorRoutes, context);
+      if (features.externalLogins && features.cookies) await routes.register(externalLoginRoutes, context);
       if (context.passkeys) {
-        await membership.register(accountPasskeyRoutes, context);
-        if (script !== null) await membership.register(passkeyScriptRoutes, { script });
-        await membership.register(passkeyLoginRoutes, context);
+        await routes.register(accountPasskeyRoutes, context);
+        if (script !== null) await routes.register(passkeyScriptRoutes, { script });
+        await routes.register(passkeyLoginRoutes, context);
       }
     },
     { prefix: context.paths.prefix },

@@ -1,0 +1,13 @@
+import type { Store } from './ports.ts';
+
+/**
+ * What an application reaches of the store Gatehouse runs on: its own tables on the same
+ * connections (decision 0045), the engine, and the data version that tells whether anything
+ * changed since an earlier read. Gatehouse's own tables are reached only through its use cases.
+ */
+export type ApplicationStore = Pick<Store, 'engine' | 'database' | 'dataVersion'>;
+
+/** The application's view of `store`, holding nothing else of it. */
+export function applicationStore(store: Store): ApplicationStore {
+  return Object.freeze({ engine: store.engine, database: store.database, dataVersion: store.dataVersion });
+}
