@@ -11,5 +11,6 @@ export type {
   ApplicationMigrations,
   GatehouseTable,
 } from './application-database.ts';
-export type { AdminKeepingChange, DataVersion, Store, StoreEngine, User, UserStore } from './ports.ts';
+export type { ApplicationStore } from './application-store.ts';
+export type { DataVersion, OutboxMessage, Store, StoreEngine, User, UserClaim } from './ports.ts';
 export { StoreConflictError, StoreUnavailableError } from './ports.ts';
