@@ -27,7 +27,7 @@ import type { Gatehouse } from '../gatehouse.ts';
 import { attachServices } from '../gatehouse-internals.ts';
 import { runningInstanceRules } from '../membership/change-rules.ts';
 import { createMembership, type Membership } from '../membership/membership.ts';
-import { applicationStore } from '../store/application-store.ts';
+import { applicationStore, type OwnedStore } from '../store/application-store.ts';
 import type { AuthenticationHandler } from '../security/authentication/index.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
 import {
@@ -38,7 +38,7 @@ import {
 } from '../security/authorization/index.ts';
 import { createServices, type Services } from '../services.ts';
 import type { ApplicationMigrations } from '../store/application-database.ts';
-import { createStore } from '../store/create-store.ts';
+import { createStore, storeBehind } from '../store/create-store.ts';
 import { GatehouseMetrics } from '../platform/metrics/gatehouse-metrics.ts';
 import { checkGatehouseOptions } from './gatehouse-option-names.ts';
 import { checkPolicySchemes, routeSchemeCheckPlugin } from './route-schemes.ts';
@@ -125,7 +125,7 @@ export interface GatehouseOptions {
   /** The configuration read by `loadConfig()` (the environment variables); beats `settings`. */
   readonly config?: Config;
   /** An open store (the application's, from `createStore`); else one is opened on `settings.databaseUrl` and closed with the app. */
-  readonly store?: Store;
+  readonly store?: OwnedStore;
   /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default settings' `databaseTablePrefix`, else '' */
   readonly tablePrefix?: string;
   /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. @default settings' `databaseSchema` */
@@ -217,7 +217,7 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
       'tablePrefix, schema and migrations are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema, migrations }).',
     );
   }
-  if (options.store) return wireGatehouse(app, options, config, features, options.store);
+  if (options.store) return wireGatehouse(app, options, config, features, storeBehind(options.store));
   // A store opened here is the plugin's: closed with the app, or at once when the registration
   // fails, so that a failed start leaves no connection behind. The application's is its own.
   const store = await createStore(config.databaseUrl, {
