@@ -327,7 +327,7 @@ async function wireGatehouse(
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
   await registerCors(app, config);
-  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, membership, features, script });
+  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, useCases: membership, features, script });
   await startBackgroundWork(app, services);
 }
 
@@ -343,16 +343,16 @@ export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x'
  */
 async function membershipRoutes(
   app: FastifyInstance,
-  { context, membership, features, script }: { context: RouteContext; membership: Membership; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
+  { context, useCases, features, script }: { context: RouteContext; useCases: Membership; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
 ): Promise<void> {
   const { services, authorization, paths } = context;
-  const { users, sessions, auditTrail } = membership;
+  const { users, sessions, auditTrail } = useCases;
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
   if (features.tokens) await app.register(wellKnownRoutes, context);
   await app.register(
-    async (routes) => {
+    async (membership) => {
       if (features.tokens) {
-        await routes.register(async (auth) => {
+        await membership.register(async (auth) => {
           // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
           await auth.register(fastifyCookie);
           await auth.register(authTokenRoutes, context);
@@ -360,7 +360,7 @@ async function membershipRoutes(
         });
       }
       if (features.admin) {
-        await routes.register(
+        await membership.register(
           routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, async (admin) => {
             await admin.register(adminRoutes, { users, auditTrail, authorization });
             if (listsSessions(features)) await admin.register(adminSessionRoutes, { users, sessions });
@@ -369,16 +369,16 @@ async function membershipRoutes(
       }
       if (listsSessions(features)) {
         const cookies = new CookieSignIn(services);
-        await routes.register(accountSessionRoutes, { sessions, cookies, cookieSessions: services.sessions, bearerTokens: services.bearerTokens, paths });
+        await membership.register(accountSessionRoutes, { sessions, cookies, cookieSessions: services.sessions, bearerTokens: services.bearerTokens, paths });
       }
-      if (features.cookies) await routes.register(accountRoutes, context);
-      if (signsInWithPasswords(features)) await routes.register(accountRegistrationRoutes, context);
-      if (features.twoFactor) await routes.register(accountTwoFactorRoutes, context);
-      if (features.externalLogins && features.cookies) await routes.register(externalLoginRoutes, context);
+      if (features.cookies) await membership.register(accountRoutes, context);
+      if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
+      if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
+      if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
       if (context.passkeys) {
-        await routes.register(accountPasskeyRoutes, context);
-        if (script !== null) await routes.register(passkeyScriptRoutes, { script });
-        await routes.register(passkeyLoginRoutes, context);
+        await membership.register(accountPasskeyRoutes, context);
+        if (script !== null) await membership.register(passkeyScriptRoutes, { script });
+        await membership.register(passkeyLoginRoutes, context);
       }
     },
     { prefix: context.paths.prefix },
