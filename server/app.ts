@@ -56,7 +56,7 @@ export async function buildService({ config, store, logger, settings, clock, gat
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), { documents: data.documents });
   await app.register(organizationRoutes, { organizations: data.organizations });
   await app.register(integrationRoutes);
-  await app.register(postsGraphQL, { store, posts: data.posts, outbox: data.outbox, clock: app.gatehouse.clock, logger });
+  await app.register(postsGraphQL, { posts: data.posts, outbox: data.outbox, clock: app.gatehouse.clock, logger });
   // GraphiQL in development only: production has no such route (404).
   if (!config.production) await app.register(graphiql);
   return app;

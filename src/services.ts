@@ -217,7 +217,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     }),
     userSessions: new UserSessions(store.userSessions, clock, new SessionIds(new OpaqueIds(keyRing.secrets.cookie, 'session ids'))),
     recentSignIn: new RecentSignIn(clock, config.reauthSeconds * 1000),
-    apiKeys: new ApiKeyService(store.apiKeys, clock, random, audit, revocations),
+    apiKeys: new ApiKeyService(store.apiKeys, clock, random, revocations),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),
     signInTurns: new ClientTurns(SIGN_INS_RUNNING_PER_CLIENT, SIGN_INS_WAITING_PER_CLIENT),

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import type { DataVersion, User, UserStore } from 'gatehouse-auth/store';
+import type { UserAdministration } from 'gatehouse-auth/fastify';
+import type { DataVersion, User } from 'gatehouse-auth/store';
 import type { Post } from '../storage/post-store.ts';
 import type { Posts } from './posts.ts';
 import { VersionedReads } from './versioned-reads.ts';
@@ -21,14 +22,14 @@ export interface PostLoaders {
  * kept from an earlier operation at the store's current data version (versioned-reads.ts): every
  * signed-in `me` reads its caller, and without a version (PostgreSQL) every operation reads afresh.
  */
-export function postLoaders(userStore: UserStore, posts: Posts, dataVersion: DataVersion | null = null): () => PostLoaders {
+export function postLoaders(users: Pick<UserAdministration, 'findByIds'>, posts: Posts, dataVersion: DataVersion | null = null): () => PostLoaders {
   const keptUsers = new VersionedReads<number, User | null>(dataVersion, KEPT_USERS);
   const loadUsers = async (ids: readonly number[]): Promise<(User | null)[]> => {
     const version = keptUsers.currentVersion();
     const kept = ids.map((id) => (version === null ? undefined : keptUsers.get(id)));
     const missing = ids.filter((_id, at) => kept[at] === undefined);
     if (missing.length === 0) return kept as (User | null)[];
-    const found = new Map((await userStore.findByIds(missing)).map((user) => [user.id, user]));
+    const found = new Map((await users.findByIds(missing)).map((user) => [user.id, user]));
     if (version !== null) for (const id of missing) keptUsers.set(id, found.get(id) ?? null, version);
     return ids.map((id, at) => kept[at] ?? found.get(id) ?? null);
   };

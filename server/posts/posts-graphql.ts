@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from 'gatehouse-auth';
 import { createEvents, gatehouseGraphQL } from 'gatehouse-auth/graphql';
-import type { Store } from 'gatehouse-auth/store';
 import type { EventOutboxStore } from '../storage/event-outbox-store.ts';
 import type { PostStore } from '../storage/post-store.ts';
 import type { Logger } from 'pino';
@@ -12,7 +11,6 @@ import { Posts, type PostTopics } from './posts.ts';
 import { postsResolvers, postsTypeDefs } from './posts-schema.ts';
 
 export interface PostsGraphQLOptions {
-  readonly store: Store;
   readonly posts: PostStore;
   readonly outbox: EventOutboxStore;
   readonly clock: Clock;
@@ -28,14 +26,15 @@ export interface PostsGraphQLOptions {
  * this instance's subscribers).
  */
 export async function postsGraphQL(app: FastifyInstance, options: PostsGraphQLOptions): Promise<void> {
-  const { store, posts: postStore, outbox, clock, logger } = options;
+  const { posts: postStore, outbox, clock, logger } = options;
+  const { users, store } = app.gatehouse;
   const events = createEvents<PostTopics>({ redis: app.gatehouse.redis, logger });
   const publisher = new OutboxPublisher({ outbox, events, clock, logger });
   const posts = new Posts({ store: postStore, events, publisher, recent: new RecentEvents(), clock, dataVersion: store.dataVersion });
   await app.register(gatehouseGraphQL, {
     typeDefs: postsTypeDefs,
     resolvers: postsResolvers(posts),
-    context: postLoaders(store.users, posts, store.dataVersion),
+    context: postLoaders(users, posts, store.dataVersion),
     dataVersion: store.dataVersion,
   });
   // Started and closed here rather than by the plugin: the publisher's relay pass and last marks

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { Membership } from '../membership/membership.ts';
 import type { Services } from '../services.ts';
 import { parse } from './args.ts';
 import { CliError, ExitCode } from './cli-error.ts';
@@ -15,7 +16,7 @@ const USAGE = `usage: gatehouse <command>
   migrate
   --version`;
 
-type Command = (args: string[], services: Services, out: CliOutput) => Promise<void>;
+type Command = (args: string[], membership: Membership, out: CliOutput) => Promise<void>;
 
 /** Commands load on demand, so `--version` and usage errors answer without opening anything. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -51,13 +52,18 @@ export async function runCli(argv: string[], out: CliOutput = processOutput, env
   }
 }
 
-/** Opens the store named by the configuration, migrates it, and hands over the services. */
-async function withStore(env: NodeJS.ProcessEnv, use: (services: () => Promise<Services>) => Promise<void>): Promise<void> {
-  const [{ loadConfig }, { createStore }, { createServices }, { createLogger }] = await Promise.all([
+/**
+ * Opens the store named by the configuration, migrates it, and hands over the use cases with the
+ * command line's rules: its changes are announced to the running instances, and keep no admin.
+ */
+async function withStore(env: NodeJS.ProcessEnv, use: (membership: () => Promise<Membership>) => Promise<void>): Promise<void> {
+  const [{ loadConfig }, { createStore }, { createServices }, { createLogger }, { createMembership }, { commandLineRules }] = await Promise.all([
     import('../config/config.ts'),
     import('../store/create-store.ts'),
     import('../services.ts'),
     import('../platform/logger.ts'),
+    import('../membership/membership.ts'),
+    import('../membership/change-rules.ts'),
   ]);
   const config = loadConfig(env);
   const store = await createStore(config.databaseUrl, { tablePrefix: config.databaseTablePrefix, schema: config.databaseSchema });
@@ -66,7 +72,10 @@ async function withStore(env: NodeJS.ProcessEnv, use: (services: () => Promise<S
     const logger = createLogger({ level: env.LOG_LEVEL ?? 'error', destination: process.stderr });
     let services: Services | undefined;
     try {
-      await use(async () => (services = await createServices(config, store, { logger })));
+      await use(async () => {
+        services = await createServices(config, store, { logger });
+        return createMembership(services, commandLineRules(services.revocationFeed));
+      });
     } finally {
       await services?.revocationFeed.stop();
       await services?.redis?.close();

@@ -1,7 +1,8 @@
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import type { Gatehouse } from '../http/app.ts';
+import type { Gatehouse } from '../gatehouse.ts';
+import { gatehouseServices } from '../gatehouse-internals.ts';
 import type { PolicyProvider } from '../security/authorization/index.ts';
 import type { DataVersion } from '../store/ports.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -80,7 +81,9 @@ export async function gatehouseGraphQL<Context extends object = object, Policy e
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<void> {
   checkOptions(options);
-  const { services, authorization, evaluator, policies, schemes: schemeOptions, metrics } = gatehouseOf(app);
+  const gatehouse = gatehouseOf(app);
+  const { authorization, evaluator, policies, schemes: schemeOptions, metrics } = gatehouse;
+  const services = gatehouseServices(gatehouse);
   const { config } = services;
   const path = options.path ?? '/graphql';
   const schema = schemaOf(options);

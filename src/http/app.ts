@@ -20,11 +20,14 @@ import { type Config, isIpAddress, requireMailInProduction, requireMetricsToken 
 import { configFromSettings, type GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
 import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
-import type { UserManager } from '../identity/user-manager.ts';
 import type { Clock } from '../platform/clock.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
-import { checkReadiness, type Readiness } from '../platform/readiness.ts';
-import type { RedisConnection } from '../platform/redis-connection.ts';
+import { checkReadiness } from '../platform/readiness.ts';
+import type { Gatehouse } from '../gatehouse.ts';
+import { attachServices } from '../gatehouse-internals.ts';
+import { runningInstanceRules } from '../membership/change-rules.ts';
+import { createMembership, type Membership } from '../membership/membership.ts';
+import { applicationStore, type OwnedStore } from '../store/application-store.ts';
 import {
   type AuthenticationHandler,
   type ForwardDefaultSelector,
@@ -39,7 +42,7 @@ import {
 } from '../security/authorization/index.ts';
 import { createServices, type Services } from '../services.ts';
 import type { ApplicationMigrations } from '../store/application-database.ts';
-import { createStore } from '../store/create-store.ts';
+import { createStore, storeBehind } from '../store/create-store.ts';
 import { GatehouseMetrics } from '../platform/metrics/gatehouse-metrics.ts';
 import { checkGatehouseOptions } from './gatehouse-option-names.ts';
 import { checkPolicySchemes, routeSchemeCheckPlugin } from './route-schemes.ts';
@@ -76,6 +79,7 @@ import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { adminSessionRoutes } from './routes/admin-sessions.ts';
 import { accountSessionRoutes } from './routes/account-sessions.ts';
+import { CookieSignIn } from './cookie-sign-in.ts';
 import { authRefreshRoutes } from './routes/auth-refresh.ts';
 import { authTokenRoutes } from './routes/auth-token.ts';
 import { externalLoginRoutes } from './routes/external-login.ts';
@@ -125,7 +129,7 @@ export interface GatehouseOptions {
   /** The configuration read by `loadConfig()` (the environment variables); beats `settings`. */
   readonly config?: Config;
   /** An open store (the application's, from `createStore`); else one is opened on `settings.databaseUrl` and closed with the app. */
-  readonly store?: Store;
+  readonly store?: OwnedStore;
   /** The table prefix of the store the plugin opens (`'gh_'`: `gh_users`, …); a given `store` carries its own. @default settings' `databaseTablePrefix`, else '' */
   readonly tablePrefix?: string;
   /** PostgreSQL: the schema of the store the plugin opens, created by its migration; a given `store` carries its own. @default settings' `databaseSchema` */
@@ -190,39 +194,9 @@ export interface MetricsOptions {
   readonly path?: string;
 }
 
-/** What the plugin puts on the Fastify instance as `app.gatehouse`. */
-export interface Gatehouse {
-  readonly config: Config;
-  readonly store: Store;
-  /** Users, their passwords, roles and claims (create users from a seed or an admin task). */
-  readonly users: UserManager;
-  readonly authorization: AuthorizationService;
-  /** The one authorization outcome (success, challenge or forbid) of routes, resource checks and GraphQL alike. */
-  readonly evaluator: PolicyEvaluator;
-  readonly policies: PolicyProvider<string>;
-  readonly clock: Clock;
-  /** Every membership service, for Gatehouse's own GraphQL and socket plugins and for tests. */
-  readonly services: Services;
-  /** The schemes that are on: GraphQL's sockets authenticate with the same as requests. */
-  readonly schemes: SchemeOptions;
-  /**
-   * Redis when REDIS_URL is set, else null. Give it to `createEvents({ redis })`: the
-   * application's events then share its state (told once in the log, seen by `readiness()`).
-   */
-  readonly redis: RedisConnection | null;
-  /**
-   * Whether this instance can serve: the store answers a trivial query and Redis (when set) is
-   * connected, each checked within 2 seconds, and the revocation feed read the store within the
-   * last 5 seconds (`checks.revocations`). For a readiness route (`GET /health/ready`).
-   */
-  readiness(): Promise<Readiness>;
-  /** The metrics when they are on (their `registry` takes the application's own), else undefined. */
-  readonly metrics: GatehouseMetrics | undefined;
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Gatehouse's services, policies and store; set by `register(gatehouse, …)`. */
+    /** Gatehouse's use cases, policies and the application's store; set by `register(gatehouse, …)`. */
     gatehouse: Gatehouse;
   }
 }
@@ -254,7 +228,7 @@ async function gatehousePlugin(app: FastifyInstance, options: GatehouseOptions):
       'tablePrefix, schema and migrations are for the store Gatehouse opens; a given store carries its own: createStore(url, { tablePrefix, schema, migrations }).',
     );
   }
-  if (options.store) return wireGatehouse(app, options, config, features, options.store);
+  if (options.store) return wireGatehouse(app, options, config, features, storeBehind(options.store));
   // A store opened here is the plugin's: closed with the app, or at once when the registration
   // fails, so that a failed start leaves no connection behind. The application's is its own.
   const store = await createStore(config.databaseUrl, {
@@ -311,20 +285,28 @@ async function wireGatehouse(
   const metricsOptions = options.metrics ?? config.metrics;
   const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
   const evaluator = new PolicyEvaluator(schemes, authorization);
-  app.decorate('gatehouse', {
+  // The admin API and the application change users, keys and sessions with the same rules.
+  const membership = createMembership(services, runningInstanceRules(services.revocationFeed));
+  const offered: Gatehouse = {
     config,
-    store,
-    users: services.users,
+    store: applicationStore(store),
+    users: membership.users,
+    apiKeys: membership.apiKeys,
+    signingKeys: membership.signingKeys,
+    sessions: membership.sessions,
+    audit: membership.auditTrail,
+    outbox: { list: (query) => store.outbox.list(query) },
     authorization,
     evaluator,
     policies,
     clock: services.clock,
-    services,
     schemes: schemeOptions,
     redis: services.redis,
     readiness: () => checkReadiness(store, services.redis, services.revocations),
     metrics,
-  });
+  };
+  attachServices(offered, services);
+  app.decorate('gatehouse', offered);
 
   // First, so that a request arriving while the app closes is refused before any other hook runs.
   await app.register(drainingPlugin);
@@ -362,7 +344,7 @@ async function wireGatehouse(
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
   await registerCors(app, config);
-  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features, script });
+  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, useCases: membership, features, script });
   await startBackgroundWork(app, services);
 }
 
@@ -378,8 +360,10 @@ export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x'
  */
 async function membershipRoutes(
   app: FastifyInstance,
-  { context, features, script }: { context: RouteContext; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
+  { context, useCases, features, script }: { context: RouteContext; useCases: Membership; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
 ): Promise<void> {
+  const { services, authorization, paths } = context;
+  const { users, sessions, auditTrail } = useCases;
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
   if (features.tokens) await app.register(wellKnownRoutes, context);
   await app.register(
@@ -395,12 +379,15 @@ async function membershipRoutes(
       if (features.admin) {
         await membership.register(
           routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, async (admin) => {
-            await admin.register(adminRoutes, context);
-            if (listsSessions(features)) await admin.register(adminSessionRoutes, context);
+            await admin.register(adminRoutes, { users, auditTrail, authorization });
+            if (listsSessions(features)) await admin.register(adminSessionRoutes, { users, sessions });
           }),
         );
       }
-      if (listsSessions(features)) await membership.register(accountSessionRoutes, context);
+      if (listsSessions(features)) {
+        const cookies = new CookieSignIn(services);
+        await membership.register(accountSessionRoutes, { sessions, cookies, cookieSessions: services.sessions, bearerTokens: services.bearerTokens, paths });
+      }
       if (features.cookies) await membership.register(accountRoutes, context);
       if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
       if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);

@@ -5,11 +5,17 @@
 export {
   gatehouse,
   serverOptions,
-  type Gatehouse,
   type GatehouseFeatures,
   type GatehouseOptions,
   type MetricsOptions,
 } from './app.ts';
+export type { Gatehouse } from '../gatehouse.ts';
+export type { Actor } from '../membership/actor.ts';
+export type { UserAdministration, UserSummary } from '../membership/user-administration.ts';
+export type { ApiKeyAdministration } from '../membership/api-key-administration.ts';
+export type { SigningKeyAdministration, SigningKeyRevocation } from '../membership/signing-key-administration.ts';
+export type { SessionEnding } from '../membership/session-ending.ts';
+export type { AuditPage, AuditTrail } from '../membership/audit-trail.ts';
 export type { GatehouseMetrics, MetricsRegistry, ObservableHashQueue } from '../platform/metrics/gatehouse-metrics.ts';
 export type { GatehousePolicies, PolicyName } from '../security/authorization/policy-names.ts';
 export { MembershipPaths } from './membership-paths.ts';

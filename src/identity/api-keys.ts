@@ -1,4 +1,3 @@
-import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Random } from '../platform/random.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
@@ -40,7 +39,6 @@ export class ApiKeyService {
     private readonly store: ApiKeyStore,
     private readonly clock: Clock,
     private readonly random: Random,
-    private readonly audit: AuditLog,
     private readonly revocations: RevocationList,
   ) {
     revocations.onEvent((event) => {
@@ -97,14 +95,13 @@ export class ApiKeyService {
     return this.store.listClients();
   }
 
-  /** Ends every key of the client; false when the client has no active key. */
-  async revokeClient(client: string): Promise<boolean> {
+  /** Ends every active key of the client, with their revocation events; how many there were. */
+  async revokeClient(client: string): Promise<number> {
     const count = await this.store.revokeClient(client, this.clock.now());
     // This instance forgets them at once; the others when the revocation event reaches them.
     this.generation++;
     for (const [key, entry] of this.cache) if (entry.client === client) this.cache.delete(key);
-    if (count > 0) await this.audit.record('apikey.revoked', { detail: { client, keys: count } });
-    return count > 0;
+    return count;
   }
 }
 

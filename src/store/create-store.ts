@@ -8,6 +8,7 @@ import { SqliteDataVersion } from './kysely/sqlite-data-version.ts';
 import { loadSqliteDriver, sqliteDialect } from './kysely/sqlite-dialect.ts';
 import { tableNaming, type StoreTableOptions } from './kysely/table-naming.ts';
 import type { ApplicationMigrations } from './application-database.ts';
+import type { OwnedStore } from './application-store.ts';
 import type { Store } from './ports.ts';
 
 /**
@@ -48,6 +49,30 @@ const STORE_OPTIONS = {
  */
 export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
   refuseUnknownOptions('createStore', options, STORE_OPTIONS);
+  return openStore(databaseUrl, options);
+}
+
+/** Gatehouse's ports, which every store of `createStore` carries behind the application's handle. */
+const PORTS = [
+  'users', 'apiKeys', 'keyRing', 'audit', 'refreshTokens', 'revocations', 'accountCodes', 'outbox', 'sessions', 'userSessions',
+  'twoFactor', 'externalLogins', 'passkeys',
+] as const satisfies readonly (keyof Store)[];
+
+/**
+ * The whole store behind an application's handle, for the plugin. Told by its ports rather than
+ * by a record of the stores made here: an application may load a second copy of the library
+ * (an autoloader), whose plugin must take the store the first one made.
+ */
+export function storeBehind(owned: OwnedStore): Store {
+  if (!isWholeStore(owned)) throw new Error('store: give the store that createStore of gatehouse-auth/store opened.');
+  return owned;
+}
+
+function isWholeStore(owned: OwnedStore): owned is Store {
+  return PORTS.every((port) => port in owned);
+}
+
+async function openStore(databaseUrl: string, options: CreateStoreOptions): Promise<Store> {
   const storeOptions = { clock: options.clock ?? systemClock, migrations: options.migrations, ...(options.log ? { log: options.log } : {}) };
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);

@@ -74,7 +74,7 @@ describe.each(engines)('the invoices example on $engine', (engine) => {
     expect(registered.statusCode).toBe(202);
     // Without SMTP the confirmation mail lands in the dev outbox, in the same database (sent
     // after the answer: the time taken must not tell whether the address was known).
-    const outbox = () => app.gatehouse.store.outbox.list({ recipient: email, limit: 1 });
+    const outbox = () => app.gatehouse.outbox.list({ recipient: email, limit: 1 });
     await waitUntil(async () => (await outbox()).length === 1, { timeoutMs: 5_000, what: 'the confirmation mail' });
     const [mail] = await outbox();
     const link = new URL(mail!.text.match(/https?:\/\/\S+/)![0]);
@@ -158,7 +158,7 @@ describe.each(engines)('the invoices example on $engine', (engine) => {
     const owner = await person();
     const invoice = await createInvoice(owner.token, 'Globex');
     await update(invoice.id, bearer(owner.token), { status: 'paid' });
-    const key = await app.gatehouse.services.apiKeys.create(BOOKKEEPING_CLIENT);
+    const key = await app.gatehouse.apiKeys.create(BOOKKEEPING_CLIENT);
 
     const exported = await app.inject({ url: '/integrations/invoices?status=paid', headers: { 'x-api-key': key } });
     expect(exported.statusCode).toBe(200);
@@ -168,7 +168,7 @@ describe.each(engines)('the invoices example on $engine', (engine) => {
     expect(body.invoices.every((item) => item.status === 'paid')).toBe(true);
 
     // Another client's key is authenticated but not bookkeeping's.
-    const otherKey = await app.gatehouse.services.apiKeys.create('crm');
+    const otherKey = await app.gatehouse.apiKeys.create('crm');
     expect((await app.inject({ url: '/integrations/invoices', headers: { 'x-api-key': otherKey } })).statusCode).toBe(403);
     expect((await app.inject({ url: '/integrations/invoices', headers: { 'x-api-key': `${key}x` } })).statusCode).toBe(401);
     // The route asks the ApiKey scheme only: a person's token is no credential there.

@@ -130,7 +130,7 @@ describe.each(sqlite)('the notes-graphql example on $engine', (engine) => {
     const anonymous = await notes.run(ADD_NOTE, {}, { text: 'from nobody' });
     expect(anonymous).toMatchObject({ data: null, errors: [{ path: ['addNote'], extensions: { code: 'UNAUTHENTICATED' } }] });
     // An API key is authenticated but stands for no person: `Members` refuses it.
-    const key = await notes.app.gatehouse.services.apiKeys.create('crm');
+    const key = await notes.app.gatehouse.apiKeys.create('crm');
     expect(codes(await notes.run(ADD_NOTE, { 'x-api-key': key }, { text: 'from a robot' }))).toEqual(['FORBIDDEN']);
     expect(codes(await notes.run(ADD_NOTE, bearer(author.token), { text: '   ' }))).toEqual(['BAD_USER_INPUT']);
 

@@ -23,6 +23,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import type { Services } from '../../src/services.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import { testEngines } from './databases.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 export const API_AUDIENCE = 'https://api.example.test';
 
@@ -223,7 +224,7 @@ export async function startAppWith(
   }
   return {
     app,
-    services: app.gatehouse.services,
+    services: gatehouseServices(app.gatehouse),
     async close() {
       await app.close();
       await store.close();

@@ -32,6 +32,7 @@ import {
   graphqlError,
 } from 'gatehouse-auth/graphql';
 import { createStore, type User } from 'gatehouse-auth/store';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 export const TEAM_PATH = '/team/graphql';
 
@@ -168,7 +169,7 @@ export async function startTeamApp(databaseUrl: string, team: TeamData, options:
   const store = await createStore(databaseUrl, { migrations: serviceMigrations });
   await store.migrate();
   const app = await buildService({ config, store, logger: createLogger({ level: 'silent' }), settings: loadServiceSettings({}) });
-  const services = app.gatehouse.services;
+  const services = gatehouseServices(app.gatehouse);
   const events = options.events ?? createEvents<TeamTopics>();
   app.register(gatehouseGraphQL<TeamContext>, {
     path: TEAM_PATH,

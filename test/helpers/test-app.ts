@@ -25,6 +25,7 @@ import type { Services } from '../../src/services.ts';
 import { createStore } from '../../src/store/create-store.ts';
 import type { User } from '../../src/store/ports.ts';
 import type { TestEngine } from './databases.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 export interface TestAppOptions {
   /** Environment variables on top of the defaults (`NODE_ENV=test`). */
@@ -69,7 +70,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   const logger = createLogger({ level: 'info', destination });
   const app = await buildService({ config, store, logger, settings, clock: options.clock ?? systemClock, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
   await app.ready();
-  const services = app.gatehouse.services;
+  const services = gatehouseServices(app.gatehouse);
   return {
     app,
     services,

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configFromSettings, gatehouse, serverOptions } from 'gatehouse-auth/fastify';
 import { type ApplicationMigrations, createStore } from 'gatehouse-auth/store';
 import { bearer, json } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 interface NoteTables {
   notes: { id: Generated<number>; author_id: number; text: string };
@@ -68,7 +69,7 @@ describe('An application’s own tables through the plugin', () => {
     const databaseUrl = `sqlite:${join(folder, 'notes.db')}`;
     const first = await notesApplication(databaseUrl);
     const user = await first.gatehouse.users.create({ email: 'ada@example.com', password: 'correct horse battery staple', emailConfirmed: true });
-    const { token } = await first.gatehouse.services.accessTokens.issue(user);
+    const { token } = await gatehouseServices(first.gatehouse).accessTokens.issue(user);
     const created = await first.inject({ method: 'POST', url: '/notes', headers: bearer(token), payload: { text: 'first' } });
     expect(created.statusCode).toBe(201);
     expect(json(created)).toEqual({ id: 1, text: 'first' });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from 'gatehouse-auth';
 import { configFromSettings, createLogger, gatehouse, serverOptions } from 'gatehouse-auth/fastify';
 import { bearer } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 class ProjectEditorRequirement implements AuthorizationRequirement {
   readonly description = 'the project’s owner';
@@ -41,7 +42,7 @@ async function application(level: string) {
   });
   await app.ready();
   const user = await app.gatehouse.users.create({ email: 'ada@example.com', password: 'correct horse battery staple', emailConfirmed: true });
-  const { token } = await app.gatehouse.services.accessTokens.issue(user);
+  const { token } = await gatehouseServices(app.gatehouse).accessTokens.issue(user);
   return { app, lines, token, userId: String(user.id) };
 }
 

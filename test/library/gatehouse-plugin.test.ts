@@ -29,6 +29,7 @@ import {
 } from 'gatehouse-auth/fastify';
 import { createStore, type Store } from 'gatehouse-auth/store';
 import { bearer, json } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 interface Invoice {
   readonly id: number;
@@ -115,7 +116,7 @@ async function application(options: Omit<GatehouseOptions, 'store'> = {}, settin
 
 async function tokenFor(app: FastifyInstance, roles: string[] = []): Promise<{ token: string; id: number }> {
   const user = await app.gatehouse.users.create({ email: `u${invoices.length}-${Math.random()}@example.com`, password: 'a long passphrase here', emailConfirmed: true, roles });
-  const { token } = await app.gatehouse.services.accessTokens.issue(user);
+  const { token } = await gatehouseServices(app.gatehouse).accessTokens.issue(user);
   return { token, id: user.id };
 }
 
@@ -184,7 +185,7 @@ describe('register(gatehouse, …) in an application of its own', () => {
       emailConfirmed: true,
       claims: [{ type: 'department', value: 'finance' }],
     });
-    const { token } = await app.gatehouse.services.accessTokens.issue(user);
+    const { token } = await gatehouseServices(app.gatehouse).accessTokens.issue(user);
     expect((await app.inject({ url: '/reports', headers: bearer(outsider.token) })).statusCode).toBe(403);
     expect((await app.inject({ url: '/reports', headers: bearer(token) })).statusCode).toBe(200);
   });

@@ -19,6 +19,7 @@ import {
 import { configFromSettings, gatehouse, type GatehouseOptions, routeGroup, serverOptions } from 'gatehouse-auth/fastify';
 import { createStore, type Store } from 'gatehouse-auth/store';
 import { bearer, json } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 /** A scheme of the application's own: header `name: value` gives a principal with claim `claim`. */
 function headerScheme(scheme: string, header: string, claim: string): AuthenticationHandler {
@@ -80,7 +81,7 @@ afterAll(async () => {
 
 async function tokenOf(email: string, roles: string[], claims: { type: string; value: string }[]): Promise<string> {
   const user = await app.gatehouse.users.create({ email, password: 'a long passphrase here', emailConfirmed: true, roles, claims });
-  return (await app.gatehouse.services.accessTokens.issue(user)).token;
+  return (await gatehouseServices(app.gatehouse).accessTokens.issue(user)).token;
 }
 
 describe('group and route rules', () => {

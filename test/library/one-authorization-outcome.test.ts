@@ -12,6 +12,7 @@ import { configFromSettings, gatehouse, serverOptions } from 'gatehouse-auth/fas
 import { authorizeDirective, gatehouseGraphQL, type GraphQLContext } from 'gatehouse-auth/graphql';
 import { openSocket, type Received } from '../helpers/graphql-socket.ts';
 import { bearer, json } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 interface Invoice {
   readonly id: number;
@@ -66,7 +67,7 @@ describe('one authorization outcome on every transport', () => {
     await app.ready();
     const tokenOf = async (email: string) => {
       const user = await app.gatehouse.users.create({ email, password: 'a long passphrase here', emailConfirmed: true });
-      return { id: String(user.id), token: (await app.gatehouse.services.accessTokens.issue(user)).token };
+      return { id: String(user.id), token: (await gatehouseServices(app.gatehouse).accessTokens.issue(user)).token };
     };
     const ownerUser = await tokenOf('owner@example.com');
     owner = ownerUser.token;

@@ -101,7 +101,7 @@ describe.each(engines)('the store of a failed registration on $engine', (engine:
     try {
       await expect(register({ store, fallbackPolicy: undeclared })).rejects.toThrow(/No authorization policy is named "Nowhere"/);
       expect(await connections(databaseUrl)).toBeGreaterThan(0);
-      await expect(store.users.findById(1)).resolves.toBeNull();
+      await expect(store.ping()).resolves.toBeUndefined();
     } finally {
       await store.close();
     }

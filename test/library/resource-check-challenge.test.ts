@@ -16,6 +16,7 @@ import {
 } from 'gatehouse-auth';
 import { type AuthorizationResultHandler, configFromSettings, gatehouse, type GatehouseOptions, serverOptions } from 'gatehouse-auth/fastify';
 import { bearer, json } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 interface Invoice {
   readonly id: number;
@@ -116,7 +117,7 @@ describe('a refused resource check for an anonymous caller', () => {
     expect(json(anonymous)).toEqual({ refused: 'who are you' });
 
     const stranger = await app.gatehouse.users.create({ email: 'stranger@example.com', password: 'a long passphrase here', emailConfirmed: true });
-    const { token } = await app.gatehouse.services.accessTokens.issue(stranger);
+    const { token } = await gatehouseServices(app.gatehouse).accessTokens.issue(stranger);
     const forbidden = await app.inject({ url: '/invoices/7', headers: bearer(token) });
     expect(forbidden.statusCode).toBe(403);
     expect(json(forbidden)).toEqual({ refused: 'not yours' });

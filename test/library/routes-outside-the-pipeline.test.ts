@@ -11,6 +11,7 @@ import { AuthorizationPolicyBuilder } from 'gatehouse-auth';
 import { configFromSettings, gatehouse, type GatehouseOptions, routeGroup, serverOptions } from 'gatehouse-auth/fastify';
 import { createStore, type Store } from 'gatehouse-auth/store';
 import { bearer } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 const apps: FastifyInstance[] = [];
 const stores: Store[] = [];
@@ -113,7 +114,7 @@ describe('routes outside the pipeline', () => {
     expect((await app.inject({ url: '/payroll' })).statusCode).toBe(401);
     expect((await app.inject({ url: '/reports/daily' })).statusCode).toBe(401);
     const user = await app.gatehouse.users.create({ email: 'clerk@example.com', password: 'a long passphrase here', emailConfirmed: true });
-    const { token } = await app.gatehouse.services.accessTokens.issue(user);
+    const { token } = await gatehouseServices(app.gatehouse).accessTokens.issue(user);
     expect((await app.inject({ url: '/payroll', headers: bearer(token) })).statusCode).toBe(403);
     expect((await app.inject({ url: '/reports/daily', headers: bearer(token) })).statusCode).toBe(200);
   });

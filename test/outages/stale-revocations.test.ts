@@ -89,7 +89,7 @@ describe.skipIf(!postgres).each(setups)('an instance cut off from PostgreSQL, Re
       payload: { currentPassword: password, newPassword: `${password} but new` },
     });
     expect(changed.statusCode, changed.body).toBe(204);
-    expect(await b.services.apiKeys.revokeClient('cut-off-client')).toBe(true);
+    expect(await b.services.apiKeys.revokeClient('cut-off-client')).toBeGreaterThan(0);
     await b.services.revocationFeed.announce();
 
     // Refused, not honoured, within the contract's bound: fail closed with a retryable 503.

@@ -36,7 +36,7 @@ const entryPoints = Object.keys(manifest.exports)
   .filter((subpath) => subpath !== './package.json')
   .map((subpath) => manifest.name + subpath.slice(1));
 /** Paths a user must not reach: the build's internals, the sources, the reference service, the CLI's file. */
-const DEEP_IMPORTS = ['dist/src/services.js', 'dist/src/http/app.js', 'src/index.ts', 'dist/server/main.js', 'bin/gatehouse.js'].map(
+const DEEP_IMPORTS = ['dist/src/services.js', 'dist/src/gatehouse-internals.js', 'dist/src/http/app.js', 'src/index.ts', 'dist/server/main.js', 'bin/gatehouse.js'].map(
   (path) => `${manifest.name}/${path}`,
 );
 

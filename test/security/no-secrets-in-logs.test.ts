@@ -71,7 +71,7 @@ describe.each(engines)('no secrets in logs on $engine (SEC-123)', (engine) => {
     // A body error with a secret in the body, on an authenticated route.
     expect((await ctx.app.inject({ method: 'POST', url: '/documents', headers: { ...bearer(accessToken), 'content-type': 'application/json' }, payload: `{"title":"${querySecret}",` })).statusCode).toBe(400);
 
-    await ctx.services.apiKeys.revokeClient('logged-client');
+    await ctx.app.gatehouse.apiKeys.revoke('logged-client');
     expect((await ctx.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': apiKey } })).statusCode).toBe(401);
 
     const log = ctx.logs.join('');

@@ -21,6 +21,7 @@ import { createStore } from '../../src/store/create-store.ts';
 import type { Store, User } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { bearer, json } from '../helpers/test-app.ts';
+import { gatehouseServices } from '../../src/gatehouse-internals.ts';
 
 const engines = await testEngines();
 const PASSWORD = 'a long and unusual passphrase';
@@ -57,7 +58,7 @@ describe.each(engines)('sign-in lockout on $engine', (engine) => {
       gatehouse: { onLockout: async (locked, until) => void lockouts.push({ userId: locked.id, until }) },
     });
     await app.ready();
-    services = app.gatehouse.services;
+    services = gatehouseServices(app.gatehouse);
     user = await services.users.create({ email: 'ada@example.com', password: PASSWORD, emailConfirmed: true });
   });
   afterEach(async () => {

@@ -76,7 +76,7 @@ describe.each(engines)('sockets close when their credential is revoked on anothe
     const revoked = await opened(openSocket(url, { headers: { 'x-api-key': await a.apiKey('revoked-client') } }), null);
     const other = await opened(openSocket(url, { headers: { 'x-api-key': await a.apiKey('other-client') } }), null);
     // As `gatehouse apikeys revoke` does, from B's side of the shared store.
-    expect(await b.services.apiKeys.revokeClient('revoked-client')).toBe(true);
+    expect(await b.services.apiKeys.revokeClient('revoked-client')).toBeGreaterThan(0);
     await b.services.revocationFeed.announce();
     await expectClosedByRevocation(revoked);
     await opened(other, null);

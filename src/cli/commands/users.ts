@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { AspNetImportError, importAspNetUsers } from '../../identity/aspnet-import.ts';
-import type { Services } from '../../services.ts';
+import { AspNetImportError } from '../../identity/aspnet-import.ts';
+import { CLI_OPERATOR } from '../../membership/actor.ts';
+import type { Membership } from '../../membership/membership.ts';
+import type { UserAdministration } from '../../membership/user-administration.ts';
 import type { User, UserClaim } from '../../store/ports.ts';
 import { CliError } from '../cli-error.ts';
 import { parse, refusable, required } from '../args.ts';
@@ -8,29 +10,29 @@ import type { CliOutput } from '../io.ts';
 import { readFirstLine } from '../standard-input.ts';
 
 /** `gatehouse users …` */
-export async function usersCommand(args: string[], services: Services, out: CliOutput): Promise<void> {
+export async function usersCommand(args: string[], { users }: Membership, out: CliOutput): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'add':
-      return addUser(rest, services, out);
+      return addUser(rest, users, out);
     case 'list':
-      return listUsers(rest, services, out);
+      return listUsers(rest, users, out);
     case 'roles':
-      return changeRoles(rest, services, out);
+      return changeRoles(rest, users, out);
     case 'claims':
-      return changeClaims(rest, services, out);
+      return changeClaims(rest, users, out);
     case 'unlock':
-      return unlockUser(rest, services);
+      return unlockUser(rest, users);
     case 'delete':
-      return deleteUser(rest, services);
+      return deleteUser(rest, users);
     case 'import':
-      return importUsers(rest, services, out);
+      return importUsers(rest, users, out);
     default:
       throw CliError.usage(`unknown command "users ${sub ?? ''}"; try: users add|list|roles|claims|unlock|delete|import`);
   }
 }
 
-async function addUser(args: string[], services: Services, out: CliOutput): Promise<void> {
+async function addUser(args: string[], users: UserAdministration, out: CliOutput): Promise<void> {
   const { values } = parse(args, {
     email: { type: 'string' },
     password: { type: 'string' },
@@ -43,7 +45,7 @@ async function addUser(args: string[], services: Services, out: CliOutput): Prom
   const email = required(values.email, '--email');
   const password = await passwordOf(values.password, values['password-stdin'] ?? false);
   const user = await refusable(() =>
-    services.users.create({
+    users.create({
       email,
       password,
       userName: values.name ?? null,
@@ -65,7 +67,7 @@ async function passwordOf(flag: string | undefined, fromStdin: boolean): Promise
 }
 
 /** `users import --aspnet FILE`: prints the number imported; each skipped or changed row is noted on standard error. */
-async function importUsers(args: string[], services: Services, out: CliOutput): Promise<void> {
+async function importUsers(args: string[], users: UserAdministration, out: CliOutput): Promise<void> {
   const { values } = parse(args, { aspnet: { type: 'string' } });
   const file = required(values.aspnet, '--aspnet');
   let content: string;
@@ -75,7 +77,7 @@ async function importUsers(args: string[], services: Services, out: CliOutput): 
     throw CliError.refused(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   try {
-    const report = await importAspNetUsers(content, services.store.users, services.clock);
+    const report = await users.importAspNet(content);
     for (const note of report.notes) out.message(note);
     out.result(String(report.imported));
   } catch (error) {
@@ -84,17 +86,9 @@ async function importUsers(args: string[], services: Services, out: CliOutput): 
   }
 }
 
-async function listUsers(args: string[], services: Services, out: CliOutput): Promise<void> {
+async function listUsers(args: string[], users: UserAdministration, out: CliOutput): Promise<void> {
   const { values } = parse(args, { json: { type: 'boolean' } });
-  for (const user of await services.users.list()) {
-    const summary = {
-      id: user.id,
-      email: user.email,
-      userName: user.userName,
-      roles: user.roles,
-      lockedOut: services.users.isLockedOut(user),
-      emailConfirmed: user.emailConfirmed,
-    };
+  for (const summary of await users.list()) {
     out.result(
       values.json
         ? JSON.stringify(summary)
@@ -103,60 +97,50 @@ async function listUsers(args: string[], services: Services, out: CliOutput): Pr
   }
 }
 
-async function changeRoles(args: string[], services: Services, out: CliOutput): Promise<void> {
+async function changeRoles(args: string[], users: UserAdministration, out: CliOutput): Promise<void> {
   const [action, ...rest] = args;
   if (action !== 'add' && action !== 'remove') throw CliError.usage('usage: users roles add|remove --email E --role R');
   const { values } = parse(rest, { email: { type: 'string' }, role: { type: 'string' } });
   const email = required(values.email, '--email');
   const role = required(values.role, '--role');
-  const user = await userByEmail(services, email);
+  const user = await userByEmail(users, email);
   if (action === 'add') {
-    const added = await refusable(() => services.users.addRole(user.id, role));
-    if (!added) return out.message(`${user.email} already has the role ${role}`);
-    await services.audit.record('role.added', { userId: user.id, detail: { role, by: 'cli' } });
-  } else if (action === 'remove') {
-    const removed = await services.users.removeRole(user.id, role);
-    if (!removed) throw CliError.refused(`${user.email} does not have the role ${role}`);
-    await services.audit.record('role.removed', { userId: user.id, detail: { role, by: 'cli' } });
+    const added = await refusable(() => users.addRole(user.id, role, CLI_OPERATOR));
+    if (!added) out.message(`${user.email} already has the role ${role}`);
+  } else if (!(await users.removeRole(user.id, role, CLI_OPERATOR))) {
+    throw CliError.refused(`${user.email} does not have the role ${role}`);
   }
-  await services.revocationFeed.announce();
 }
 
-async function changeClaims(args: string[], services: Services, out: CliOutput): Promise<void> {
+async function changeClaims(args: string[], users: UserAdministration, out: CliOutput): Promise<void> {
   const [action, ...rest] = args;
   if (action !== 'add' && action !== 'remove') throw CliError.usage('usage: users claims add|remove --email E --claim type=value');
   const { values } = parse(rest, { email: { type: 'string' }, claim: { type: 'string' } });
   const email = required(values.email, '--email');
   const claim = parseClaim(required(values.claim, '--claim'));
-  const user = await userByEmail(services, email);
+  const user = await userByEmail(users, email);
   if (action === 'add') {
-    const added = await refusable(() => services.users.addClaim(user.id, claim));
-    if (!added) return out.message(`${user.email} already has the claim ${claim.type}=${claim.value}`);
-  } else if (action === 'remove') {
-    if (!(await services.users.removeClaim(user.id, claim))) {
-      throw CliError.refused(`${user.email} does not have the claim ${claim.type}=${claim.value}`);
-    }
+    const added = await refusable(() => users.addClaim(user.id, claim));
+    if (!added) out.message(`${user.email} already has the claim ${claim.type}=${claim.value}`);
+  } else if (!(await users.removeClaim(user.id, claim))) {
+    throw CliError.refused(`${user.email} does not have the claim ${claim.type}=${claim.value}`);
   }
-  await services.revocationFeed.announce();
 }
 
-async function unlockUser(args: string[], services: Services): Promise<void> {
+async function unlockUser(args: string[], users: UserAdministration): Promise<void> {
   const { values } = parse(args, { email: { type: 'string' } });
-  const user = await userByEmail(services, required(values.email, '--email'));
-  await services.users.unlock(user.id);
-  await services.audit.record('user.unlocked', { userId: user.id, detail: { by: 'cli' } });
+  const user = await userByEmail(users, required(values.email, '--email'));
+  await users.unlock(user.id, CLI_OPERATOR);
 }
 
-async function deleteUser(args: string[], services: Services): Promise<void> {
+async function deleteUser(args: string[], users: UserAdministration): Promise<void> {
   const { values } = parse(args, { email: { type: 'string' } });
-  const user = await userByEmail(services, required(values.email, '--email'));
-  await services.users.delete(user.id);
-  await services.audit.record('user.deleted', { userId: user.id, detail: { by: 'cli' } });
-  await services.revocationFeed.announce();
+  const user = await userByEmail(users, required(values.email, '--email'));
+  await users.delete(user.id, CLI_OPERATOR);
 }
 
-async function userByEmail(services: Services, email: string): Promise<User> {
-  const user = await services.users.findByEmail(email);
+async function userByEmail(users: UserAdministration, email: string): Promise<User> {
+  const user = await users.findByEmail(email);
   if (!user) throw CliError.refused(`no user has the e-mail ${email}`);
   return user;
 }

@@ -1,20 +1,35 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionManager } from '../../identity/sessions.ts';
 import type { ListedSession, OwnSession } from '../../identity/user-sessions.ts';
+import type { SessionEnding } from '../../membership/session-ending.ts';
 import { BEARER_SCHEME } from '../../security/authentication/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import type { AccessTokenValidator } from '../../tokens/access-token-validator.ts';
+import type { CookieSignIn } from '../cookie-sign-in.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 import { membershipPolicies } from '../membership-policies.ts';
 import { isFormPost, seeOther, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
-import type { RouteContext } from './route-context.ts';
 
 /** An opaque session id as the list hands it out; anything else of this length is simply unknown (404). */
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 type SessionParams = Static<typeof SessionParams>;
 
 const forUser = { authorization: { authorize: [{ policy: membershipPolicies.user }] } };
+
+/** What the sessions list calls, and how it tells the caller's own session. */
+export interface AccountSessionUseCases {
+  readonly sessions: SessionEnding;
+  /** The auth cookie: the session a request presents, and forgetting it when that session ends. */
+  readonly cookies: Pick<CookieSignIn, 'presentedSession' | 'forgetSession'>;
+  /** The Cookies scheme's sessions: the one a presented token opens. */
+  readonly cookieSessions: Pick<SessionManager, 'current'>;
+  /** The Bearer scheme's validator: the refresh family of the request's access token. */
+  readonly bearerTokens: Pick<AccessTokenValidator, 'validate'>;
+  readonly paths: MembershipPaths;
+}
 
 /**
  * "Where you are signed in" for the signed-in user (docs/reference/http.md): `GET /account/sessions`
@@ -24,26 +39,23 @@ const forUser = { authorization: { authorize: [{ policy: membershipPolicies.user
  * form cannot send DELETE), "Sign out everywhere else" to `revoke-others`; both answer 303 to the
  * profile. An API-key caller acts for no user and gets 403 (policy `User`).
  */
-export async function accountSessionRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
-  const { userSessions, audit, revocationFeed } = services;
-  const cookies = new CookieSignIn(services);
+export async function accountSessionRoutes(app: FastifyInstance, useCases: AccountSessionUseCases): Promise<void> {
+  const { sessions, cookies, paths } = useCases;
   await app.register(formBodiesPlugin);
 
   app.get('/account/sessions', { config: forUser }, async (request, reply) => {
     // The list lives on the profile page.
     if (wantsPage(request)) return noStore(reply).redirect(`${paths.profile}#sessions`);
-    const sessions = await userSessions.list(userIdOf(request), await ownSession(request));
-    return noStore(reply).send(sessions.map(sessionJson));
+    const listed = await sessions.list(userIdOf(request), await ownSession(request));
+    return noStore(reply).send(listed.map(sessionJson));
   });
 
   const endOne = async (request: FastifyRequest<{ Params: SessionParams }>, reply: FastifyReply) => {
     const userId = userIdOf(request);
     const own = await ownSession(request);
-    const ended = await userSessions.end(userId, request.params.id);
-    if (ended === null) throw GatehouseError.notFound('There is no such session.');
-    await audit.record('session.revoked', { userId, ip: request.ip, detail: { session: request.params.id, kind: ended.kind } });
     // Its sockets close and its access tokens are refused now here and, through Redis, everywhere.
-    await revocationFeed.changed();
+    const ended = await sessions.end(userId, request.params.id, { by: userId, ip: request.ip });
+    if (ended === null) throw GatehouseError.notFound('There is no such session.');
     const signedOut = ended.kind === 'cookie' && ended.id === own.sessionId;
     if (signedOut) cookies.forgetSession(reply);
     if (isFormPost(request)) return seeOther(noStore(reply), signedOut ? paths.login : `${paths.profile}?status=session-ended#sessions`);
@@ -54,9 +66,7 @@ export async function accountSessionRoutes(app: FastifyInstance, { services, pat
 
   app.post('/account/sessions/revoke-others', { config: { ...forUser, successStatus: 204 } }, async (request, reply) => {
     const userId = userIdOf(request);
-    const count = await userSessions.endOthers(userId, await ownSession(request));
-    await audit.record('sessions.revoked', { userId, ip: request.ip, detail: { count, kept: 'current' } });
-    await revocationFeed.changed();
+    await sessions.endOthers(userId, await ownSession(request), { by: userId, ip: request.ip });
     if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=sessions-ended#sessions`);
     return noStore(reply).code(204).send();
   });
@@ -66,7 +76,7 @@ export async function accountSessionRoutes(app: FastifyInstance, { services, pat
     if (request.user.identity?.authenticationType === BEARER_SCHEME) return { familyId: await bearerFamily(request) };
     const token = cookies.presentedSession(request);
     if (token === null) return {};
-    const session = await services.sessions.current(token);
+    const session = await useCases.cookieSessions.current(token);
     return session.valid ? { sessionId: session.sessionId } : {};
   }
 
@@ -75,7 +85,7 @@ export async function accountSessionRoutes(app: FastifyInstance, { services, pat
     const header = request.headers.authorization;
     const token = typeof header === 'string' && /^bearer /i.test(header) ? header.slice('Bearer '.length) : null;
     if (token === null) return null;
-    const verified = await services.bearerTokens.validate(token);
+    const verified = await useCases.bearerTokens.validate(token);
     return verified.valid ? verified.familyId : null;
   }
 }

@@ -1,11 +1,15 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkRoleName } from '../../identity/role-name.ts';
+import type { Actor } from '../../membership/actor.ts';
+import type { AuditTrail } from '../../membership/audit-trail.ts';
+import type { UserAdministration } from '../../membership/user-administration.ts';
 import { RoleGrantRequirement } from '../../policies/role-grant.ts';
+import type { AuthorizationService } from '../../security/authorization/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { userIdOf } from '../pipeline.ts';
-import { IdParams, type RouteContext } from './route-context.ts';
+import { IdParams } from './route-context.ts';
 
 const RoleInput = Type.Object({ role: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const RoleParams = Type.Object({ id: IdParams.properties.id, role: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -20,6 +24,13 @@ type ById = { Params: Static<typeof IdParams> };
 
 const roleGrant = new RoleGrantRequirement();
 
+/** What the admin API calls: the administration of users and the audit trail, and the engine of its resource check. */
+export interface AdminRouteUseCases {
+  readonly users: UserAdministration;
+  readonly auditTrail: AuditTrail;
+  readonly authorization: AuthorizationService;
+}
+
 /** Admin changes answer 204 No Content (stated for the OpenAPI document). */
 const NO_CONTENT = { successStatus: 204 } as const;
 const AUDIT_PAGE_DEFAULT = 50;
@@ -28,36 +39,24 @@ const AUDIT_PAGE_MAX = 200;
 /**
  * The admin API, all under the group policy `AdminOnly`. Deleting and locking are security
  * changes (every session, refresh family and token of the user ends); role changes are claims
- * changes (older access tokens are refused). Each change is announced to every instance at once.
+ * changes (older access tokens are refused). Each change is one call of the administration use
+ * cases (src/membership), which writes its audit event and announces it to every instance at once.
  * Only a `SuperAdmin` grants or removes `SuperAdmin` (a resource check on the role, 403). The
  * last user with role `Admin` who is not locked cannot be locked, deleted or lose the role (409):
  * the API would have nobody left to answer to.
  */
-export async function adminRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
-  const { users, audit, revocationFeed } = services;
-
+export async function adminRoutes(app: FastifyInstance, { users, auditTrail, authorization }: AdminRouteUseCases): Promise<void> {
   async function existingUser(id: string): Promise<User> {
     const user = await users.findById(Number(id));
     if (!user) throw GatehouseError.notFound('There is no such user.');
     return user;
   }
 
-  app.get('/admin/users', async () =>
-    (await users.list()).map((user) => ({
-      id: user.id,
-      email: user.email,
-      userName: user.userName,
-      roles: user.roles,
-      lockedOut: users.isLockedOut(user),
-      emailConfirmed: user.emailConfirmed,
-    })),
-  );
+  app.get('/admin/users', () => users.list());
 
   app.delete<ById>('/admin/users/:id', { schema: { params: IdParams }, config: NO_CONTENT }, async (request, reply) => {
     const user = await existingUser(request.params.id);
-    if (!(await users.deleteKeepingAdmin(user.id))) throw GatehouseError.notFound('There is no such user.');
-    await audit.record('user.deleted', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
-    await revocationFeed.changed();
+    if (!(await users.delete(user.id, actorOf(request)))) throw GatehouseError.notFound('There is no such user.');
     return reply.code(204).send();
   });
 
@@ -69,10 +68,7 @@ export async function adminRoutes(app: FastifyInstance, { services }: RouteConte
       checkRoleName(role);
       await request.authorize({ role }, roleGrant);
       const user = await existingUser(request.params.id);
-      if (await users.addRole(user.id, role)) {
-        await audit.record('role.added', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
-        await revocationFeed.changed();
-      }
+      await users.addRole(user.id, role, actorOf(request));
       return reply.code(204).send();
     },
   );
@@ -84,26 +80,20 @@ export async function adminRoutes(app: FastifyInstance, { services }: RouteConte
       const { role } = request.params;
       await request.authorize({ role }, roleGrant);
       const user = await existingUser(request.params.id);
-      if (await users.removeRoleKeepingAdmin(user.id, role)) {
-        await audit.record('role.removed', { userId: user.id, ip: request.ip, detail: { role, by: userIdOf(request) } });
-        await revocationFeed.changed();
-      }
+      await users.removeRole(user.id, role, actorOf(request));
       return reply.code(204).send();
     },
   );
 
   app.post<ById>('/admin/users/:id/lock', { schema: { params: IdParams }, config: NO_CONTENT }, async (request, reply) => {
     const user = await existingUser(request.params.id);
-    if (!(await users.lockKeepingAdmin(user.id))) throw GatehouseError.notFound('There is no such user.');
-    await audit.record('user.locked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
-    await revocationFeed.changed();
+    if (!(await users.lock(user.id, actorOf(request)))) throw GatehouseError.notFound('There is no such user.');
     return reply.code(204).send();
   });
 
   app.post<ById>('/admin/users/:id/unlock', { schema: { params: IdParams }, config: NO_CONTENT }, async (request, reply) => {
     const user = await existingUser(request.params.id);
-    await users.unlock(user.id);
-    await audit.record('user.unlocked', { userId: user.id, ip: request.ip, detail: { by: userIdOf(request) } });
+    await users.unlock(user.id, actorOf(request));
     return reply.code(204).send();
   });
 
@@ -111,10 +101,12 @@ export async function adminRoutes(app: FastifyInstance, { services }: RouteConte
     const limit = request.query.limit === undefined ? AUDIT_PAGE_DEFAULT : Number(request.query.limit);
     if (limit > AUDIT_PAGE_MAX) throw GatehouseError.validation({ limit: [`The limit is at most ${AUDIT_PAGE_MAX}.`] });
     const before = request.query.before === undefined ? undefined : Number(request.query.before);
-    // One more than asked tells whether another page exists.
-    const rows = await services.store.audit.list({ limit: limit + 1, ...(before === undefined ? {} : { before }) });
-    const events = rows.slice(0, limit).map((event) => ({ ...event, at: new Date(event.at).toISOString() }));
-    const next = rows.length > limit ? events[events.length - 1]!.id : null;
-    return { events, next };
+    const page = await auditTrail.page({ limit, before });
+    return { events: page.events.map((event) => ({ ...event, at: new Date(event.at).toISOString() })), next: page.next };
   });
+}
+
+/** The admin who asks, from where: the audit event names them. */
+function actorOf(request: FastifyRequest): Actor {
+  return { by: userIdOf(request), ip: request.ip };
 }

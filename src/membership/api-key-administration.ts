@@ -1,0 +1,39 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { ApiKeyService } from '../identity/api-keys.ts';
+import type { ApiKeyClientSummary } from '../store/ports.ts';
+import { type Actor, APPLICATION } from './actor.ts';
+import type { ChangeRules } from './change-rules.ts';
+
+/**
+ * The API keys of the `ApiKey` scheme, by client: created, listed, and revoked with the audit
+ * event and the revocation that makes every instance refuse them within seconds.
+ */
+export class ApiKeyAdministration {
+  constructor(
+    private readonly keys: ApiKeyService,
+    private readonly audit: AuditLog,
+    private readonly rules: ChangeRules,
+  ) {}
+
+  /**
+   * A new key for the client (`GH_VALIDATION` for a name outside 1–64 letters, digits, dots,
+   * underscores or hyphens): the only time the whole key exists; only its hash is stored.
+   */
+  create(client: string): Promise<string> {
+    return this.keys.create(client);
+  }
+
+  /** The clients with at least one key, by name, with how many of their keys are active. */
+  list(): Promise<ApiKeyClientSummary[]> {
+    return this.keys.listClients();
+  }
+
+  /** Revokes every active key of the client; how many there were. */
+  async revoke(client: string, actor: Actor = APPLICATION): Promise<number> {
+    const count = await this.keys.revokeClient(client);
+    if (count === 0) return 0;
+    await this.audit.record('apikey.revoked', { ip: actor.ip ?? null, detail: { client, keys: count, by: actor.by } });
+    await this.rules.announceRevocation();
+    return count;
+  }
+}

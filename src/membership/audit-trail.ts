@@ -1,0 +1,21 @@
+import type { AuditEvent, AuditStore } from '../store/ports.ts';
+
+/** One page of the security events, newest first. */
+export interface AuditPage {
+  readonly events: readonly AuditEvent[];
+  /** The id to pass as `before` for the next page, or null when this is the last. */
+  readonly next: number | null;
+}
+
+/** The security events (docs/reference/security-events.md) as `GET /admin/audit` and the application read them. */
+export class AuditTrail {
+  constructor(private readonly store: AuditStore) {}
+
+  /** Up to `limit` events with ids below `before` (all when omitted), newest first. */
+  async page({ limit, before }: { readonly limit: number; readonly before?: number | undefined }): Promise<AuditPage> {
+    // One more than asked tells whether another page exists.
+    const rows = await this.store.list({ limit: limit + 1, ...(before === undefined ? {} : { before }) });
+    const events = rows.slice(0, limit);
+    return { events, next: rows.length > limit ? events[events.length - 1]!.id : null };
+  }
+}

@@ -1,0 +1,35 @@
+import type { Services } from '../services.ts';
+import { ApiKeyAdministration } from './api-key-administration.ts';
+import { AuditTrail } from './audit-trail.ts';
+import type { ChangeRules } from './change-rules.ts';
+import { SessionEnding } from './session-ending.ts';
+import { SigningKeyAdministration } from './signing-key-administration.ts';
+import { UserAdministration } from './user-administration.ts';
+
+/**
+ * The administration use cases: what the admin API, the command line and the application call
+ * to change users, API keys, signing keys and sessions, and to read the audit trail. Only these
+ * make such changes, so that the audit event and the revocation go with every one of them.
+ */
+export interface Membership {
+  readonly users: UserAdministration;
+  readonly auditTrail: AuditTrail;
+  readonly apiKeys: ApiKeyAdministration;
+  readonly signingKeys: SigningKeyAdministration;
+  readonly sessions: SessionEnding;
+}
+
+/** The use cases over the services, with the rules of one kind of caller (change-rules.ts). */
+export function createMembership(
+  services: Pick<Services, 'users' | 'store' | 'audit' | 'clock' | 'apiKeys' | 'keyRing' | 'userSessions'>,
+  rules: ChangeRules,
+): Membership {
+  const { audit } = services;
+  return {
+    users: new UserAdministration({ users: services.users, store: services.store.users, audit, clock: services.clock, rules }),
+    auditTrail: new AuditTrail(services.store.audit),
+    apiKeys: new ApiKeyAdministration(services.apiKeys, audit, rules),
+    signingKeys: new SigningKeyAdministration(services.keyRing, audit, rules),
+    sessions: new SessionEnding(services.userSessions, audit, rules),
+  };
+}
