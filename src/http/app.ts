@@ -44,8 +44,6 @@ import { validatorsByPart } from './request-validation.ts';
 import { logAuthorizationFailure } from './authorization-log.ts';
 import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
-import fastifyCors from '@fastify/cors';
-import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from './authentication-schemes.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
 import { MembershipPaths } from './membership-paths.ts';
@@ -54,10 +52,10 @@ import { cookieSessionCheck } from './cookie-session.ts';
 import { membershipHandlers, membershipPolicies } from './membership-policies.ts';
 import { pagesPlugin } from './pages-plugin.ts';
 import type { PageOptions } from './pages/rendering.ts';
-import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import { routeGroup } from './pipeline.ts';
+import { requestPipeline, requestPipelinePlugin } from './request-pipeline.ts';
 import { proxyTrust } from './proxy-trust.ts';
 import type { PolicyName } from './policy-names.ts';
-import { drainingPlugin } from './plugins/draining.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
@@ -310,8 +308,6 @@ async function wireGatehouse(
     metrics,
   });
 
-  // First, so that a request arriving while the app closes is refused before any other hook runs.
-  await app.register(drainingPlugin);
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   // The login and profile pages' one script, when passkeys are on for browsers: built once, now.
   const script = passkeys && !isIpAddress(services.config.webauthnRpId) ? passkeyScript() : null;
@@ -325,10 +321,18 @@ async function wireGatehouse(
   await app.register(problemErrorsPlugin, { resultHandler });
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
-  // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
-  await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
   const evaluator = new PolicyEvaluator(schemes, authorization);
-  await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
+  // Draining, CORS, authentication, authorization, the cross-site check, the rate limits and
+  // antiforgery, in the order of their list; before any route, which its phases decide as it is
+  // registered. Routes that take forms register formBodiesPlugin.
+  await app.register(requestPipelinePlugin, {
+    phases: requestPipeline({
+      authorization: { policies, evaluator, resultHandler },
+      crossSite: cookieSessionCheck(config, services.clock),
+      corsOrigins: config.corsOrigins,
+      antiforgery: { secret: services.keyRing.secrets.antiforgery, production: config.production },
+    }),
+  });
   await app.register(routeSchemeCheckPlugin, { schemes: schemes.schemes });
   decorateResourceChecks(app, authorization, policies, evaluator);
   await app.register(responseHeadersPlugin, { production: config.production, credentialPaths: paths.credentialPaths });
@@ -342,7 +346,6 @@ async function wireGatehouse(
     const defaultSchemes = defaultSchemeChoices(schemes.schemes, options.defaultScheme);
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
-  await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, features, script });
   await startBackgroundWork(app, services);
 }
@@ -451,17 +454,6 @@ function policyProvider(options: GatehouseOptions): PolicyProvider<string> {
     policies: named,
     ...(options.defaultPolicy !== undefined ? { defaultPolicy: resolve(options.defaultPolicy) } : {}),
     ...(options.fallbackPolicy !== undefined ? { fallbackPolicy: options.fallbackPolicy === null ? null : resolve(options.fallbackPolicy) } : {}),
-  });
-}
-
-async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
-  if (config.corsOrigins.length === 0) return;
-  // Browsers on the listed origins may call the API, with credentials; others get no CORS
-  // headers at all (the plugin would otherwise allow credentials to every origin it refuses).
-  const listed = new Set(config.corsOrigins);
-  await app.register(fastifyCors, {
-    delegator: (request, callback) =>
-      callback(null, listed.has(request.headers.origin ?? '') ? { origin: true, credentials: true, maxAge: 600 } : { origin: false }),
   });
 }
 
