@@ -7,7 +7,7 @@
  *   app.get('/invoices/:id', { config: { authorization: { authorize: [{ policy: 'Invoices' }] } } }, …);
  *
  * It wires the membership services over one store, the schemes, the policies and the request
- * pipeline (pipeline.ts), and registers the membership, token and page routes that its features
+ * pipeline (request-pipeline.ts), and registers the membership, token and page routes that its features
  * turn on. It is not encapsulated: the pipeline protects every route the application registers
  * after it, the start fails naming any route it cannot see (registered before it, or in a plugin
  * context its hooks do not reach), and `request.user` / `request.authorize` exist on every request.
