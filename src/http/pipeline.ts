@@ -194,8 +194,8 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
       app.decorateRequest('user', null as unknown as ClaimsPrincipal);
       refuseRoutesOutside(app);
     },
-    // Each route's policy is resolved when it is registered and its check kept with the route:
-    // nothing is looked up per request.
+    // Each route's policy is resolved when it is registered and its check kept in the route's
+    // config: per request, nothing is looked up but that config.
     forRoute(route, instance) {
       // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
       const around = groupsOf(instance);
