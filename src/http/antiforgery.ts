@@ -23,10 +23,13 @@ export interface AntiforgeryOptions {
   readonly production: boolean;
 }
 
+/** The request token for a page's forms; sets the antiforgery cookie when the browser has none. */
+export type AntiforgeryToken = (request: FastifyRequest, reply: FastifyReply) => string;
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The request token for a page's forms; sets the antiforgery cookie when the browser has none. */
-    antiforgeryToken(request: FastifyRequest, reply: FastifyReply): string;
+    antiforgeryToken: AntiforgeryToken;
   }
 }
 
@@ -42,7 +45,7 @@ export function antiforgeryPhase(options: AntiforgeryOptions): RoutePhase {
   const tokens = new Antiforgery(options.secret);
   const cookieName = antiforgeryCookieName(options.production);
 
-  const antiforgeryToken = (request: FastifyRequest, reply: FastifyReply): string => {
+  const antiforgeryToken: AntiforgeryToken = (request, reply) => {
     let cookieToken = readCookie(request, cookieName);
     if (cookieToken === undefined || !tokens.validate(cookieToken, tokens.requestToken(cookieToken, null), null)) {
       cookieToken = tokens.newCookieToken();
