@@ -20,11 +20,12 @@
  * nothing from body errors; a request arriving while the app closes gets 503 before anything.
  *
  * Two kinds of phases. An application phase is one hook of the application's, run on every
- * request (authentication's reads, for the request's route, the check decided when the route was
- * registered: one property read). A route phase is a hook of the route's own, attached when the
- * route is registered to the routes that need it (the rate limits where the route's options say
- * `...rateLimited(…)`, antiforgery on unsafe methods). Fastify runs a route's own hooks after the
- * application's hooks of the same kind, so within one hook application phases come first.
+ * request; authentication's runs the check decided for the request's route when the route was
+ * registered, read from the route's config. A route phase is a hook of the route's own, attached
+ * when the route is registered to the routes that need it (the rate limits where the route's
+ * options say `...rateLimited(…)`, antiforgery on unsafe methods). Fastify runs a route's own
+ * hooks after the application's hooks of the same kind, so within one hook application phases
+ * come first.
  *
  * The application's own hooks: registered before `register(gatehouse)`, they run before all of
  * this (a hook there may refuse a request before any credential is read, and finds
