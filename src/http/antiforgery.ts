@@ -5,15 +5,16 @@
  * are exempt: a browser cannot send them cross-site without a CORS preflight.
  *
  * Which routes read forms at all is decided by where `formBodiesPlugin` is registered; other
- * routes answer a form with 415 before this check. The check is attached only to routes with unsafe methods, after body parsing and before schema
- * validation (`preValidation`), so GET routes and JSON clients pay nothing, and endpoints with
- * closed schemas never see the field: it is removed once checked.
+ * routes answer a form with 415 before this check. The check is the request pipeline's
+ * "antiforgery" phase (request-pipeline.ts): attached only to routes with unsafe methods, after
+ * body parsing and before schema validation (`preValidation`), so GET routes and JSON clients pay
+ * nothing, and endpoints with closed schemas never see the field: it is removed once checked.
  */
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler, RouteOptions } from 'fastify';
-import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { ANTIFORGERY_FIELD, Antiforgery } from '../security/crypto/antiforgery.ts';
 import { GatehouseError } from '../security/errors.ts';
+import type { RoutePhase } from './request-pipeline.ts';
 
 export interface AntiforgeryOptions {
   /** The key ring's antiforgery secret. */
@@ -22,10 +23,13 @@ export interface AntiforgeryOptions {
   readonly production: boolean;
 }
 
+/** The request token for a page's forms; sets the antiforgery cookie when the browser has none. */
+export type AntiforgeryToken = (request: FastifyRequest, reply: FastifyReply) => string;
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The request token for a page's forms; sets the antiforgery cookie when the browser has none. */
-    antiforgeryToken(request: FastifyRequest, reply: FastifyReply): string;
+    antiforgeryToken: AntiforgeryToken;
   }
 }
 
@@ -36,11 +40,12 @@ export function antiforgeryCookieName(production: boolean): string {
   return production ? '__Host-gh.af' : 'gh.af';
 }
 
-async function antiforgery(app: FastifyInstance, options: AntiforgeryOptions): Promise<void> {
+/** The pipeline's antiforgery phase, and `app.antiforgeryToken` for the pages' forms. */
+export function antiforgeryPhase(options: AntiforgeryOptions): RoutePhase {
   const tokens = new Antiforgery(options.secret);
   const cookieName = antiforgeryCookieName(options.production);
 
-  app.decorate('antiforgeryToken', (request: FastifyRequest, reply: FastifyReply): string => {
+  const antiforgeryToken: AntiforgeryToken = (request, reply) => {
     let cookieToken = readCookie(request, cookieName);
     if (cookieToken === undefined || !tokens.validate(cookieToken, tokens.requestToken(cookieToken, null), null)) {
       cookieToken = tokens.newCookieToken();
@@ -51,7 +56,7 @@ async function antiforgery(app: FastifyInstance, options: AntiforgeryOptions): P
       );
     }
     return tokens.requestToken(cookieToken, request.user?.subject ?? null);
-  });
+  };
 
   const check: preValidationHookHandler = (request, _reply, done) => {
     if (!FORM_TYPES.test(request.headers['content-type'] ?? '')) return done();
@@ -68,12 +73,13 @@ async function antiforgery(app: FastifyInstance, options: AntiforgeryOptions): P
     );
   };
 
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((method) => UNSAFE_METHODS.has(method))) return;
-    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
-    route.preValidation = [check, ...own];
-  });
+  return {
+    scope: 'route',
+    register: (app) => {
+      app.decorate('antiforgeryToken', antiforgeryToken);
+    },
+    forRoute: (route) => ([route.method].flat().some((method) => UNSAFE_METHODS.has(method)) ? check : undefined),
+  };
 }
 
 /** One cookie's value, parsed from the header only when asked for. */
@@ -81,5 +87,3 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
   const header = request.headers.cookie;
   return header === undefined ? undefined : parseCookies(header)[name];
 }
-
-export const antiforgeryPlugin = fp(antiforgery, { name: 'gatehouse-antiforgery', fastify: '5.x' });

@@ -7,7 +7,7 @@
  *   app.get('/invoices/:id', { config: { authorization: { authorize: [{ policy: 'Invoices' }] } } }, …);
  *
  * It wires the membership services over one store, the schemes, the policies and the request
- * pipeline (pipeline.ts), and registers the membership, token and page routes that its features
+ * pipeline (request-pipeline.ts), and registers the membership, token and page routes that its features
  * turn on. It is not encapsulated: the pipeline protects every route the application registers
  * after it, the start fails naming any route it cannot see (registered before it, or in a plugin
  * context its hooks do not reach), and `request.user` / `request.authorize` exist on every request.
@@ -51,8 +51,6 @@ import { validatorsByPart } from './request-validation.ts';
 import { logAuthorizationFailure } from './authorization-log.ts';
 import type { Store } from '../store/ports.ts';
 import fastifyCookie from '@fastify/cookie';
-import fastifyCors from '@fastify/cors';
-import { antiforgeryPlugin } from './antiforgery.ts';
 import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from '../schemes/authentication-schemes.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
 import { MembershipPaths } from './membership-paths.ts';
@@ -61,10 +59,10 @@ import { cookieSessionCheck } from './cookie-session.ts';
 import { membershipHandlers, membershipPolicies } from './membership-policies.ts';
 import { pagesPlugin } from './pages-plugin.ts';
 import type { PageOptions } from './pages/rendering.ts';
-import { pipelinePlugin, routeGroup } from './pipeline.ts';
+import { routeGroup } from './pipeline.ts';
+import { requestPipeline, requestPipelinePlugin } from './request-pipeline.ts';
 import { proxyTrust } from './proxy-trust.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import { drainingPlugin } from './plugins/draining.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
 import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
@@ -308,8 +306,6 @@ async function wireGatehouse(
   attachServices(offered, services);
   app.decorate('gatehouse', offered);
 
-  // First, so that a request arriving while the app closes is refused before any other hook runs.
-  await app.register(drainingPlugin);
   // A form post to link a provider ends at that provider: the pages' form-action allows its origin.
   // The login and profile pages' one script, when passkeys are on for browsers: built once, now.
   const script = passkeys && !isIpAddress(services.config.webauthnRpId) ? passkeyScript() : null;
@@ -323,9 +319,17 @@ async function wireGatehouse(
   await app.register(problemErrorsPlugin, { resultHandler });
   await app.register(jsonBodyPlugin);
   await app.register(requestLogPlugin);
-  // The antiforgery check of form posts; routes that take forms register formBodiesPlugin.
-  await app.register(antiforgeryPlugin, { secret: services.keyRing.secrets.antiforgery, production: config.production });
-  await app.register(pipelinePlugin, { policies, evaluator, resultHandler, authorized: cookieSessionCheck(config, services.clock) });
+  // Draining, CORS, authentication, authorization, the cross-site check, the rate limits and
+  // antiforgery, in the order of their list; before any route, which its phases decide as it is
+  // registered. Routes that take forms register formBodiesPlugin.
+  await app.register(requestPipelinePlugin, {
+    phases: requestPipeline({
+      authorization: { policies, evaluator, resultHandler },
+      crossSite: cookieSessionCheck(config, services.clock),
+      corsOrigins: config.corsOrigins,
+      antiforgery: { secret: services.keyRing.secrets.antiforgery, production: config.production },
+    }),
+  });
   await app.register(routeSchemeCheckPlugin, { schemes: schemes.schemes });
   decorateResourceChecks(app, authorization, policies, evaluator);
   await app.register(responseHeadersPlugin, {
@@ -343,7 +347,6 @@ async function wireGatehouse(
     const defaultSchemes = defaultSchemeChoices(schemes.schemes, schemeOptions);
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
-  await registerCors(app, config);
   await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, useCases: membership, features, script });
   await startBackgroundWork(app, services);
 }
@@ -457,17 +460,6 @@ function policyProvider(options: GatehouseOptions): PolicyProvider<string> {
     policies: named,
     ...(options.defaultPolicy !== undefined ? { defaultPolicy: resolve(options.defaultPolicy) } : {}),
     ...(options.fallbackPolicy !== undefined ? { fallbackPolicy: options.fallbackPolicy === null ? null : resolve(options.fallbackPolicy) } : {}),
-  });
-}
-
-async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
-  if (config.corsOrigins.length === 0) return;
-  // Browsers on the listed origins may call the API, with credentials; others get no CORS
-  // headers at all (the plugin would otherwise allow credentials to every origin it refuses).
-  const listed = new Set(config.corsOrigins);
-  await app.register(fastifyCors, {
-    delegator: (request, callback) =>
-      callback(null, listed.has(request.headers.origin ?? '') ? { origin: true, credentials: true, maxAge: 600 } : { origin: false }),
   });
 }
 

@@ -1,22 +1,23 @@
 /**
- * The request pipeline, in the one place that orders it:
+ * Authentication, authorization and the cross-site check: three phases of the request pipeline
+ * (request-pipeline.ts, which orders them among the others), run by one check per route:
  *
- *   routing ──► authentication ──► authorization ──► cross-site ──► body parsing ──► validation ──► endpoint
- *   (404)       (scheme results)    (401/403/302)     (403, cookie    (400/413/415)   (400)           (2xx, 404, 409)
- *                                                      callers only)
+ *   authentication ──► authorization ──► cross-site
+ *   (scheme results)    (401/403/302)     (403, cookie callers only)
  *
- * Authentication and authorization run in an `onRequest` hook of each route, before the body is read,
- * so a caller without the right credentials learns nothing from body errors. Anonymous endpoints
- * skip authentication entirely: credentials sent to them are not evaluated.
+ * They run in `onRequest`, before the body is read, so a caller without the right credentials
+ * learns nothing from body errors. Anonymous endpoints skip authentication entirely: credentials
+ * sent to them are not evaluated.
  *
  * Each route's policy is resolved once, when the route is registered (`onRoute`): the endpoint's
  * `authorize` entries and those of every group around it combine, `allowAnonymous` on the endpoint
- * beats them, and routes that say nothing get the fallback policy. An unknown policy name stops
- * the start-up, and so does a route of the application that none of this passes (one registered
- * before the pipeline or where its hooks cannot reach it: route-registry.ts).
+ * beats them, and routes that say nothing get the fallback policy. The check so decided is kept
+ * in the route's config, and one hook of the application's runs it: the application's own hooks
+ * registered after Gatehouse find `request.user` set. An unknown policy name stops the start-up,
+ * and so does a route of the application that none of this passes (one registered before the
+ * pipeline or where its hooks cannot reach it: route-registry.ts).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
-import fp from 'fastify-plugin';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import {
   type AuthorizationMetadata,
@@ -30,6 +31,7 @@ import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
+import type { ApplicationPhase } from './request-pipeline.ts';
 import { describeRoutes, recordFromNow, registeredRoutes } from './route-registry.ts';
 import { checkAuthorizationMetadata } from './route-schemes.ts';
 
@@ -49,8 +51,16 @@ declare module 'fastify' {
      * endpoint runs, none leave the caller anonymous.
      */
     readCredentials?: boolean;
+    /** Decided at registration: the route's check, which the pipeline's hook runs. */
+    [ROUTE_CHECK]?: RouteCheck;
   }
 }
+
+/** Where a route's check is kept in its config: a symbol, out of the application's way. */
+const ROUTE_CHECK: unique symbol = Symbol('gatehouse.routeCheck');
+
+/** Authentication, authorization and the cross-site check of one route, as a callback hook. */
+type RouteCheck = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 type RouteContextLike = object;
 
@@ -88,7 +98,7 @@ export function routeGroup<Options extends Record<string, unknown> | RouteContex
   };
 }
 
-export interface PipelineOptions {
+export interface RouteCheckOptions {
   readonly policies: PolicyProvider<string>;
   readonly evaluator: PolicyEvaluator;
   readonly resultHandler?: AuthorizationResultHandler;
@@ -99,17 +109,18 @@ export interface PipelineOptions {
   readonly authorized?: AuthorizedCheck;
 }
 
-async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise<void> {
+/**
+ * The pipeline's authentication, authorization and cross-site phases: each route's check,
+ * decided when it is registered, and the application's hook that runs it.
+ */
+export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
   const { policies, evaluator } = options;
   const resultHandler = options.resultHandler ?? problemResultHandler;
   const authorized = options.authorized;
   const anonymous = ClaimsPrincipal.anonymous();
 
-  app.decorateRequest('user', null as unknown as ClaimsPrincipal);
-  refuseRoutesOutside(app);
-
   /** Anonymous endpoints: credentials are not even read. */
-  const anonymousHook: onRequestHookHandler = (request, _reply, done) => {
+  const anonymousHook: RouteCheck = (request, _reply, done) => {
     request.user = anonymous;
     done();
   };
@@ -120,7 +131,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
    * spot, the whole check completes in this tick without a promise.
    */
   const authorizeHook =
-    (policy: AuthorizationPolicy): onRequestHookHandler =>
+    (policy: AuthorizationPolicy): RouteCheck =>
     (request, reply, done) => {
       // Go on only when authorized; a refused request has been answered by the result handler.
       // (Callbacks stay inline: named per-request closures cost more than the check itself.)
@@ -148,7 +159,7 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
   }
 
   /** Anonymous endpoints that read credentials: a presented credential must be valid. */
-  const readCredentialsHook: onRequestHookHandler = (request, reply, done) => {
+  const readCredentialsHook: RouteCheck = (request, reply, done) => {
     let outcome: MaybePromise<boolean>;
     try {
       const credentials = authenticationRequest(request);
@@ -167,37 +178,57 @@ async function pipeline(app: FastifyInstance, options: PipelineOptions): Promise
     goOnWhen(outcome, done);
   };
 
-  // Each route's policy is resolved when it is registered and its check attached to the route
-  // itself, ahead of any hook the route brings: nothing is looked up per request.
-  app.addHook('onRoute', function attachPolicy(this: FastifyInstance, route: RouteOptions) {
-    // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
-    const around = groupsOf(this);
-    const endpoint = route.config?.authorization;
-    const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, around));
-    // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
-    // caller is still known: credentials are read, and presented ones must be valid.
-    const unprotected = policy === null && !isOptionsOnly(route) && !isAnonymousEndpoint(endpoint, around);
-    route.config = { ...route.config, policy };
-    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    const hook = policy ? authorizeHook(policy) : route.config.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
-    pipelineHooks.add(hook);
-    route.onRequest = [hook, ...own];
-  });
+  /**
+   * The route's check, from one hook of the application's: Fastify runs a route's own hooks after
+   * the application's, and the application's hooks registered after Gatehouse read `request.user`.
+   * A request no route matched (the 404 handler) has no check and an anonymous caller.
+   */
+  const checkRoute: onRequestHookHandler = (request, reply, done) => {
+    const check = request.routeOptions.config[ROUTE_CHECK];
+    if (check !== undefined) return check(request, reply, done);
+    request.user = anonymous;
+    done();
+  };
+
+  return {
+    scope: 'application',
+    prepare(app) {
+      app.decorateRequest('user', null as unknown as ClaimsPrincipal);
+      refuseRoutesOutside(app);
+    },
+    // Each route's policy is resolved when it is registered and its check kept in the route's
+    // config: per request, nothing is looked up but that config.
+    forRoute(route, instance) {
+      // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
+      const around = groupsOf(instance);
+      const endpoint = route.config?.authorization;
+      const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, around));
+      // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
+      // caller is still known: credentials are read, and presented ones must be valid.
+      const unprotected = policy === null && !isOptionsOnly(route) && !isAnonymousEndpoint(endpoint, around);
+      const check = policy ? authorizeHook(policy) : route.config?.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
+      pipelineChecks.add(check);
+      route.config = { ...route.config, policy, [ROUTE_CHECK]: check };
+    },
+    register(app) {
+      app.addHook('onRequest', checkRoute);
+    },
+  };
 }
 
-/** The hooks by which any pipeline checks a route: a route without one is served outside it. */
-const pipelineHooks = new WeakSet<onRequestHookHandler>();
+/** The checks of any pipeline: a route without one is served outside it. */
+const pipelineChecks = new WeakSet<RouteCheck>();
 
 /**
  * Stops the start when a route of the application does not pass a pipeline: registered before
  * it (or while an un-awaited `register(gatehouse)` was still pending), in a plugin context its
- * hooks cannot reach, or stripped of its check by a later `onRoute` hook. Such a route would be
- * served to anyone, whatever its `authorize` says.
+ * hooks cannot reach, or stripped of its check by a later `onRoute` hook that replaced its
+ * config. Such a route would be served to anyone, whatever its `authorize` says.
  */
 function refuseRoutesOutside(app: FastifyInstance): void {
   const routes = registeredRoutes(app) ?? recordFromNow(withoutEarlierRoutes(app));
   app.addHook('onReady', async function refuseRoutesOutsideThePipeline() {
-    const outside = routes.filter((route) => ![route.onRequest ?? []].flat().some((hook) => pipelineHooks.has(hook)));
+    const outside = routes.filter((route) => !isPipelineCheck(route.config?.[ROUTE_CHECK]));
     if (outside.length === 0) return;
     throw new Error(
       `These routes would be served without authentication or authorization, outside Gatehouse's pipeline: ${describeRoutes(outside).join('; ')}. ` +
@@ -221,7 +252,9 @@ function withoutEarlierRoutes(app: FastifyInstance): FastifyInstance {
   return app;
 }
 
-export const pipelinePlugin = fp(pipeline, { name: 'gatehouse-pipeline', fastify: '5.x' });
+function isPipelineCheck(check: RouteCheck | undefined): boolean {
+  return check !== undefined && pipelineChecks.has(check);
+}
 
 /** The route's policy; an unknown policy name stops the start naming the route that asked for it. */
 function routePolicy(route: RouteOptions, resolve: () => AuthorizationPolicy | null): AuthorizationPolicy | null {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { normalizeEmail, normalizeUserName } from '../identity/normalize.ts';
 import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit/rate-limiter.ts';
 import type { ClientTurns } from '../platform/client-turns.ts';
 import { clientKey } from './client-key.ts';
 import { problem, sendProblem } from './problem.ts';
+import type { RoutePhase } from './request-pipeline.ts';
 
 export interface RateLimitedOptions {
   /** The account a request names (the submitted e-mail or user name), read from the parsed body. */
@@ -14,43 +15,69 @@ export interface RateLimitedOptions {
 
 type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
 
+/** A route's limits, which the pipeline attaches where its list puts them (request-pipeline.ts). */
+interface RouteRateLimits {
+  /** Per IP, before the body is read (`onRequest`). */
+  readonly perClient: RateLimitHook;
+  /** Per account and IP, once the body is parsed and valid (`preHandler`). */
+  readonly perAccount?: RateLimitHook;
+}
+
+/** Where a route's options carry its limits: a symbol, out of Fastify's and the application's way. */
+const RATE_LIMITS: unique symbol = Symbol('gatehouse.rateLimits');
+
+/** What `rateLimited` adds to a route's options. */
+export interface RateLimitedRoute {
+  readonly [RATE_LIMITS]: RouteRateLimits;
+}
+
 /**
- * Route hooks for the sign-in and account routes of docs/reference/configuration.md, spread into a route's
- * options: `{ schema, config, ...rateLimited(services, { account: (r) => … }) }`.
+ * The limits of the sign-in and account routes of docs/reference/configuration.md, spread into a
+ * route's options: `{ schema, config, ...rateLimited(services, { account: (r) => … }) }`.
  *
- *   onRequest   per IP (RATE_LIMIT_IP_PER_MINUTE), before the body is read;
- *   preHandler  per account and IP (RATE_LIMIT_ACCOUNT_PER_MINUTE), once the body is parsed and
- *               valid, when it names an account.
+ *   per client   per IP (RATE_LIMIT_IP_PER_MINUTE), before the body is read;
+ *   per account  per account and IP (RATE_LIMIT_ACCOUNT_PER_MINUTE), once the body is parsed and
+ *                valid, when it names an account.
  *
- * Every request counts, success or failure; the routes share one budget per key, so switching
- * routes gains a guesser nothing. Within its budget, a client has a few of these requests running
- * at a time and the rest held in line before their bodies are read (`waitForTurn`). "IP" is the client key of `clientKey` (an IPv6 client's /64). A limit of 0 adds no hook. Over a limit: 429 problem+json
- * with `Retry-After` in whole seconds.
+ * The route says which limits it has; the request pipeline says where they run (after the
+ * route's authorization, `clientRateLimit` and `accountRateLimit` in request-pipeline.ts). Every
+ * request counts, success or failure; the routes share one budget per key, so switching routes
+ * gains a guesser nothing. Within its budget, a client has a few of these requests running at a
+ * time and the rest held in line before their bodies are read (`waitForTurn`). "IP" is the client
+ * key of `clientKey` (an IPv6 client's /64). A limit of 0 adds no check. Over a limit: 429
+ * problem+json with `Retry-After` in whole seconds.
  */
 export function rateLimited(
   services: { readonly config: Config; readonly rateLimiter: RateLimiter; readonly signInTurns: ClientTurns },
   options: RateLimitedOptions = {},
-): { onRequest: RateLimitHook; preHandler?: RateLimitHook } {
+): RateLimitedRoute {
   const { config, rateLimiter, signInTurns } = services;
   const ipLimit = config.rateLimitIpPerMinute;
-  const hooks: { onRequest: RateLimitHook; preHandler?: RateLimitHook } = {
-    onRequest: async (request, reply) => {
-      const client = clientKey(request.ip);
-      if (ipLimit > 0 && answer(reply, await rateLimiter.consume(`ip:${client}`, ipLimit)) !== undefined) return reply;
-      return waitForTurn(signInTurns, client, request, reply);
-    },
+  const perClient: RateLimitHook = async (request, reply) => {
+    const client = clientKey(request.ip);
+    if (ipLimit > 0 && answer(reply, await rateLimiter.consume(`ip:${client}`, ipLimit)) !== undefined) return reply;
+    return waitForTurn(signInTurns, client, request, reply);
   };
   const accountLimit = config.rateLimitAccountPerMinute;
   const accountOf = options.account;
-  if (accountLimit > 0 && accountOf) {
-    hooks.preHandler = async (request, reply) => {
-      const account = accountOf(request);
-      if (account === undefined) return undefined;
-      return answer(reply, await rateLimiter.consume(accountKey(clientKey(request.ip), account), accountLimit));
-    };
-  }
-  return hooks;
+  if (accountLimit <= 0 || accountOf === undefined) return { [RATE_LIMITS]: { perClient } };
+  const perAccount: RateLimitHook = async (request, reply) => {
+    const account = accountOf(request);
+    if (account === undefined) return undefined;
+    return answer(reply, await rateLimiter.consume(accountKey(clientKey(request.ip), account), accountLimit));
+  };
+  return { [RATE_LIMITS]: { perClient, perAccount } };
 }
+
+function limitsOf(route: RouteOptions): RouteRateLimits | undefined {
+  return (route as Partial<RateLimitedRoute>)[RATE_LIMITS];
+}
+
+/** The pipeline's "rate limit per client" phase: the route's per-IP limit, when it has one. */
+export const clientRateLimit: RoutePhase = { scope: 'route', forRoute: (route) => limitsOf(route)?.perClient };
+
+/** The pipeline's "rate limit per account" phase: the route's per-account limit, when it has one. */
+export const accountRateLimit: RoutePhase = { scope: 'route', forRoute: (route) => limitsOf(route)?.perAccount };
 
 /**
  * The account of a known user (a signed-in caller, or the one a two-factor cookie names): the

@@ -5,7 +5,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipelinePlugin, routeGroup } from '../../src/http/pipeline.ts';
+import { routeChecks, type RouteCheckOptions, routeGroup } from '../../src/http/pipeline.ts';
+import { requestPipelinePlugin } from '../../src/http/request-pipeline.ts';
 import { problemErrorsPlugin } from '../../src/http/plugins/problem-errors.ts';
 import { createPolicyProvider, createAuthorizationService } from '../../server/policies/policies.ts';
 import {
@@ -29,16 +30,24 @@ const headerScheme: AuthenticationHandler = {
   challenge: () => ({ wwwAuthenticate: 'Header' }),
 };
 
+/** A pipeline of authentication and authorization alone. */
+function checksOnly(options: RouteCheckOptions) {
+  return { phases: [{ phase: 'authentication and authorization', hook: 'onRequest' as const, by: routeChecks(options) }] };
+}
+
 let app: FastifyInstance;
 
 beforeAll(async () => {
   app = Fastify();
   const authorization = createAuthorizationService(systemClock, 'UTC');
   await app.register(problemErrorsPlugin);
-  await app.register(pipelinePlugin, {
-    policies: createPolicyProvider({ businessHours: { startMinute: 0, endMinute: 1439 } }),
-    evaluator: new PolicyEvaluator(new AuthenticationSchemeProvider([headerScheme], () => 'Header'), authorization),
-  });
+  await app.register(
+    requestPipelinePlugin,
+    checksOnly({
+      policies: createPolicyProvider({ businessHours: { startMinute: 0, endMinute: 1439 } }),
+      evaluator: new PolicyEvaluator(new AuthenticationSchemeProvider([headerScheme], () => 'Header'), authorization),
+    }),
+  );
   await app.register(
     routeGroup({ authorize: [{ policy: 'AdminOnly' }] }, async (group) => {
       group.get('/admin/inherits', async () => 'inherits');
@@ -118,10 +127,13 @@ describe('route and group metadata', () => {
 
   it('refuses at registration a route naming an unknown policy, and names the route', async () => {
     const broken = Fastify();
-    await broken.register(pipelinePlugin, {
-      policies: createPolicyProvider({ businessHours: { startMinute: 0, endMinute: 1439 } }),
-      evaluator: new PolicyEvaluator(new AuthenticationSchemeProvider([headerScheme], () => 'Header'), createAuthorizationService(systemClock, 'UTC')),
-    });
+    await broken.register(
+      requestPipelinePlugin,
+      checksOnly({
+        policies: createPolicyProvider({ businessHours: { startMinute: 0, endMinute: 1439 } }),
+        evaluator: new PolicyEvaluator(new AuthenticationSchemeProvider([headerScheme], () => 'Header'), createAuthorizationService(systemClock, 'UTC')),
+      }),
+    );
     expect(() =>
       broken.get('/x', { config: { authorization: { authorize: [{ policy: 'Nope' as 'AdminOnly' }] } } }, async () => 'x'),
     ).toThrow(/^GET \/x: No authorization policy is named "Nope"\./);

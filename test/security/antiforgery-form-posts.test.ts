@@ -11,7 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { antiforgeryCookieName, antiforgeryPlugin } from '../../src/http/antiforgery.ts';
+import { antiforgeryCookieName, antiforgeryPhase } from '../../src/http/antiforgery.ts';
+import { requestPipelinePlugin } from '../../src/http/request-pipeline.ts';
 import { formBodiesPlugin } from '../../src/http/plugins/form-bodies.ts';
 import { jsonBodyPlugin } from '../../src/http/plugins/json-body.ts';
 import { problemErrorsPlugin } from '../../src/http/plugins/problem-errors.ts';
@@ -35,7 +36,9 @@ beforeAll(async () => {
   app = Fastify({ bodyLimit: 1_048_576 });
   await app.register(problemErrorsPlugin);
   await app.register(jsonBodyPlugin);
-  await app.register(antiforgeryPlugin, { secret, production: false });
+  await app.register(requestPipelinePlugin, {
+    phases: [{ phase: 'antiforgery', hook: 'preValidation', by: antiforgeryPhase({ secret, production: false }) }],
+  });
   await app.register(async (forms) => {
     await forms.register(formBodiesPlugin);
     forms.get('/form', async (request, reply) => ({ token: app.antiforgeryToken(request, reply) }));

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { problem, sendProblem } from '../problem.ts';
+import type { ApplicationPhase } from '../request-pipeline.ts';
 
 /**
  * What requests meet while the app closes (`app.close()`, as on SIGTERM): the server stops
@@ -31,4 +32,12 @@ async function draining(app: FastifyInstance): Promise<void> {
   });
 }
 
-export const drainingPlugin = fp(draining, { name: 'gatehouse-draining' });
+const drainingPlugin = fp(draining, { name: 'gatehouse-draining' });
+
+/** The request pipeline's first phase (request-pipeline.ts): nothing runs before the refusal. */
+export const drainingPhase: ApplicationPhase = {
+  scope: 'application',
+  register: async (app) => {
+    await app.register(drainingPlugin);
+  },
+};
