@@ -1,9 +1,12 @@
 import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.ts';
+import type { PresentedSession, SessionManager, SignedInSession } from '../identity/sessions.ts';
 import { signInClient } from '../identity/sign-in-client.ts';
 import type { TwoFactorPending } from '../identity/sign-in-manager.ts';
-import type { Services } from '../services.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { SignInMethod, User } from '../store/ports.ts';
+import type { KeyRing } from '../tokens/key-ring.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
 import { readCookie } from './antiforgery.ts';
 import { authCookieName, authCookieProtector, clearAuthCookie, setAuthCookie } from './auth-cookie.ts';
@@ -33,12 +36,12 @@ interface PendingCookie extends TwoFactorPending, Partial<TwoFactorCompletion> {
   readonly expiresAt: number;
 }
 
-/** The session that a request's cookie opens, as far as a re-issue must keep it. */
-export interface PresentedSession {
-  readonly persistent: boolean;
-  readonly method: SignInMethod | null;
-  /** When the user signed in (epoch ms): a re-issued session continues that sign-in. */
-  readonly signedInAt: number;
+/** What the cookies of a sign-in need: their settings, the sessions they carry, the time, and the cookie key. */
+export interface CookieSignInDependencies {
+  readonly config: Config;
+  readonly sessions: Pick<SessionManager, 'signIn'>;
+  readonly clock: Clock;
+  readonly keyRing: Pick<KeyRing, 'secrets'>;
 }
 
 interface RememberedCookie {
@@ -61,7 +64,7 @@ export class CookieSignIn {
   private readonly pendingCookie: string;
   private readonly rememberCookie: string;
 
-  constructor(private readonly services: Pick<Services, 'config' | 'sessions' | 'clock' | 'keyRing'>) {
+  constructor(private readonly services: CookieSignInDependencies) {
     const secret = services.keyRing.secrets.cookie;
     const prefix = services.config.production ? '__Host-' : '';
     this.sessionProtector = authCookieProtector(secret);
@@ -78,40 +81,22 @@ export class CookieSignIn {
     return value === undefined ? null : this.sessionProtector.unprotect(value);
   }
 
-  /** Whether the request's own cookie session is persistent, and how it was opened; null when it carries no valid one (a bearer caller). */
-  async sessionState(request: FastifyRequest): Promise<PresentedSession | null> {
+  /** The request's cookie session and where the request comes from, for a use case that reads or renews it; null without one. */
+  presented(request: FastifyRequest): PresentedSession | null {
     const token = this.presentedSession(request);
-    if (token === null) return null;
-    const session = await this.services.sessions.validate(token);
-    return session.valid ? { persistent: session.persistent, method: session.method, signedInAt: session.signedInAt } : null;
+    return token === null ? null : { token, client: signInClient(request.ip, request.headers['user-agent']) };
   }
 
   /** A new session for every sign-in (no fixation); the one the browser held before ends. `method` is how the user signed in. */
   async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean, method: SignInMethod | null): Promise<void> {
-    await this.openSession(request, reply, user, { persistent, method });
-  }
-
-  /**
-   * The session that made a self-service security change goes on under the new security stamp:
-   * a new session (no fixation) that continues the sign-in of `presented` — its persistence, its
-   * method and its sign-in time. A re-issue is no sign-in: it renews no recent-sign-in proof.
-   */
-  async reissue(request: FastifyRequest, reply: FastifyReply, user: User, presented: PresentedSession): Promise<void> {
-    await this.openSession(request, reply, user, presented);
-  }
-
-  private async openSession(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    user: User,
-    { persistent, method, signedInAt }: { persistent: boolean; method: SignInMethod | null; signedInAt?: number },
-  ): Promise<void> {
-    const { sessions, config, clock } = this.services;
-    const previous = this.presentedSession(request);
-    if (previous !== null) await sessions.signOut(previous);
     const client = signInClient(request.ip, request.headers['user-agent']);
-    const session = await sessions.signIn(user, { persistent, method, client, ...(signedInAt === undefined ? {} : { signedInAt }) });
-    setAuthCookie(reply, config, { ...session, value: this.sessionProtector.protect(session.token) }, clock.now());
+    const session = await this.services.sessions.signIn(user, { persistent, method, client, replacing: this.presentedSession(request) });
+    this.setSession(request, reply, session);
+  }
+
+  /** The browser holds `session` from now on (a sign-in's, or one a security change re-issued); a pending second step is over. */
+  setSession(request: FastifyRequest, reply: FastifyReply, session: SignedInSession): void {
+    setAuthCookie(reply, this.services.config, { ...session, value: this.sessionProtector.protect(session.token) }, this.services.clock.now());
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
   }
 

@@ -1,7 +1,9 @@
 import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Config } from '../config/config.ts';
+import type { Clock } from '../platform/clock.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
+import type { KeyRing } from '../tokens/key-ring.ts';
 import { readCookie } from './antiforgery.ts';
 
 interface ChallengeValue {
@@ -19,7 +21,7 @@ export class PasskeyChallengeCookie {
   private readonly protector: CookieProtector;
   private readonly name: string;
 
-  constructor(private readonly services: Pick<Services, 'config' | 'clock' | 'keyRing'>) {
+  constructor(private readonly services: { readonly config: Config; readonly clock: Clock; readonly keyRing: Pick<KeyRing, 'secrets'> }) {
     this.protector = new CookieProtector(services.keyRing.secrets.cookie, 'gh.passkey');
     this.name = services.config.production ? '__Host-gh.passkey' : 'gh.passkey';
   }

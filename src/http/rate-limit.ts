@@ -7,6 +7,13 @@ import type { ClientTurns } from '../platform/client-turns.ts';
 import { clientKey } from './client-key.ts';
 import { problem, sendProblem } from './problem.ts';
 
+/** What the rate limits of a route count with: the settings, the counters, and the line of sign-ins each client waits in. */
+export interface RateLimitDependencies {
+  readonly config: Config;
+  readonly rateLimiter: RateLimiter;
+  readonly signInTurns: ClientTurns;
+}
+
 export interface RateLimitedOptions {
   /** The account a request names (the submitted e-mail or user name), read from the parsed body. */
   readonly account?: (request: FastifyRequest) => string | undefined;
@@ -28,7 +35,7 @@ type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<F
  * with `Retry-After` in whole seconds.
  */
 export function rateLimited(
-  services: { readonly config: Config; readonly rateLimiter: RateLimiter; readonly signInTurns: ClientTurns },
+  services: RateLimitDependencies,
   options: RateLimitedOptions = {},
 ): { onRequest: RateLimitHook; preHandler?: RateLimitHook } {
   const { config, rateLimiter, signInTurns } = services;

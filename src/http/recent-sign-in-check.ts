@@ -1,7 +1,16 @@
 import type { FastifyRequest } from 'fastify';
+import type { RecentSignIn } from '../identity/recent-sign-in.ts';
+import type { SessionManager } from '../identity/sessions.ts';
 import { BEARER_SCHEME, COOKIES_SCHEME } from '../security/authentication/index.ts';
-import type { Services } from '../services.ts';
+import type { AccessTokenValidator } from '../tokens/access-token-validator.ts';
 import type { CookieSignIn } from './cookie-sign-in.ts';
+
+/** What the check reads: the rule, and the credentials that say when the caller signed in. */
+export interface RecentSignInCheckDependencies {
+  readonly recentSignIn: RecentSignIn;
+  readonly bearerTokens: Pick<AccessTokenValidator, 'validate'>;
+  readonly sessions: Pick<SessionManager, 'current'>;
+}
 
 /**
  * The recent-sign-in rule (`RecentSignIn`) at the entry of a route: when the caller of the
@@ -11,7 +20,7 @@ import type { CookieSignIn } from './cookie-sign-in.ts';
  */
 export class RecentSignInCheck {
   constructor(
-    private readonly services: Pick<Services, 'bearerTokens' | 'sessions' | 'recentSignIn'>,
+    private readonly services: RecentSignInCheckDependencies,
     private readonly cookies: CookieSignIn,
   ) {}
 

@@ -14,6 +14,11 @@ import { Sealer } from '../security/crypto/sealer.ts';
 import { CodeHasher } from './two-factor/code-hashes.ts';
 import { TwoFactorManager } from './two-factor/two-factor-manager.ts';
 import { UserManager } from './user-manager.ts';
+import { SecurityChanges } from './security-changes.ts';
+
+const unused = (): never => {
+  throw new Error('not used by a sign-in');
+};
 
 const PASSWORD = 'a long and unusual passphrase';
 const LOCKOUT_MS = 5 * 60_000;
@@ -61,6 +66,8 @@ describe('SignInManager lockout', () => {
       sms: null,
       clock,
       checks: new CredentialChecks({ lockout, userStore: store.users, audit }),
+      // Sign-in changes no two-factor setting: nothing to announce or re-issue here.
+      securityChanges: new SecurityChanges({ sessions: { asking: async () => null, reissue: unused }, revocationFeed: { changed: unused } }),
     });
     return new SignInManager({
       users,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { User, UserStore } from '../store/ports.ts';
+import type { ExternalLogins, LoginToLink } from './external-logins.ts';
 import { HashingBusyError } from './hashing-busy.ts';
 import type { AccountLockout } from './lockout.ts';
 import type { PasskeyCredentialJSON, PasskeyManager, PasskeyRefusal } from './passkeys.ts';
@@ -61,6 +62,14 @@ export interface SignInManagerOptions {
   readonly lockout: AccountLockout;
   /** Passkeys, when they are on (`WEBAUTHN_RP_ID` names a host). */
   readonly passkeys?: PasskeyManager | null;
+  /** Links the provider's login a first step matched by e-mail, once the second step passes. */
+  readonly externalLogins?: ExternalLogins;
+}
+
+/** The second step's context: besides the sign-in's, a provider's login to link when it succeeds. */
+export interface SecondStepContext extends SignInContext {
+  /** Matched by e-mail at an external first step: linked only now that both steps passed. */
+  readonly link?: LoginToLink | undefined;
 }
 
 /** The step of a sign-in a result answers: the first factor (a password or a passkey) or the second. */
@@ -170,10 +179,20 @@ export class SignInManager {
 
   /**
    * The second step for whoever passed the first (`pending`). A locked account says so here
-   * (`isLockedOut`), since the password was right; a wrong code counts toward lockout.
+   * (`isLockedOut`), since the password was right; a wrong code counts toward lockout. A
+   * provider's login the first step matched by e-mail (`context.link`) is linked once it succeeds.
    */
-  async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext = {}): Promise<SignInResult> {
-    return this.answered('second_factor', await this.checkSecondFactor(pending, factor, context));
+  async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SecondStepContext = {}): Promise<SignInResult> {
+    const result = await this.checkSecondFactor(pending, factor, context);
+    if (result.succeeded && context.link !== undefined) await this.linkAfterSecondStep(result.user, context.link, context);
+    return this.answered('second_factor', result);
+  }
+
+  private async linkAfterSecondStep(user: User, link: LoginToLink, context: SignInContext): Promise<void> {
+    const { externalLogins } = this.options;
+    if (!externalLogins) throw new Error('SignInManager: linking after the second step needs the `externalLogins` option.');
+    // Taken meanwhile by another account: the sign-in stands, the login stays unlinked.
+    await externalLogins.link(user, link, { ip: context.ip, how: 'email' });
   }
 
   private answered(step: SignInStep, result: SignInResult): SignInResult {

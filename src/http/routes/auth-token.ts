@@ -1,14 +1,23 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { signInClient } from '../../identity/sign-in-client.ts';
+import type { SignInManager } from '../../identity/sign-in-manager.ts';
 import { normalizeSixDigits } from '../../identity/two-factor/totp.ts';
 import type { SignInMethod } from '../../store/ports.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { clientKey } from '../client-key.ts';
-import { rateLimited } from '../rate-limit.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
+import { type RateLimitDependencies, rateLimited } from '../rate-limit.ts';
 import { setRefreshCookie } from '../refresh-cookie.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
-import type { RouteContext } from './route-context.ts';
+import type { RefreshTokens } from '../../tokens/refresh-tokens.ts';
+
+/** What the token endpoint uses: the sign-in's rules, the refresh families it opens, and where `/auth` is (the cookie's path). */
+export interface AuthTokenRouteOptions extends RateLimitDependencies {
+  readonly paths: MembershipPaths;
+  readonly signIn: Pick<SignInManager, 'passwordSignIn' | 'twoFactorSignIn'>;
+  readonly refreshTokens: Pick<RefreshTokens, 'issue'>;
+}
 
 /** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
 const PASSWORD_FIELD_MAX = 1024;
@@ -30,13 +39,14 @@ const TokenRequest = Type.Object(
  * Failures are sign-in results: 401 with `succeeded:false` and only the flags the rule of
  * docs/reference/http.md allows; `requiresTwoFactor` asks for `twoFactorCode` (a TOTP or recovery code).
  */
-export async function authTokenRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
+export async function authTokenRoutes(app: FastifyInstance, options: AuthTokenRouteOptions): Promise<void> {
+  const { config, signIn, refreshTokens, paths } = options;
   app.post<{ Body: Static<typeof TokenRequest> }>(
     '/auth/token',
     {
       schema: { body: TokenRequest },
       config: { authorization: { allowAnonymous: true } },
-      ...rateLimited(services, { account: (request) => loginOf(request.body as Static<typeof TokenRequest>) }),
+      ...rateLimited(options, { account: (request) => loginOf(request.body as Static<typeof TokenRequest>) }),
     },
     async (request, reply) => {
       const { password } = request.body;
@@ -45,7 +55,7 @@ export async function authTokenRoutes(app: FastifyInstance, { services, paths }:
         throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
       }
       const context = { ip: request.ip, clientKey: clientKey(request.ip) };
-      let result = await services.signIn.passwordSignIn(login, password, context);
+      let result = await signIn.passwordSignIn(login, password, context);
       // The second factor comes in the same request: an authenticator code, or a recovery code.
       const { twoFactorCode } = request.body;
       let method: SignInMethod = 'password';
@@ -53,14 +63,14 @@ export async function authTokenRoutes(app: FastifyInstance, { services, paths }:
         method = 'two-factor';
         const pending = { userId: result.user.id, securityStamp: result.user.securityStamp };
         const factor = normalizeSixDigits(twoFactorCode) !== null ? 'Authenticator' : 'Recovery';
-        result = await services.signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, context);
+        result = await signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, context);
       }
       if (!result.succeeded) return sendSignInFailure(reply, result);
-      const pair = await services.refreshTokens.issue(result.user, { method, client: signInClient(request.ip, request.headers['user-agent']) });
+      const pair = await refreshTokens.issue(result.user, { method, client: signInClient(request.ip, request.headers['user-agent']) });
       reply.header('cache-control', 'no-store');
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
       if (request.body.setCookie === true) {
-        setRefreshCookie(reply, services.config, paths.auth, pair.refreshToken, pair.refreshExpiresAt);
+        setRefreshCookie(reply, config, paths.auth, pair.refreshToken, pair.refreshExpiresAt);
         return reply.send(body);
       }
       return reply.send({ ...body, refreshToken: pair.refreshToken });
