@@ -64,13 +64,13 @@ export class CookieSignIn {
   private readonly pendingCookie: string;
   private readonly rememberCookie: string;
 
-  constructor(private readonly services: CookieSignInDependencies) {
-    const secret = services.keyRing.secrets.cookie;
-    const prefix = services.config.production ? '__Host-' : '';
+  constructor(private readonly dependencies: CookieSignInDependencies) {
+    const secret = dependencies.keyRing.secrets.cookie;
+    const prefix = dependencies.config.production ? '__Host-' : '';
     this.sessionProtector = authCookieProtector(secret);
     this.pendingProtector = new CookieProtector(secret, 'gh.twofactor');
     this.rememberProtector = new CookieProtector(secret, 'gh.2fa');
-    this.authCookie = authCookieName(services.config);
+    this.authCookie = authCookieName(dependencies.config);
     this.pendingCookie = `${prefix}gh.twofactor`;
     this.rememberCookie = `${prefix}gh.2fa`;
   }
@@ -90,19 +90,19 @@ export class CookieSignIn {
   /** A new session for every sign-in (no fixation); the one the browser held before ends. `method` is how the user signed in. */
   async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean, method: SignInMethod | null): Promise<void> {
     const client = signInClient(request.ip, request.headers['user-agent']);
-    const session = await this.services.sessions.signIn(user, { persistent, method, client, replacing: this.presentedSession(request) });
+    const session = await this.dependencies.sessions.signIn(user, { persistent, method, client, replacing: this.presentedSession(request) });
     this.setSession(request, reply, session);
   }
 
   /** The browser holds `session` from now on (a sign-in's, or one a security change re-issued); a pending second step is over. */
   setSession(request: FastifyRequest, reply: FastifyReply, session: SignedInSession): void {
-    setAuthCookie(reply, this.services.config, { ...session, value: this.sessionProtector.protect(session.token) }, this.services.clock.now());
+    setAuthCookie(reply, this.dependencies.config, { ...session, value: this.sessionProtector.protect(session.token) }, this.dependencies.clock.now());
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
   }
 
   /** The browser forgets its auth cookie, whose session has ended. */
   forgetSession(reply: FastifyReply): void {
-    clearAuthCookie(reply, this.services.config);
+    clearAuthCookie(reply, this.dependencies.config);
   }
 
   /**
@@ -112,7 +112,7 @@ export class CookieSignIn {
    * happens unless the second step succeeds.
    */
   startTwoFactor(reply: FastifyReply, user: User, persistent: boolean, completion: TwoFactorCompletion): void {
-    const startedAt = this.services.clock.now();
+    const startedAt = this.dependencies.clock.now();
     const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, startedAt, persistent, expiresAt: startedAt + TWO_FACTOR_MS, ...completion };
     this.set(reply, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
   }
@@ -124,7 +124,7 @@ export class CookieSignIn {
   }
 
   rememberClient(reply: FastifyReply, user: User): void {
-    const expiresAt = this.services.clock.now() + REMEMBER_CLIENT_MS;
+    const expiresAt = this.dependencies.clock.now() + REMEMBER_CLIENT_MS;
     const value: RememberedCookie = { userId: user.id, securityStamp: user.securityStamp, expiresAt };
     this.set(reply, this.rememberCookie, this.rememberProtector.protect(JSON.stringify(value)), {
       maxAge: REMEMBER_CLIENT_MS / 1000,
@@ -149,7 +149,7 @@ export class CookieSignIn {
     try {
       const value = JSON.parse(plain) as T;
       const wellFormed = Number.isInteger(value.userId) && Number.isInteger(value.securityStamp) && typeof value.expiresAt === 'number';
-      return wellFormed && value.expiresAt > this.services.clock.now() ? value : null;
+      return wellFormed && value.expiresAt > this.dependencies.clock.now() ? value : null;
     } catch {
       return null;
     }
@@ -164,6 +164,6 @@ export class CookieSignIn {
   }
 
   private attributes() {
-    return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.services.config.production } as const;
+    return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.dependencies.config.production } as const;
   }
 }

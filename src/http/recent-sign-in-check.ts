@@ -20,18 +20,18 @@ export interface RecentSignInCheckDependencies {
  */
 export class RecentSignInCheck {
   constructor(
-    private readonly services: RecentSignInCheckDependencies,
+    private readonly dependencies: RecentSignInCheckDependencies,
     private readonly cookies: CookieSignIn,
   ) {}
 
   /** Throws `GH_REAUTHENTICATION_REQUIRED` (403) unless the caller signed in at most `REAUTH_MINUTES` ago. */
   async require(request: FastifyRequest): Promise<void> {
-    this.services.recentSignIn.require(await this.signedInAt(request));
+    this.dependencies.recentSignIn.require(await this.signedInAt(request));
   }
 
   /** Whether the caller signed in recently enough (for pages that offer a change or ask to sign in first). */
   async isRecent(request: FastifyRequest): Promise<boolean> {
-    return this.services.recentSignIn.isRecent(await this.signedInAt(request));
+    return this.dependencies.recentSignIn.isRecent(await this.signedInAt(request));
   }
 
   /** When the caller signed in (epoch ms), or null when the credential does not say. */
@@ -51,7 +51,7 @@ export class RecentSignInCheck {
     const header = request.headers.authorization;
     const token = typeof header === 'string' && /^bearer /i.test(header) ? header.slice('Bearer '.length) : null;
     if (token === null) return null;
-    const verified = await this.services.bearerTokens.validate(token);
+    const verified = await this.dependencies.bearerTokens.validate(token);
     return verified.valid ? verified.authTime : null;
   }
 
@@ -59,7 +59,7 @@ export class RecentSignInCheck {
   private async sessionSignIn(request: FastifyRequest): Promise<number | null> {
     const token = this.cookies.presentedSession(request);
     if (token === null) return null;
-    const session = await this.services.sessions.current(token);
+    const session = await this.dependencies.sessions.current(token);
     return session.valid ? session.signedInAt : null;
   }
 }
