@@ -1,9 +1,9 @@
 import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
-import type { PresentedSession, SessionManager, SignedInSession } from '../identity/sessions.ts';
+import type { PresentedSession, SignedInSession } from '../identity/sessions.ts';
 import { signInClient } from '../identity/sign-in-client.ts';
-import type { TwoFactorPending } from '../identity/sign-in-manager.ts';
+import type { SignInGrant, TwoFactorPending } from '../identity/sign-in-manager.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { SignInMethod, User } from '../store/ports.ts';
 import type { KeyRing } from '../tokens/key-ring.ts';
@@ -36,10 +36,9 @@ interface PendingCookie extends TwoFactorPending, Partial<TwoFactorCompletion> {
   readonly expiresAt: number;
 }
 
-/** What the cookies of a sign-in need: their settings, the sessions they carry, the time, and the cookie key. */
+/** What the cookies of a sign-in need: their settings, the time, and the cookie key. */
 export interface CookieSignInDependencies {
   readonly config: Config;
-  readonly sessions: Pick<SessionManager, 'signIn'>;
   readonly clock: Clock;
   readonly keyRing: Pick<KeyRing, 'secrets'>;
 }
@@ -87,11 +86,15 @@ export class CookieSignIn {
     return token === null ? null : { token, client: signInClient(request.ip, request.headers['user-agent']) };
   }
 
-  /** A new session for every sign-in (no fixation); the one the browser held before ends. `method` is how the user signed in. */
-  async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean, method: SignInMethod | null): Promise<void> {
-    const client = signInClient(request.ip, request.headers['user-agent']);
-    const session = await this.dependencies.sessions.signIn(user, { persistent, method, client, replacing: this.presentedSession(request) });
-    this.setSession(request, reply, session);
+  /** What a browser's sign-in is granted: a session in place of the one this browser holds (no fixation). */
+  sessionGrant(request: FastifyRequest, persistent: boolean, method: SignInMethod): SignInGrant {
+    return { kind: 'session', persistent, method, client: signInClient(request.ip, request.headers['user-agent']), replacing: this.presentedSession(request) };
+  }
+
+  /** The session a completed sign-in opened under its `sessionGrant` goes to the browser. */
+  setGrantedSession(request: FastifyRequest, reply: FastifyReply, result: { readonly session?: SignedInSession }): void {
+    if (result.session === undefined) throw new Error('The sign-in was granted no cookie session.');
+    this.setSession(request, reply, result.session);
   }
 
   /** The browser holds `session` from now on (a sign-in's, or one a security change re-issued); a pending second step is over. */

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type PasskeyCredentialJSON, type PasskeyManager, PasskeyRegistrationRefused } from '../../identity/passkeys.ts';
-import type { SessionManager } from '../../identity/sessions.ts';
 import type { UserManager } from '../../identity/user-manager.ts';
 import { sha256Hex } from '../../security/crypto/digest.ts';
 import { GatehouseError } from '../../security/errors.ts';
@@ -18,7 +17,6 @@ import {
 
 /** What the signed-in user's passkeys use: the passkey use cases, the cookies (a removal re-issues the session), and the recent-sign-in rule. */
 export interface AccountPasskeyRouteOptions extends CookieSignInDependencies, RecentSignInCheckDependencies {
-  readonly sessions: Pick<SessionManager, 'signIn' | 'current'>;
   readonly passkeys: PasskeyManager;
   readonly users: Pick<UserManager, 'findById'>;
 }

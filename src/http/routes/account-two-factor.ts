@@ -2,7 +2,6 @@ import { membershipPolicies } from '../membership-policies.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
-import type { SessionManager } from '../../identity/sessions.ts';
 import { isLivePending, type SecondFactor, type SignInManager } from '../../identity/sign-in-manager.ts';
 import { TwoFactorError, type TwoFactorManager } from '../../identity/two-factor/two-factor-manager.ts';
 import type { UserManager } from '../../identity/user-manager.ts';
@@ -25,7 +24,6 @@ import { sendSignInFailure } from '../sign-in-failure.ts';
 /** What two-factor sign-in and set-up use: the second step, the two-factor use cases, the cookies, and where the routes are. */
 export interface AccountTwoFactorRouteOptions extends CookieSignInDependencies, RateLimitDependencies, RecentSignInCheckDependencies {
   readonly paths: MembershipPaths;
-  readonly sessions: Pick<SessionManager, 'signIn' | 'current'>;
   readonly signIn: Pick<SignInManager, 'twoFactorSignIn'>;
   readonly twoFactor: TwoFactorManager;
   readonly users: Pick<UserManager, 'findById'>;
@@ -131,15 +129,19 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, options: Acco
   ) => {
     const pending = cookies.pendingTwoFactor(request);
     if (pending === null) return notPending(request, reply);
+    const persistent = pending.persistent || isOn(options.rememberMe);
     // A provider's login matched by e-mail at the first step is linked only once both steps pass.
-    const result = await signIn.twoFactorSignIn(pending, factor, { ip: request.ip, link: pending.link });
+    const result = await signIn.twoFactorSignIn(pending, factor, {
+      ip: request.ip,
+      link: pending.link,
+      grant: cookies.sessionGrant(request, persistent, pending.method ?? 'two-factor'),
+    });
     if (!result.succeeded) {
       if (!isFormPost(request)) return sendSignInFailure(reply, result);
       const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
       return sendPage(reply, await renderLogin(request, reply, { errors: { '': [message] } }), 401);
     }
-    const persistent = pending.persistent || isOn(options.rememberMe);
-    await cookies.signIn(request, reply, result.user, persistent, pending.method ?? 'two-factor');
+    cookies.setGrantedSession(request, reply, result);
     if (isOn(options.rememberClient)) cookies.rememberClient(reply, result.user);
     if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
     return noStore(reply).send({ succeeded: true });

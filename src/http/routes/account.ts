@@ -34,7 +34,7 @@ export interface AccountRouteOptions extends CookieSignInDependencies, RateLimit
   readonly signOut: SignOut;
   readonly passwordChange: PasswordChange;
   readonly users: Pick<UserManager, 'findById'>;
-  readonly sessions: Pick<SessionManager, 'signIn' | 'current'>;
+  readonly sessions: Pick<SessionManager, 'current'>;
   readonly externalLogins: Pick<ExternalLogins, 'providersOf'>;
   /** The user's passkeys, for the profile page, when passkeys are on; else null. */
   readonly passkeys: Pick<PasskeyManager, 'list'> | null;
@@ -137,12 +137,13 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
         async () => {
           const login = loginOf(request.body);
           if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
+          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
           const result = await options.signIn.passwordSignIn(login, request.body.password, {
             ip: request.ip,
             clientKey: clientKey(request.ip),
             rememberedClient: cookies.rememberedClient(request),
+            grant: cookies.sessionGrant(request, persistent, 'password'),
           });
-          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
           if (result.requiresTwoFactor) {
             cookies.startTwoFactor(reply, result.user, persistent, { method: 'two-factor' });
             const returnUrl = returnUrlOf(request.query);
@@ -155,7 +156,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
             const failed = { login, errors: { '': [message] }, unconfirmedEmail: result.isNotAllowed === true };
             return sendPage(reply, renderLogin(request, reply, failed), 401);
           }
-          await cookies.signIn(request, reply, result.user, persistent, 'password');
+          cookies.setGrantedSession(request, reply, result);
           if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
           return noStore(reply).send({ succeeded: true });
         },

@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OidcProviderConfig } from '../../config/config.ts';
 import type { ExternalLogins } from '../../identity/external-logins.ts';
 import type { ExternalIdentity } from '../../identity/external-sign-in.ts';
-import type { SessionManager } from '../../identity/sessions.ts';
 import type { UserManager } from '../../identity/user-manager.ts';
 import type { ProviderSignIn } from '../../membership/provider-sign-in.ts';
 import { assertPeerInstalled } from '../../platform/optional-peers.ts';
@@ -28,7 +27,6 @@ import { localReturnUrl } from '../return-url.ts';
 /** What external sign-in uses: the provider's sign-in and unlinking, the cookies, the recent-sign-in rule, and where the routes are. */
 export interface ExternalLoginRouteOptions extends CookieSignInDependencies, RateLimitDependencies, RecentSignInCheckDependencies {
   readonly paths: MembershipPaths;
-  readonly sessions: Pick<SessionManager, 'signIn' | 'current'>;
   readonly providerSignIn: ProviderSignIn;
   readonly externalLogins: Pick<ExternalLogins, 'unlink'>;
   readonly users: Pick<UserManager, 'findById'>;

@@ -24,13 +24,14 @@ export interface MembershipRouteOptions {
 export function membershipRouteOptions({ services, paths, passkeys: passkeysOn, sessionsListed }: RouteContext): MembershipRouteOptions {
   const { config, clock, keyRing, sessions, users, signIn, passkeys } = services;
   const limits = { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns };
-  const cookies = { config, clock, keyRing, sessions };
+  const cookies = { config, clock, keyRing };
   const recent = { recentSignIn: services.recentSignIn, bearerTokens: services.bearerTokens, sessions };
   return {
     account: {
       ...limits,
       ...cookies,
       paths,
+      sessions,
       signIn,
       signOut: services.signOut,
       passwordChange: services.passwordChange,
@@ -44,7 +45,7 @@ export function membershipRouteOptions({ services, paths, passkeys: passkeysOn, 
     passkeys: { ...cookies, ...recent, passkeys, users },
     passkeyLogin: { ...limits, ...cookies, passkeys, signIn },
     externalLogin: { ...limits, ...cookies, ...recent, paths, providerSignIn: services.providerSignIn, externalLogins: services.externalLogins, users },
-    token: { ...limits, paths, signIn, refreshTokens: services.refreshTokens },
+    token: { ...limits, paths, signIn },
     refresh: { config, paths, refreshTokens: services.refreshTokens },
   };
 }

@@ -43,14 +43,18 @@ export async function passkeyLoginRoutes(app: FastifyInstance, options: PasskeyL
       challenges.clear(reply);
       // No cookie (or an expired one) is a spent challenge: still counted when the passkey is known.
       const response = request.body.response as unknown as PasskeyCredentialJSON;
-      const result = await options.signIn.passkeySignIn(challenge ?? '', response, { ip: request.ip, rememberedClient: cookies.rememberedClient(request) });
       const persistent = request.body.rememberMe === true;
+      const result = await options.signIn.passkeySignIn(challenge ?? '', response, {
+        ip: request.ip,
+        rememberedClient: cookies.rememberedClient(request),
+        grant: cookies.sessionGrant(request, persistent, 'passkey'),
+      });
       if (result.requiresTwoFactor) {
         cookies.startTwoFactor(reply, result.user, persistent, { method: 'passkey' });
         return reply.send({ succeeded: false, requiresTwoFactor: true });
       }
       if (!result.succeeded) return sendSignInFailure(reply, result);
-      await cookies.signIn(request, reply, result.user, persistent, 'passkey');
+      cookies.setGrantedSession(request, reply, result);
       return reply.send({ succeeded: true });
     },
   );
