@@ -50,9 +50,9 @@ interface Correlation {
 /**
  * External sign-in with OpenID Connect (docs/reference/http.md): authorization code flow with PKCE (S256),
  * `state` and `nonce` bound to a short-lived encrypted correlation cookie; the callback validates
- * them and the ID token (openid-client), then signs the user in with the Cookies scheme, links,
- * creates or refuses by the linking rule (ExternalSignIn). Every failure answers a clear page or
- * problem+json, writes `external.refused`, and creates no session.
+ * them and the ID token (openid-client); ProviderSignIn then signs the user in (links, creates or
+ * refuses by the linking rule) and this route sets the auth cookie. Every failure answers a clear
+ * page or problem+json, writes one `external.refused` (through ProviderSignIn), and creates no session.
  */
 export async function externalLoginRoutes(app: FastifyInstance, options: ExternalLoginRouteOptions): Promise<void> {
   const { config, clock, paths, providerSignIn } = options;
