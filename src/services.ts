@@ -7,6 +7,11 @@ import { PasswordHasher } from './identity/password-hasher.ts';
 import { lockoutMail } from './identity/account-mail.ts';
 import { CredentialChecks } from './identity/credential-checks.ts';
 import { ExternalLogins } from './identity/external-logins.ts';
+import { ExternalSignIn } from './identity/external-sign-in.ts';
+import { SecurityChanges } from './identity/security-changes.ts';
+import { PasswordChange } from './membership/password-change.ts';
+import { ProviderSignIn } from './membership/provider-sign-in.ts';
+import { SignOut } from './membership/sign-out.ts';
 import { AccountLockout, type AccountLockoutOptions } from './identity/lockout.ts';
 import { PasswordReset } from './identity/password-reset.ts';
 import { RecentSignIn } from './identity/recent-sign-in.ts';
@@ -94,6 +99,12 @@ export interface Services {
   readonly passkeys: PasskeyManager;
   /** The password-hashing threads and their queue (`queueDepth`, `onWait`), shared by the services of one configuration in the process. */
   readonly hashing: Argon2Workers;
+  /** A new password chosen by its owner: the change, its event, the revocation, the asking session re-issued. */
+  readonly passwordChange: PasswordChange;
+  /** A browser's sign-out, announced to every instance. */
+  readonly signOut: SignOut;
+  /** Sign-in with an OpenID provider, from its validated callback on. */
+  readonly providerSignIn: ProviderSignIn;
 }
 
 /**
@@ -136,6 +147,19 @@ export async function createServices(config: Config, store: Store, dependencies:
   const users = new UserManager(store.users, hasher, clock, config.passwordMinLength, checks);
   const revocations = new RevocationList();
   const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, clock }) : null;
+  const revocationFeed = new RevocationFeed({
+    store: store.revocations,
+    list: revocations,
+    clock,
+    logger,
+    // Access tokens are the longest-lived credentials checked against the feed's memory.
+    lookBackMs: (config.accessTokenSeconds + CLOCK_SKEW_SECONDS) * 1000 + RevocationFeed.OVERLAP_MS,
+    redis,
+  });
+  const sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations, clock, random, lifetimeMs: config.cookieSeconds * 1000 });
+  // What every self-service security change does once committed: announce it, re-issue the asking session.
+  const securityChanges = new SecurityChanges({ sessions, revocationFeed });
+  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges });
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,
@@ -145,6 +169,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     sms: createSmsSender(config, store.outbox, clock, logger),
     clock,
     checks,
+    securityChanges,
   });
   const passkeys = new PasskeyManager({
     store: store.passkeys,
@@ -156,6 +181,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     rpId: config.webauthnRpId,
     rpName: dependencies.passkeyRpName ?? 'Gatehouse',
     origin: config.publicUrl.origin,
+    securityChanges,
   });
   const accessTokens = new AccessTokens({
     keyRing,
@@ -163,6 +189,17 @@ export async function createServices(config: Config, store: Store, dependencies:
     issuer: config.jwtIssuer,
     audience: config.jwtAudience,
     lifetimeSeconds: config.accessTokenSeconds,
+  });
+  const refreshTokens = new RefreshTokens({
+    store: store.refreshTokens,
+    users: store.users,
+    accessTokens,
+    audit,
+    clock,
+    random,
+    familySeconds: config.refreshTokenSeconds,
+    graceSeconds: config.refreshReuseGraceSeconds,
+    graceSecret: keyRing.secrets.refreshGrace,
   });
   return {
     config,
@@ -173,27 +210,9 @@ export async function createServices(config: Config, store: Store, dependencies:
     keyRing,
     accessTokens,
     bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations, clock),
-    refreshTokens: new RefreshTokens({
-      store: store.refreshTokens,
-      users: store.users,
-      accessTokens,
-      audit,
-      clock,
-      random,
-      familySeconds: config.refreshTokenSeconds,
-      graceSeconds: config.refreshReuseGraceSeconds,
-      graceSecret: keyRing.secrets.refreshGrace,
-    }),
+    refreshTokens,
     revocations,
-    revocationFeed: new RevocationFeed({
-      store: store.revocations,
-      list: revocations,
-      clock,
-      logger,
-      // Access tokens are the longest-lived credentials checked against the feed's memory.
-      lookBackMs: (config.accessTokenSeconds + CLOCK_SKEW_SECONDS) * 1000 + RevocationFeed.OVERLAP_MS,
-      redis,
-    }),
+    revocationFeed,
     users,
     signIn: new SignInManager({
       users,
@@ -206,15 +225,11 @@ export async function createServices(config: Config, store: Store, dependencies:
       twoFactor,
       lockout,
       passkeys,
+      externalLogins,
+      sessions,
+      refreshTokens,
     }),
-    sessions: new SessionManager({
-      sessions: store.sessions,
-      users: store.users,
-      revocations,
-      clock,
-      random,
-      lifetimeMs: config.cookieSeconds * 1000,
-    }),
+    sessions,
     userSessions: new UserSessions(store.userSessions, clock, new SessionIds(new OpaqueIds(keyRing.secrets.cookie, 'session ids'))),
     recentSignIn: new RecentSignIn(clock, config.reauthSeconds * 1000),
     apiKeys: new ApiKeyService(store.apiKeys, clock, random, revocations),
@@ -240,13 +255,28 @@ export async function createServices(config: Config, store: Store, dependencies:
       logins: store.externalLogins,
       mailer,
       audit,
+      revocationFeed,
       clock,
       random,
       requireConfirmedEmail: config.requireConfirmedEmail,
     }),
     twoFactor,
-    externalLogins: new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger }),
+    externalLogins,
     passkeys,
     hashing,
+    passwordChange: new PasswordChange({ users, audit, securityChanges }),
+    signOut: new SignOut({ sessions, revocationFeed }),
+    providerSignIn: providerSignIn(config, store, { audit, clock, sessions, externalLogins }),
   };
+}
+
+/** A provider's sign-in over the store; the providers `OIDC_<NAME>_TRUST_EMAIL` names may sign in to confirmed accounts by e-mail. */
+function providerSignIn(
+  config: Config,
+  store: Store,
+  { audit, clock, sessions, externalLogins }: Pick<Services, 'audit' | 'clock' | 'sessions' | 'externalLogins'>,
+): ProviderSignIn {
+  const trusted = new Set(config.oidcProviders.filter((provider) => provider.trustEmail).map((provider) => provider.name));
+  const resolver = new ExternalSignIn({ logins: store.externalLogins, users: store.users, audit, clock, trustsEmail: (name) => trusted.has(name) });
+  return new ProviderSignIn({ resolver, externalLogins, sessions, logins: store.externalLogins, users: store.users, audit, clock });
 }

@@ -88,6 +88,7 @@ import { passkeyLoginRoutes } from './routes/passkey-login.ts';
 import { CREDENTIAL_ID_MAX_CHARS } from './routes/passkey-schemas.ts';
 import { assertPeerInstalled } from '../platform/optional-peers.ts';
 import type { RouteContext } from './routes/route-context.ts';
+import { membershipRouteOptions } from './routes/membership-route-options.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
 /** Which parts of Gatehouse an application turns on; all of them by default. */
@@ -367,6 +368,7 @@ async function membershipRoutes(
 ): Promise<void> {
   const { services, authorization, paths } = context;
   const { users, sessions, auditTrail } = useCases;
+  const routes = membershipRouteOptions(context);
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
   if (features.tokens) await app.register(wellKnownRoutes, context);
   await app.register(
@@ -375,8 +377,8 @@ async function membershipRoutes(
         await membership.register(async (auth) => {
           // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
           await auth.register(fastifyCookie);
-          await auth.register(authTokenRoutes, context);
-          await auth.register(authRefreshRoutes, context);
+          await auth.register(authTokenRoutes, routes.token);
+          await auth.register(authRefreshRoutes, routes.refresh);
         });
       }
       if (features.admin) {
@@ -391,14 +393,14 @@ async function membershipRoutes(
         const cookies = new CookieSignIn(services);
         await membership.register(accountSessionRoutes, { sessions, cookies, cookieSessions: services.sessions, bearerTokens: services.bearerTokens, paths });
       }
-      if (features.cookies) await membership.register(accountRoutes, context);
-      if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, context);
-      if (features.twoFactor) await membership.register(accountTwoFactorRoutes, context);
-      if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, context);
+      if (features.cookies) await membership.register(accountRoutes, routes.account);
+      if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, routes.registration);
+      if (features.twoFactor) await membership.register(accountTwoFactorRoutes, routes.twoFactor);
+      if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, routes.externalLogin);
       if (context.passkeys) {
-        await membership.register(accountPasskeyRoutes, context);
+        await membership.register(accountPasskeyRoutes, routes.passkeys);
         if (script !== null) await membership.register(passkeyScriptRoutes, { script });
-        await membership.register(passkeyLoginRoutes, context);
+        await membership.register(passkeyLoginRoutes, routes.passkeyLogin);
       }
     },
     { prefix: context.paths.prefix },

@@ -1,9 +1,12 @@
 import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.ts';
+import type { PresentedSession, SignedInSession } from '../identity/sessions.ts';
 import { signInClient } from '../identity/sign-in-client.ts';
-import type { TwoFactorPending } from '../identity/sign-in-manager.ts';
-import type { Services } from '../services.ts';
+import type { SignInGrant, TwoFactorPending } from '../identity/sign-in-manager.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { SignInMethod, User } from '../store/ports.ts';
+import type { KeyRing } from '../tokens/key-ring.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
 import { readCookie } from './antiforgery.ts';
 import { authCookieName, authCookieProtector } from '../schemes/auth-cookie.ts';
@@ -34,12 +37,11 @@ interface PendingCookie extends TwoFactorPending, Partial<TwoFactorCompletion> {
   readonly expiresAt: number;
 }
 
-/** The session that a request's cookie opens, as far as a re-issue must keep it. */
-export interface PresentedSession {
-  readonly persistent: boolean;
-  readonly method: SignInMethod | null;
-  /** When the user signed in (epoch ms): a re-issued session continues that sign-in. */
-  readonly signedInAt: number;
+/** What the cookies of a sign-in need: their settings, the time, and the cookie key. */
+export interface CookieSignInDependencies {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly keyRing: Pick<KeyRing, 'secrets'>;
 }
 
 interface RememberedCookie {
@@ -62,13 +64,13 @@ export class CookieSignIn {
   private readonly pendingCookie: string;
   private readonly rememberCookie: string;
 
-  constructor(private readonly services: Pick<Services, 'config' | 'sessions' | 'clock' | 'keyRing'>) {
-    const secret = services.keyRing.secrets.cookie;
-    const prefix = services.config.production ? '__Host-' : '';
+  constructor(private readonly dependencies: CookieSignInDependencies) {
+    const secret = dependencies.keyRing.secrets.cookie;
+    const prefix = dependencies.config.production ? '__Host-' : '';
     this.sessionProtector = authCookieProtector(secret);
     this.pendingProtector = new CookieProtector(secret, 'gh.twofactor');
     this.rememberProtector = new CookieProtector(secret, 'gh.2fa');
-    this.authCookie = authCookieName(services.config);
+    this.authCookie = authCookieName(dependencies.config);
     this.pendingCookie = `${prefix}gh.twofactor`;
     this.rememberCookie = `${prefix}gh.2fa`;
   }
@@ -79,46 +81,32 @@ export class CookieSignIn {
     return value === undefined ? null : this.sessionProtector.unprotect(value);
   }
 
-  /** Whether the request's own cookie session is persistent, and how it was opened; null when it carries no valid one (a bearer caller). */
-  async sessionState(request: FastifyRequest): Promise<PresentedSession | null> {
+  /** The request's cookie session and where the request comes from, for a use case that reads or renews it; null without one. */
+  presented(request: FastifyRequest): PresentedSession | null {
     const token = this.presentedSession(request);
-    if (token === null) return null;
-    const session = await this.services.sessions.validate(token);
-    return session.valid ? { persistent: session.persistent, method: session.method, signedInAt: session.signedInAt } : null;
+    return token === null ? null : { token, client: signInClient(request.ip, request.headers['user-agent']) };
   }
 
-  /** A new session for every sign-in (no fixation); the one the browser held before ends. `method` is how the user signed in. */
-  async signIn(request: FastifyRequest, reply: FastifyReply, user: User, persistent: boolean, method: SignInMethod | null): Promise<void> {
-    await this.openSession(request, reply, user, { persistent, method });
+  /** What a browser's sign-in is granted: a session in place of the one this browser holds (no fixation). */
+  sessionGrant(request: FastifyRequest, persistent: boolean, method: SignInMethod): SignInGrant {
+    return { kind: 'session', persistent, method, client: signInClient(request.ip, request.headers['user-agent']), replacing: this.presentedSession(request) };
   }
 
-  /**
-   * The session that made a self-service security change goes on under the new security stamp:
-   * a new session (no fixation) that continues the sign-in of `presented` — its persistence, its
-   * method and its sign-in time. A re-issue is no sign-in: it renews no recent-sign-in proof.
-   */
-  async reissue(request: FastifyRequest, reply: FastifyReply, user: User, presented: PresentedSession): Promise<void> {
-    await this.openSession(request, reply, user, presented);
+  /** The session a completed sign-in opened under its `sessionGrant` goes to the browser. */
+  setGrantedSession(request: FastifyRequest, reply: FastifyReply, result: { readonly session?: SignedInSession }): void {
+    if (result.session === undefined) throw new Error('The sign-in was granted no cookie session.');
+    this.setSession(request, reply, result.session);
   }
 
-  private async openSession(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    user: User,
-    { persistent, method, signedInAt }: { persistent: boolean; method: SignInMethod | null; signedInAt?: number },
-  ): Promise<void> {
-    const { sessions, config, clock } = this.services;
-    const previous = this.presentedSession(request);
-    if (previous !== null) await sessions.signOut(previous);
-    const client = signInClient(request.ip, request.headers['user-agent']);
-    const session = await sessions.signIn(user, { persistent, method, client, ...(signedInAt === undefined ? {} : { signedInAt }) });
-    setAuthCookie(reply, config, { ...session, value: this.sessionProtector.protect(session.token) }, clock.now());
+  /** The browser holds `session` from now on (a sign-in's, or one a security change re-issued); a pending second step is over. */
+  setSession(request: FastifyRequest, reply: FastifyReply, session: SignedInSession): void {
+    setAuthCookie(reply, this.dependencies.config, { ...session, value: this.sessionProtector.protect(session.token) }, this.dependencies.clock.now());
     if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
   }
 
   /** The browser forgets its auth cookie, whose session has ended. */
   forgetSession(reply: FastifyReply): void {
-    clearAuthCookie(reply, this.services.config);
+    clearAuthCookie(reply, this.dependencies.config);
   }
 
   /**
@@ -128,7 +116,7 @@ export class CookieSignIn {
    * happens unless the second step succeeds.
    */
   startTwoFactor(reply: FastifyReply, user: User, persistent: boolean, completion: TwoFactorCompletion): void {
-    const startedAt = this.services.clock.now();
+    const startedAt = this.dependencies.clock.now();
     const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, startedAt, persistent, expiresAt: startedAt + TWO_FACTOR_MS, ...completion };
     this.set(reply, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
   }
@@ -140,7 +128,7 @@ export class CookieSignIn {
   }
 
   rememberClient(reply: FastifyReply, user: User): void {
-    const expiresAt = this.services.clock.now() + REMEMBER_CLIENT_MS;
+    const expiresAt = this.dependencies.clock.now() + REMEMBER_CLIENT_MS;
     const value: RememberedCookie = { userId: user.id, securityStamp: user.securityStamp, expiresAt };
     this.set(reply, this.rememberCookie, this.rememberProtector.protect(JSON.stringify(value)), {
       maxAge: REMEMBER_CLIENT_MS / 1000,
@@ -165,7 +153,7 @@ export class CookieSignIn {
     try {
       const value = JSON.parse(plain) as T;
       const wellFormed = Number.isInteger(value.userId) && Number.isInteger(value.securityStamp) && typeof value.expiresAt === 'number';
-      return wellFormed && value.expiresAt > this.services.clock.now() ? value : null;
+      return wellFormed && value.expiresAt > this.dependencies.clock.now() ? value : null;
     } catch {
       return null;
     }
@@ -180,6 +168,6 @@ export class CookieSignIn {
   }
 
   private attributes() {
-    return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.services.config.production } as const;
+    return { httpOnly: true, sameSite: 'lax', path: '/', secure: this.dependencies.config.production } as const;
   }
 }

@@ -1,7 +1,9 @@
 import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Config } from '../config/config.ts';
+import type { Clock } from '../platform/clock.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
+import type { KeyRing } from '../tokens/key-ring.ts';
 import { readCookie } from './antiforgery.ts';
 
 interface ChallengeValue {
@@ -19,14 +21,14 @@ export class PasskeyChallengeCookie {
   private readonly protector: CookieProtector;
   private readonly name: string;
 
-  constructor(private readonly services: Pick<Services, 'config' | 'clock' | 'keyRing'>) {
-    this.protector = new CookieProtector(services.keyRing.secrets.cookie, 'gh.passkey');
-    this.name = services.config.production ? '__Host-gh.passkey' : 'gh.passkey';
+  constructor(private readonly dependencies: { readonly config: Config; readonly clock: Clock; readonly keyRing: Pick<KeyRing, 'secrets'> }) {
+    this.protector = new CookieProtector(dependencies.keyRing.secrets.cookie, 'gh.passkey');
+    this.name = dependencies.config.production ? '__Host-gh.passkey' : 'gh.passkey';
   }
 
   set(reply: FastifyReply, challenge: string, expiresAt: number): void {
     const value: ChallengeValue = { challenge, expiresAt };
-    const maxAge = Math.max(0, Math.floor((expiresAt - this.services.clock.now()) / 1000));
+    const maxAge = Math.max(0, Math.floor((expiresAt - this.dependencies.clock.now()) / 1000));
     reply.header('set-cookie', serialize(this.name, this.protector.protect(JSON.stringify(value)), { ...this.attributes(), maxAge }));
   }
 
@@ -38,7 +40,7 @@ export class PasskeyChallengeCookie {
     try {
       const value = JSON.parse(plain) as ChallengeValue;
       const wellFormed = typeof value.challenge === 'string' && typeof value.expiresAt === 'number';
-      return wellFormed && value.expiresAt > this.services.clock.now() ? value.challenge : null;
+      return wellFormed && value.expiresAt > this.dependencies.clock.now() ? value.challenge : null;
     } catch {
       return null;
     }
@@ -49,6 +51,6 @@ export class PasskeyChallengeCookie {
   }
 
   private attributes() {
-    return { httpOnly: true, sameSite: 'strict', path: '/', secure: this.services.config.production } as const;
+    return { httpOnly: true, sameSite: 'strict', path: '/', secure: this.dependencies.config.production } as const;
   }
 }

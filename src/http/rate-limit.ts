@@ -8,6 +8,13 @@ import { clientKey } from './client-key.ts';
 import { problem, sendProblem } from './problem.ts';
 import type { RoutePhase } from './request-pipeline.ts';
 
+/** What the rate limits of a route count with: the settings, the counters, and the line of sign-ins each client waits in. */
+export interface RateLimitDependencies {
+  readonly config: Config;
+  readonly rateLimiter: RateLimiter;
+  readonly signInTurns: ClientTurns;
+}
+
 export interface RateLimitedOptions {
   /** The account a request names (the submitted e-mail or user name), read from the parsed body. */
   readonly account?: (request: FastifyRequest) => string | undefined;
@@ -48,7 +55,7 @@ export interface RateLimitedRoute {
  * problem+json with `Retry-After` in whole seconds.
  */
 export function rateLimited(
-  services: { readonly config: Config; readonly rateLimiter: RateLimiter; readonly signInTurns: ClientTurns },
+  services: RateLimitDependencies,
   options: RateLimitedOptions = {},
 ): RateLimitedRoute {
   const { config, rateLimiter, signInTurns } = services;

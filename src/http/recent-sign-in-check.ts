@@ -1,7 +1,16 @@
 import type { FastifyRequest } from 'fastify';
+import type { RecentSignIn } from '../identity/recent-sign-in.ts';
+import type { SessionManager } from '../identity/sessions.ts';
 import { BEARER_SCHEME, COOKIES_SCHEME } from '../security/authentication/index.ts';
-import type { Services } from '../services.ts';
+import type { AccessTokenValidator } from '../tokens/access-token-validator.ts';
 import type { CookieSignIn } from './cookie-sign-in.ts';
+
+/** What the check reads: the rule, and the credentials that say when the caller signed in. */
+export interface RecentSignInCheckDependencies {
+  readonly recentSignIn: RecentSignIn;
+  readonly bearerTokens: Pick<AccessTokenValidator, 'validate'>;
+  readonly sessions: Pick<SessionManager, 'current'>;
+}
 
 /**
  * The recent-sign-in rule (`RecentSignIn`) at the entry of a route: when the caller of the
@@ -11,18 +20,18 @@ import type { CookieSignIn } from './cookie-sign-in.ts';
  */
 export class RecentSignInCheck {
   constructor(
-    private readonly services: Pick<Services, 'bearerTokens' | 'sessions' | 'recentSignIn'>,
+    private readonly dependencies: RecentSignInCheckDependencies,
     private readonly cookies: CookieSignIn,
   ) {}
 
   /** Throws `GH_REAUTHENTICATION_REQUIRED` (403) unless the caller signed in at most `REAUTH_MINUTES` ago. */
   async require(request: FastifyRequest): Promise<void> {
-    this.services.recentSignIn.require(await this.signedInAt(request));
+    this.dependencies.recentSignIn.require(await this.signedInAt(request));
   }
 
   /** Whether the caller signed in recently enough (for pages that offer a change or ask to sign in first). */
   async isRecent(request: FastifyRequest): Promise<boolean> {
-    return this.services.recentSignIn.isRecent(await this.signedInAt(request));
+    return this.dependencies.recentSignIn.isRecent(await this.signedInAt(request));
   }
 
   /** When the caller signed in (epoch ms), or null when the credential does not say. */
@@ -42,7 +51,7 @@ export class RecentSignInCheck {
     const header = request.headers.authorization;
     const token = typeof header === 'string' && /^bearer /i.test(header) ? header.slice('Bearer '.length) : null;
     if (token === null) return null;
-    const verified = await this.services.bearerTokens.validate(token);
+    const verified = await this.dependencies.bearerTokens.validate(token);
     return verified.valid ? verified.authTime : null;
   }
 
@@ -50,7 +59,7 @@ export class RecentSignInCheck {
   private async sessionSignIn(request: FastifyRequest): Promise<number | null> {
     const token = this.cookies.presentedSession(request);
     if (token === null) return null;
-    const session = await this.services.sessions.current(token);
+    const session = await this.dependencies.sessions.current(token);
     return session.valid ? session.signedInAt : null;
   }
 }

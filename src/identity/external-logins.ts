@@ -5,6 +5,7 @@ import type { MailMessage, Mailer } from '../platform/mail/mailer.ts';
 import { sendNotice } from '../platform/mail/send-notice.ts';
 import { type ExternalLoginStore, externalMethod, type SessionStore, StoreConflictError, type User } from '../store/ports.ts';
 import { externalLinkedMail, externalUnlinkedMail } from './account-mail.ts';
+import type { SecurityChanges, SelfServiceChange } from './security-changes.ts';
 
 export interface ExternalLoginsOptions {
   readonly logins: ExternalLoginStore;
@@ -13,6 +14,8 @@ export interface ExternalLoginsOptions {
   readonly mailer: Mailer;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** An unlink ends the sessions opened through the provider: announced to every instance. */
+  readonly securityChanges: SecurityChanges;
 }
 
 /** A provider's login of a user: the provider's route name and its `sub`. */
@@ -21,7 +24,8 @@ export interface LoginToLink {
   readonly subject: string;
 }
 
-export type UnlinkOutcome = 'unlinked' | 'not-linked' | 'last-way-in';
+/** An unlink's outcome: unlinked (`askingEnded`: the session that asked was one opened through the provider), or refused. */
+export type UnlinkOutcome = { readonly outcome: 'unlinked'; readonly askingEnded: boolean } | { readonly outcome: 'not-linked' | 'last-way-in' };
 
 /**
  * Linking and unlinking providers to an existing account (docs/external-login.md). Each change
@@ -51,16 +55,27 @@ export class ExternalLogins {
 
   /**
    * Unlinks the user's login at `provider` unless it is the last way to sign in, and ends the
-   * sessions opened through it (with the revocation event that closes their sockets).
+   * sessions opened through it (their revocation event committed with them, and announced, so
+   * that their sockets close at once everywhere). A refused unlink writes and announces nothing.
    */
-  async unlink(user: User, provider: string, context: { ip?: string | null } = {}): Promise<UnlinkOutcome> {
-    const { logins, sessions, audit } = this.options;
+  async unlink(user: User, provider: string, change: SelfServiceChange = {}): Promise<UnlinkOutcome> {
+    const { logins, sessions, audit, securityChanges } = this.options;
+    // Read before the unlink ends it: the session that asks may be one opened through this provider.
+    const asking = await securityChanges.askingSession(change);
     const removed = await logins.removeUnlessLastWayIn(user.id, provider);
-    if (removed !== 'removed') return removed;
-    const ended = await sessions.deleteUserSessionsByMethod(user.id, externalMethod(provider));
-    await audit.record('external.unlinked', { userId: user.id, ip: context.ip, detail: { provider, sessionsEnded: ended } });
+    if (removed !== 'removed') return { outcome: removed };
+    const method = externalMethod(provider);
+    const ended = await sessions.deleteUserSessionsByMethod(user.id, method);
+    await audit.record('external.unlinked', { userId: user.id, ip: change.ip, detail: { provider, sessionsEnded: ended } });
     await this.notify(externalUnlinkedMail(user, provider));
-    return 'unlinked';
+    // Not a security change: the stamp stays, and no other session needs re-issuing.
+    await securityChanges.committed(null);
+    return { outcome: 'unlinked', askingEnded: asking?.method === method };
+  }
+
+  /** The providers linked to the user, in the order they were linked. */
+  async providersOf(userId: number): Promise<string[]> {
+    return (await this.options.logins.listForUser(userId)).map(({ provider }) => provider);
   }
 
   /** The change stands whether or not its notice leaves. */

@@ -15,6 +15,8 @@ import { sha256Hex } from '../security/crypto/digest.ts';
 import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type User } from '../store/ports.ts';
 import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
 import { type AttestationCbor, withoutAttestationStatement } from './passkey-attestation.ts';
+import type { SecurityChanges, SelfServiceChange } from './security-changes.ts';
+import type { SignedInSession } from './sessions.ts';
 
 /**
  * A registration or an assertion as browsers send it (WebAuthn's `RegistrationResponseJSON` and
@@ -59,7 +61,14 @@ export interface PasskeyManagerOptions {
   readonly rpName: string;
   /** `PUBLIC_URL`'s origin: the one origin a response may come from (CORS origins do not count). */
   readonly origin: string;
+  /** A removal ends every session and token of the user but the one that asked. */
+  readonly securityChanges: SecurityChanges;
 }
+
+/** A removal's outcome: removed (with the asking session, re-issued), or refused and nothing changed. */
+export type PasskeyRemoval =
+  | { readonly outcome: 'removed'; readonly session: SignedInSession | null }
+  | { readonly outcome: 'not-found' | 'last-way-in' };
 
 /**
  * Why a registration was refused: each is a 400 naming `response`. `credential-id-too-long`: the
@@ -190,18 +199,20 @@ export class PasskeyManager {
   }
 
   /**
-   * Removes the user's passkey unless it is the last way in: a security change (every session,
-   * refresh family and token of the user ends; the caller re-issues the one that asked).
+   * Removes the user's passkey unless it is the last way in: a security change (`passkey.removed`,
+   * announced: every session, refresh family and token of the user ends; the asking session is
+   * re-issued), and a notice to the owner. A refused removal writes and announces nothing.
    */
-  async remove(user: User, credentialId: string, context: { ip?: string | null } = {}): Promise<'removed' | 'not-found' | 'last-way-in'> {
-    const { store, clock, audit } = this.options;
+  async remove(user: User, credentialId: string, change: SelfServiceChange = {}): Promise<PasskeyRemoval> {
+    const { store, clock, audit, securityChanges } = this.options;
+    const asking = await securityChanges.askingSession(change);
     const passkey = (await store.listForUser(user.id)).find((candidate) => candidate.credentialId === credentialId);
-    if (passkey === undefined) return 'not-found';
+    if (passkey === undefined) return { outcome: 'not-found' };
     const outcome = await store.removeUnlessLastWayIn(user.id, credentialId, clock.now());
-    if (outcome !== 'removed') return outcome;
-    await audit.record('passkey.removed', { userId: user.id, ip: context.ip, detail: { credentialId } });
+    if (outcome !== 'removed') return { outcome };
+    await audit.record('passkey.removed', { userId: user.id, ip: change.ip, detail: { credentialId } });
     await this.notify(passkeyRemovedMail(user, passkey.name));
-    return 'removed';
+    return { outcome, session: await securityChanges.committed(asking) };
   }
 
   /**

@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { Random } from '../platform/random.ts';
+import type { RevocationFeed } from '../revocation/revocation-feed.ts';
 import type { AccountCodeStore, ExternalLoginStore, PasskeyStore, ResetRemovals } from '../store/ports.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode, RESET_CODE_MS } from './account-codes.ts';
 import { type AccountLinks, resetMail } from './account-mail.ts';
@@ -18,6 +19,8 @@ export interface PasswordResetOptions {
   readonly logins: ExternalLoginStore;
   readonly mailer: Mailer;
   readonly audit: AuditLog;
+  /** Told of each reset, which ended the user's sessions and tokens: their sockets close at once, here and elsewhere. */
+  readonly revocationFeed: Pick<RevocationFeed, 'changed'>;
   readonly clock: Clock;
   readonly random: Random;
   readonly requireConfirmedEmail: boolean;
@@ -56,7 +59,8 @@ export class PasswordReset {
 
   /**
    * True when the code was right and the password is changed (with the removals asked for, in
-   * the same step); the password rules give a 400 first.
+   * the same step), its `password.reset` event written and the revocation announced; the
+   * password rules give a 400 first. A refused reset writes and announces nothing.
    */
   async reset(email: string, code: unknown, newPassword: string, context: { ip?: string | null; clientKey?: string; remove?: ResetRemovals } = {}): Promise<boolean> {
     const { users, hasher, codes, clock, audit } = this.options;
@@ -66,7 +70,9 @@ export class PasswordReset {
     const passwordHash = await hasher.hash(newPassword, context.clientKey);
     const remove = { passkeys: context.remove?.passkeys === true, externalLogins: context.remove?.externalLogins === true };
     const done = await codes.resetPassword({ userId: user.id, codeHash: accountCodeHash(code), passwordHash, now: clock.now(), remove });
-    if (done) await audit.record('password.reset', { userId: user.id, ip: context.ip, detail: { removedPasskeys: remove.passkeys, removedExternalLogins: remove.externalLogins } });
-    return done;
+    if (!done) return false;
+    await audit.record('password.reset', { userId: user.id, ip: context.ip, detail: { removedPasskeys: remove.passkeys, removedExternalLogins: remove.externalLogins } });
+    await this.options.revocationFeed.changed();
+    return true;
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../platform/clock.ts';
+import { GatehouseError } from '../security/errors.ts';
 import type { Random } from '../platform/random.ts';
 import type { RevocationList } from '../revocation/revocation-list.ts';
 import type { CookieSessionValidation, CookieSessionValidator } from '../security/authentication/index.ts';
@@ -30,16 +31,34 @@ export interface SessionManagerOptions {
 }
 
 /**
- * A cookie session's validation, with the session's id, how it was opened and when the user
+ * A cookie session's validation, with the session's id and user, how it was opened and when the user
  * signed in (epoch ms; the sign-in a re-issued session continues) when it counts.
  */
 export type SessionValidation =
   | (Extract<CookieSessionValidation, { valid: true }> & {
       readonly sessionId: number;
+      readonly userId: number;
       readonly method: SignInMethod | null;
       readonly signedInAt: number;
     })
   | Exclude<CookieSessionValidation, { valid: true }>;
+
+/** The cookie session a request presented: its token, and where the request came from. */
+export interface PresentedSession {
+  readonly token: string;
+  readonly client: SignInClient;
+}
+
+/**
+ * The session that asks for a security change, read before the change ends it: the re-issue
+ * that follows continues it (its user, persistence, method and sign-in time) under the new stamp.
+ */
+export interface AskingSession extends PresentedSession {
+  readonly userId: number;
+  readonly persistent: boolean;
+  readonly method: SignInMethod | null;
+  readonly signedInAt: number;
+}
 
 export interface SignedInSession {
   /** The token for the cookie; only its hash is stored. */
@@ -72,9 +91,18 @@ export class SessionManager implements CookieSessionValidator {
       method,
       client = UNKNOWN_CLIENT,
       signedInAt,
-    }: { persistent: boolean; method: SignInMethod | null; client?: SignInClient; signedInAt?: number },
+      replacing = null,
+    }: {
+      persistent: boolean;
+      method: SignInMethod | null;
+      client?: SignInClient;
+      signedInAt?: number;
+      /** The token of the session the browser held before: it ends (no fixation). */
+      replacing?: string | null;
+    },
   ): Promise<SignedInSession> {
     const { sessions, clock, random } = this.options;
+    if (replacing !== null) await this.signOut(replacing);
     const token = random.bytes(TOKEN_BYTES).toString('base64url');
     const now = clock.now();
     const createdAt = signedInAt === undefined ? now : Math.min(signedInAt, now);
@@ -89,6 +117,30 @@ export class SessionManager implements CookieSessionValidator {
       expiresAt: this.expiryFrom(createdAt, now),
     });
     return { token, expiresAt: session.expiresAt, persistent };
+  }
+
+  /**
+   * The session a request presented, as a security change it asks for must know it beforehand
+   * (a use, like any request's); null for none, or one that no longer counts.
+   */
+  async asking(presented: PresentedSession | null): Promise<AskingSession | null> {
+    if (presented === null) return null;
+    const session = await this.validate(presented.token);
+    if (!session.valid) return null;
+    const { userId, persistent, method, signedInAt } = session;
+    return { ...presented, userId, persistent, method, signedInAt };
+  }
+
+  /**
+   * After a self-service security change: the session that asked goes on under the user's new
+   * security stamp, as a new session (no fixation) continuing its sign-in. A re-issue is no
+   * sign-in: it renews no recent-sign-in proof and lives no longer.
+   */
+  async reissue(asking: AskingSession): Promise<SignedInSession> {
+    const user = await this.options.users.findById(asking.userId);
+    if (user === null) throw GatehouseError.notFound('The account no longer exists.');
+    const { persistent, method, signedInAt, client, token } = asking;
+    return this.signIn(user, { persistent, method, client, signedInAt, replacing: token });
   }
 
   /** Ends the session (idempotent): its cookie no longer works on any instance. */
@@ -146,7 +198,7 @@ export class SessionManager implements CookieSessionValidator {
       await sessions.recordUse(session.id, { at: now, ...(client ? { client } : {}), ...(renewed ? { expiresAt } : {}) });
     }
     const { persistent, method, createdAt: signedInAt } = session;
-    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, method, signedInAt };
+    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, userId: session.userId, method, signedInAt };
   }
 
   /** More than half of the lifetime has passed since the expiry was last set. */

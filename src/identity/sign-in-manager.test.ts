@@ -14,6 +14,14 @@ import { Sealer } from '../security/crypto/sealer.ts';
 import { CodeHasher } from './two-factor/code-hashes.ts';
 import { TwoFactorManager } from './two-factor/two-factor-manager.ts';
 import { UserManager } from './user-manager.ts';
+import { SecurityChanges } from './security-changes.ts';
+import { SessionManager } from './sessions.ts';
+import { RevocationList } from '../revocation/revocation-list.ts';
+import { cryptoRandom } from '../platform/random.ts';
+
+const unused = (): never => {
+  throw new Error('not used by a sign-in');
+};
 
 const PASSWORD = 'a long and unusual passphrase';
 const LOCKOUT_MS = 5 * 60_000;
@@ -61,6 +69,8 @@ describe('SignInManager lockout', () => {
       sms: null,
       clock,
       checks: new CredentialChecks({ lockout, userStore: store.users, audit }),
+      // Sign-in changes no two-factor setting: nothing to announce or re-issue here.
+      securityChanges: new SecurityChanges({ sessions: { asking: async () => null, reissue: unused }, revocationFeed: { changed: unused } }),
     });
     return new SignInManager({
       users,
@@ -125,5 +135,20 @@ describe('SignInManager lockout', () => {
     await signIn.passwordSignIn('ada@example.com', 'wrong');
     expect(await signIn.passwordSignIn('ada@example.com', PASSWORD)).toMatchObject({ succeeded: true });
     expect((await store.users.findById(user.id))?.accessFailedCount).toBe(0);
+  });
+
+  it('opens the session it is granted, in place of the browser\'s, only when the sign-in completes', async () => {
+    const sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations: new RevocationList(), clock, random: cryptoRandom, lifetimeMs: 3_600_000 });
+    const signIn = manager({ sessions });
+    const client = { ip: '203.0.113.9', userAgent: 'Test Browser' };
+    const held = await sessions.signIn(user, { persistent: false, method: 'password', client });
+    const grant = { kind: 'session', persistent: true, method: 'password', client, replacing: held.token } as const;
+
+    expect(await signIn.passwordSignIn('ada@example.com', 'wrong', { grant })).toEqual({ succeeded: false });
+    expect((await sessions.validate(held.token)).valid).toBe(true);
+
+    const result = await signIn.passwordSignIn('ada@example.com', PASSWORD, { grant });
+    expect((await sessions.validate(held.token)).valid).toBe(false);
+    expect(result.succeeded && (await sessions.validate(result.session?.token ?? ''))).toMatchObject({ valid: true, persistent: true, method: 'password' });
   });
 });

@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { User, UserStore } from '../store/ports.ts';
+import type { SignInClient, SignInMethod, User, UserStore } from '../store/ports.ts';
+import type { RefreshTokens } from '../tokens/refresh-tokens.ts';
+import type { ExternalLogins, LoginToLink } from './external-logins.ts';
 import { HashingBusyError } from './hashing-busy.ts';
 import type { AccountLockout } from './lockout.ts';
 import type { PasskeyCredentialJSON, PasskeyManager, PasskeyRefusal } from './passkeys.ts';
 import type { PasswordHasher } from './password-hasher.ts';
+import type { SessionManager } from './sessions.ts';
 import { SignInResult } from './sign-in-result.ts';
 import type { TwoFactorManager, TwoFactorProvider } from './two-factor/two-factor-manager.ts';
 import type { UserManager } from './user-manager.ts';
@@ -19,7 +22,18 @@ export interface SignInContext {
   readonly clientKey?: string;
   /** This browser carries a valid remember-client cookie of the user: the second step is skipped. */
   readonly rememberedClient?: (user: User) => boolean;
+  /** What a completed sign-in opens (on the result); nothing when not told. */
+  readonly grant?: SignInGrant;
 }
+
+/**
+ * What a completed sign-in opens for the transport to hand over: a cookie session (the one the
+ * browser held before ends: no fixation), or an access token with the first refresh token of a
+ * new family. `method` is how the session or family records the sign-in.
+ */
+export type SignInGrant =
+  | { readonly kind: 'session'; readonly persistent: boolean; readonly method: SignInMethod; readonly client: SignInClient; readonly replacing: string | null }
+  | { readonly kind: 'tokens'; readonly method: SignInMethod; readonly client: SignInClient };
 
 /** Who passed the first step, as the short-lived two-factor cookie carries it. */
 export interface TwoFactorPending {
@@ -61,6 +75,18 @@ export interface SignInManagerOptions {
   readonly lockout: AccountLockout;
   /** Passkeys, when they are on (`WEBAUTHN_RP_ID` names a host). */
   readonly passkeys?: PasskeyManager | null;
+  /** Links the provider's login a first step matched by e-mail, once the second step passes. */
+  readonly externalLogins?: ExternalLogins;
+  /** Opens the cookie sessions that sign-ins are granted. */
+  readonly sessions?: Pick<SessionManager, 'signIn'>;
+  /** Issues the token pairs that sign-ins are granted. */
+  readonly refreshTokens?: Pick<RefreshTokens, 'issue'>;
+}
+
+/** The second step's context: besides the sign-in's, a provider's login to link when it succeeds. */
+export interface SecondStepContext extends SignInContext {
+  /** Matched by e-mail at an external first step: linked only now that both steps passed. */
+  readonly link?: LoginToLink | undefined;
 }
 
 /** The step of a sign-in a result answers: the first factor (a password or a passkey) or the second. */
@@ -96,7 +122,7 @@ export class SignInManager {
   }
 
   async passwordSignIn(login: string, password: string, context: SignInContext = {}): Promise<SignInResult> {
-    return this.answered('password', await this.checkPassword(login, password, context));
+    return this.answered('password', await this.granted(await this.checkPassword(login, password, context), context));
   }
 
   private async checkPassword(login: string, password: string, context: SignInContext): Promise<SignInResult> {
@@ -129,7 +155,7 @@ export class SignInManager {
    * both factors; without it, one, and a user with two-factor on takes the second step.
    */
   async passkeySignIn(challenge: string, response: PasskeyCredentialJSON, context: SignInContext = {}): Promise<SignInResult> {
-    return this.answered('passkey', await this.checkPasskey(challenge, response, context));
+    return this.answered('passkey', await this.granted(await this.checkPasskey(challenge, response, context), context));
   }
 
   private async checkPasskey(challenge: string, response: PasskeyCredentialJSON, context: SignInContext): Promise<SignInResult> {
@@ -170,10 +196,34 @@ export class SignInManager {
 
   /**
    * The second step for whoever passed the first (`pending`). A locked account says so here
-   * (`isLockedOut`), since the password was right; a wrong code counts toward lockout.
+   * (`isLockedOut`), since the password was right; a wrong code counts toward lockout. A
+   * provider's login the first step matched by e-mail (`context.link`) is linked once it succeeds.
    */
-  async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SignInContext = {}): Promise<SignInResult> {
-    return this.answered('second_factor', await this.checkSecondFactor(pending, factor, context));
+  async twoFactorSignIn(pending: TwoFactorPending, factor: SecondFactor, context: SecondStepContext = {}): Promise<SignInResult> {
+    const result = await this.checkSecondFactor(pending, factor, context);
+    if (result.succeeded && context.link !== undefined) await this.linkAfterSecondStep(result.user, context.link, context);
+    return this.answered('second_factor', await this.granted(result, context));
+  }
+
+  /** A completed sign-in opens what it was granted: a cookie session or a token pair. */
+  private async granted(result: SignInResult, { grant }: SignInContext): Promise<SignInResult> {
+    if (!result.succeeded || grant === undefined) return result;
+    const { sessions, refreshTokens } = this.options;
+    const { user } = result;
+    if (grant.kind === 'session') {
+      if (!sessions) throw new Error('SignInManager: a session grant needs the `sessions` option.');
+      const { persistent, method, client, replacing } = grant;
+      return { ...result, session: await sessions.signIn(user, { persistent, method, client, replacing }) };
+    }
+    if (!refreshTokens) throw new Error('SignInManager: a token grant needs the `refreshTokens` option.');
+    return { ...result, tokens: await refreshTokens.issue(user, { method: grant.method, client: grant.client }) };
+  }
+
+  private async linkAfterSecondStep(user: User, link: LoginToLink, context: SignInContext): Promise<void> {
+    const { externalLogins } = this.options;
+    if (!externalLogins) throw new Error('SignInManager: linking after the second step needs the `externalLogins` option.');
+    // Taken meanwhile by another account: the sign-in stands, the login stays unlinked.
+    await externalLogins.link(user, link, { ip: context.ip, how: 'email' });
   }
 
   private answered(step: SignInStep, result: SignInResult): SignInResult {

@@ -1,19 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type PasskeyCredentialJSON, PasskeyRegistrationRefused } from '../../identity/passkeys.ts';
+import { type PasskeyCredentialJSON, type PasskeyManager, PasskeyRegistrationRefused } from '../../identity/passkeys.ts';
+import type { UserManager } from '../../identity/user-manager.ts';
 import { sha256Hex } from '../../security/crypto/digest.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Passkey, User } from '../../store/ports.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { membershipPolicies } from '../membership-policies.ts';
 import { userIdOf } from '../pipeline.ts';
-import { RecentSignInCheck } from '../recent-sign-in-check.ts';
+import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import {
   PasskeyParams,
   PasskeyRegistration,
   PasskeyRename,
   RegistrationOptionsRequest,
 } from './passkey-schemas.ts';
-import type { RouteContext } from './route-context.ts';
+
+/** What the signed-in user's passkeys use: the passkey use cases, the cookies (a removal re-issues the session), and the recent-sign-in rule. */
+export interface AccountPasskeyRouteOptions extends CookieSignInDependencies, RecentSignInCheckDependencies {
+  readonly passkeys: PasskeyManager;
+  readonly users: Pick<UserManager, 'findById'>;
+}
 
 const AUTHENTICATED = { authorization: { authorize: [{ policy: membershipPolicies.user }] } };
 
@@ -31,14 +37,14 @@ const REFUSALS: Record<PasskeyRegistrationRefused['reason'], string> = {
  * then the authenticator's response), the list, renaming and removal. Removing a passkey is a
  * security change: every other session ends and the one that asked is re-issued.
  */
-export async function accountPasskeyRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
-  const passkeys = services.passkeys;
-  const cookies = new CookieSignIn(services);
+export async function accountPasskeyRoutes(app: FastifyInstance, options: AccountPasskeyRouteOptions): Promise<void> {
+  const { passkeys, users } = options;
+  const cookies = new CookieSignIn(options);
   // A passkey signs in on its own, as both factors: adding one needs a recent sign-in, at both steps (decision 0065).
-  const recent = new RecentSignInCheck(services, cookies);
+  const recent = new RecentSignInCheck(options, cookies);
 
   const currentUser = async (request: FastifyRequest): Promise<User> => {
-    const user = await services.store.users.findById(userIdOf(request));
+    const user = await users.findById(userIdOf(request));
     if (user === null) throw GatehouseError.notFound('The account no longer exists.');
     return user;
   };
@@ -91,15 +97,12 @@ export async function accountPasskeyRoutes(app: FastifyInstance, { services }: R
 
   app.delete<{ Params: PasskeyParams }>('/account/passkeys/:id', { schema: { params: PasskeyParams }, config: { ...AUTHENTICATED, successStatus: 204 } }, async (request, reply) => {
     const user = await currentUser(request);
-    // Read before the removal ends it: the replacement keeps the browser's persistence and method.
-    const asking = await cookies.sessionState(request);
-    const outcome = await passkeys.remove(user, request.params.id, { ip: request.ip });
-    if (outcome === 'not-found') throw GatehouseError.notFound('You have no passkey with this id.');
-    if (outcome === 'last-way-in') throw new GatehouseError('GH_CONFLICT', 'This passkey is your only way to sign in: set a password, link a provider or add another passkey first.');
     // Every session, refresh family and token of the user ended with the security stamp: the
     // sockets close now, here and elsewhere, and the session that asked goes on under the new stamp.
-    await services.revocationFeed.changed();
-    if (asking !== null) await cookies.reissue(request, reply, await currentUser(request), asking);
+    const removal = await passkeys.remove(user, request.params.id, { ip: request.ip, session: cookies.presented(request) });
+    if (removal.outcome === 'not-found') throw GatehouseError.notFound('You have no passkey with this id.');
+    if (removal.outcome !== 'removed') throw new GatehouseError('GH_CONFLICT', 'This passkey is your only way to sign in: set a password, link a provider or add another passkey first.');
+    if (removal.session !== null) cookies.setSession(request, reply, removal.session);
     return noStore(reply).code(204).send();
   });
 }

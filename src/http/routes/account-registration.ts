@@ -1,12 +1,21 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { PasswordReset } from '../../identity/password-reset.ts';
+import type { Registration } from '../../identity/registration.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { clientKey } from '../client-key.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
-import { rateLimited } from '../rate-limit.ts';
-import type { RouteContext } from './route-context.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
+import { type RateLimitDependencies, rateLimited } from '../rate-limit.ts';
+
+/** What registration, confirmation and reset use: their use cases, and where the routes are (the mails link to them). */
+export interface AccountRegistrationRouteOptions extends RateLimitDependencies {
+  readonly paths: MembershipPaths;
+  readonly registration: Registration;
+  readonly passwordReset: PasswordReset;
+}
 
 /** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
 const PASSWORD_FIELD_MAX = 1024;
@@ -52,15 +61,14 @@ const INVALID_RESET = 'The reset link is wrong, expired or already used.';
  * and form posts for browsers, with the same rules. Forms are read only here and on the other
  * account pages (formBodiesPlugin).
  */
-export async function accountRegistrationRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
-  const { services, paths } = context;
-  const { registration, passwordReset, config } = services;
+export async function accountRegistrationRoutes(app: FastifyInstance, options: AccountRegistrationRouteOptions): Promise<void> {
+  const { paths, registration, passwordReset, config } = options;
   // The mails' links lead back to these routes, wherever they are mounted.
   const links = paths.accountLinks(config.publicUrl);
   await app.register(formBodiesPlugin);
   // Counted per IP, and per the e-mail they name and IP (docs/reference/configuration.md).
-  const limited = rateLimited(services, { account: (request) => emailOf(request.body) });
-  resendConfirmationRoutes(app, context, limited);
+  const limited = rateLimited(options, { account: (request) => emailOf(request.body) });
+  resendConfirmationRoutes(app, options, limited);
 
   app.get<{ Querystring: Static<typeof StatusQuery> }>('/account/register', { schema: { querystring: StatusQuery }, config: anonymous }, async (request, reply) => {
     if (!wantsPage(request)) return { passwordMinLength: config.passwordMinLength, userNamePattern: '[A-Za-z0-9._-]{3,64}' };
@@ -146,7 +154,6 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
           const remove = { passkeys: isOn(request.body.removePasskeys), externalLogins: isOn(request.body.removeExternalLogins) };
           const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip, clientKey: clientKey(request.ip), remove });
           if (!done) throw GatehouseError.validation({ code: [INVALID_RESET] }, INVALID_RESET);
-          await services.revocationFeed.changed();
           if (isFormPost(request)) return seeOther(reply, `${paths.resetPassword}?status=done`);
           return reply.code(204).send();
         },
@@ -168,8 +175,8 @@ export async function accountRegistrationRoutes(app: FastifyInstance, context: R
  * neither the answer nor its time tells whether the address has an account; counted by the rate
  * limit like the other requests that name an address.
  */
-function resendConfirmationRoutes(app: FastifyInstance, { services, paths }: RouteContext, limited: ReturnType<typeof rateLimited>): void {
-  const links = paths.accountLinks(services.config.publicUrl);
+function resendConfirmationRoutes(app: FastifyInstance, { config, paths, registration }: AccountRegistrationRouteOptions, limited: ReturnType<typeof rateLimited>): void {
+  const links = paths.accountLinks(config.publicUrl);
   app.get<{ Querystring: Static<typeof ResendQuery> }>('/account/resend-confirmation', { schema: { querystring: ResendQuery }, config: anonymous }, async (request, reply) => {
     if (!wantsPage(request)) return {};
     const { email, status } = request.query;
@@ -184,7 +191,7 @@ function resendConfirmationRoutes(app: FastifyInstance, { services, paths }: Rou
         request,
         reply,
         async () => {
-          void services.registration.resendConfirmation(request.body.email, links).catch((error: unknown) => {
+          void registration.resendConfirmation(request.body.email, links).catch((error: unknown) => {
             request.log.error({ err: error }, 'could not send a confirmation mail');
           });
           if (isFormPost(request)) return seeOther(reply, `${app.pages.paths.resendConfirmation}?status=sent`);

@@ -2,23 +2,32 @@ import { membershipPolicies } from '../membership-policies.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
-import { isLivePending, type SecondFactor } from '../../identity/sign-in-manager.ts';
-import { TwoFactorError } from '../../identity/two-factor/two-factor-manager.ts';
+import { isLivePending, type SecondFactor, type SignInManager } from '../../identity/sign-in-manager.ts';
+import { TwoFactorError, type TwoFactorManager } from '../../identity/two-factor/two-factor-manager.ts';
+import type { UserManager } from '../../identity/user-manager.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
-import { CookieSignIn, type PresentedSession } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import type { Html } from '../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
-import { RecentSignInCheck } from '../recent-sign-in-check.ts';
-import { rateLimited, userAccount } from '../rate-limit.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
+import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
+import { type RateLimitDependencies, rateLimited, userAccount } from '../rate-limit.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
-import type { RouteContext } from './route-context.ts';
+
+/** What two-factor sign-in and set-up use: the second step, the two-factor use cases, the cookies, and where the routes are. */
+export interface AccountTwoFactorRouteOptions extends CookieSignInDependencies, RateLimitDependencies, RecentSignInCheckDependencies {
+  readonly paths: MembershipPaths;
+  readonly signIn: Pick<SignInManager, 'twoFactorSignIn'>;
+  readonly twoFactor: TwoFactorManager;
+  readonly users: Pick<UserManager, 'findById'>;
+}
 
 const Flag = Type.Union([Type.Boolean(), Type.Literal('true')]);
 const Code = Type.String({ minLength: 1, maxLength: 64 });
@@ -72,24 +81,24 @@ const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
  * two-factor cookie of the first step authorizes (the pipeline lets it through anonymously), and
  * the signed-in user's authenticator, recovery codes and phone number.
  */
-export async function accountTwoFactorRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
-  const { twoFactor, signIn } = services;
-  const cookies = new CookieSignIn(services);
-  const recent = new RecentSignInCheck(services, cookies);
+export async function accountTwoFactorRoutes(app: FastifyInstance, options: AccountTwoFactorRouteOptions): Promise<void> {
+  const { twoFactor, signIn, users, paths } = options;
+  const cookies = new CookieSignIn(options);
+  const recent = new RecentSignInCheck(options, cookies);
   await app.register(formBodiesPlugin);
 
   const pendingUser = (request: FastifyRequest): string | undefined => {
     const pending = cookies.pendingTwoFactor(request);
     return pending === null ? undefined : userAccount(pending.userId);
   };
-  const limited = rateLimited(services, { account: pendingUser });
+  const limited = rateLimited(options, { account: pendingUser });
   // The account operations that check a code count on the signed-in user's budget, which the
   // second steps of the user's sign-ins share.
-  const signedInLimited = rateLimited(services, { account: (request) => userAccount(userIdOf(request)) });
+  const signedInLimited = rateLimited(options, { account: (request) => userAccount(userIdOf(request)) });
   /** Whether the pending sign-in's user can get a code by text message: only then is it offered. */
   const phoneOffered = async (request: FastifyRequest): Promise<boolean> => {
     const pending = cookies.pendingTwoFactor(request);
-    const user = pending === null ? null : await services.users.findById(pending.userId);
+    const user = pending === null ? null : await users.findById(pending.userId);
     return user !== null && twoFactor.canTextSignInCode(user);
   };
   const renderLogin = async (request: FastifyRequest<{ Querystring: ReturnQuery }>, reply: FastifyReply, extra: { errors?: FieldErrors; notice?: string } = {}) =>
@@ -120,16 +129,19 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
   ) => {
     const pending = cookies.pendingTwoFactor(request);
     if (pending === null) return notPending(request, reply);
-    const result = await signIn.twoFactorSignIn(pending, factor, { ip: request.ip });
+    const persistent = pending.persistent || isOn(options.rememberMe);
+    // A provider's login matched by e-mail at the first step is linked only once both steps pass.
+    const result = await signIn.twoFactorSignIn(pending, factor, {
+      ip: request.ip,
+      link: pending.link,
+      grant: cookies.sessionGrant(request, persistent, pending.method ?? 'two-factor'),
+    });
     if (!result.succeeded) {
       if (!isFormPost(request)) return sendSignInFailure(reply, result);
       const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
       return sendPage(reply, await renderLogin(request, reply, { errors: { '': [message] } }), 401);
     }
-    // A provider's login matched by e-mail at the first step is linked only now that both steps passed.
-    if (pending.link !== undefined) await services.externalLogins.link(result.user, pending.link, { ip: request.ip, how: 'email' });
-    const persistent = pending.persistent || isOn(options.rememberMe);
-    await cookies.signIn(request, reply, result.user, persistent, pending.method ?? 'two-factor');
+    cookies.setGrantedSession(request, reply, result);
     if (isOn(options.rememberClient)) cookies.rememberClient(reply, result.user);
     if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
     return noStore(reply).send({ succeeded: true });
@@ -169,7 +181,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
         async () => {
           const pending = cookies.pendingTwoFactor(request);
           if (pending === null) return notPending(request, reply);
-          const user = await services.users.findById(pending.userId);
+          const user = await users.findById(pending.userId);
           // A stale step sends nothing, and says no more than a sent code would.
           const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider));
           if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
@@ -182,7 +194,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
 
   /** The signed-in user, read afresh. */
   const currentUser = async (request: FastifyRequest): Promise<User> => {
-    const user = await services.users.findById(userIdOf(request));
+    const user = await users.findById(userIdOf(request));
     if (user === null) throw GatehouseError.notFound('The account no longer exists.');
     return user;
   };
@@ -258,7 +270,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
             outcome = await run(user, request.body as Body, request, reply);
           } catch (error) {
             if (error instanceof TwoFactorError) throw GatehouseError.validation(REFUSALS[error.reason]);
-            if (error instanceof AccountLockedError) throw accountLockedError(reply, error, services.clock, services.config.lockoutSeconds);
+            if (error instanceof AccountLockedError) throw accountLockedError(reply, error, options.clock, options.config.lockoutSeconds);
             throw error;
           }
           if (!isFormPost(request)) return noStore(reply).code(outcome.status).send(outcome.body);
@@ -282,10 +294,11 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     ADDS_A_WAY_IN,
   );
 
+  // Turning two-factor on or off is a security change: every session ends, and the one that asked
+  // goes on under the new stamp (as with a password change), opened as it was.
   change<Static<typeof RequiredCode>>('/account/2fa/enable', RequiredCode, async (user, body, request, reply) => {
-    const presented = await cookies.sessionState(request);
-    const recoveryCodes = await twoFactor.enable(user, body.code, { ip: request.ip });
-    await reissueSession(request, reply, presented);
+    const { recoveryCodes, session } = await twoFactor.enable(user, body.code, { ip: request.ip, session: cookies.presented(request) });
+    if (session !== null) cookies.setSession(request, reply, session);
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' } };
   });
 
@@ -293,9 +306,8 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     '/account/2fa/disable',
     RequiredCode,
     async (user, body, request, reply) => {
-      const presented = await cookies.sessionState(request);
-      await twoFactor.disable(user, body.code, { ip: request.ip });
-      await reissueSession(request, reply, presented);
+      const session = await twoFactor.disable(user, body.code, { ip: request.ip, session: cookies.presented(request) });
+      if (session !== null) cookies.setSession(request, reply, session);
       return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
     },
     authenticatorArea,
@@ -343,15 +355,6 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, { services, p
     },
     phoneArea,
   );
-
-  /**
-   * Turning two-factor on or off is a security change: every session ends, and the one that asked
-   * goes on under the new stamp (as with a password change), opened as it was.
-   */
-  async function reissueSession(request: FastifyRequest, reply: FastifyReply, presented: PresentedSession | null): Promise<void> {
-    await services.revocationFeed.changed();
-    if (presented !== null) await cookies.reissue(request, reply, await currentUser(request), presented);
-  }
 }
 
 function providers(phoneAvailable: boolean): string[] {

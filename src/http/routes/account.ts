@@ -2,24 +2,45 @@ import { membershipPolicies } from '../membership-policies.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
-import { signInClient } from '../../identity/sign-in-client.ts';
+import type { ExternalLogins } from '../../identity/external-logins.ts';
+import type { PasskeyManager } from '../../identity/passkeys.ts';
+import type { SessionManager, SignedInSession } from '../../identity/sessions.ts';
+import type { SignInManager } from '../../identity/sign-in-manager.ts';
+import type { UserManager } from '../../identity/user-manager.ts';
+import type { UserSessions } from '../../identity/user-sessions.ts';
+import type { PasswordChange } from '../../membership/password-change.ts';
+import type { SignOut } from '../../membership/sign-out.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import type { ProfileSession } from '../pages/profile-sessions.ts';
 import { accountLockedError } from '../account-locked.ts';
-import { authCookieProtector } from '../../schemes/auth-cookie.ts';
-import { clearAuthCookie, setAuthCookie } from '../auth-cookie.ts';
+import { clearAuthCookie } from '../auth-cookie.ts';
 import { clientKey } from '../client-key.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
-import { rateLimited, userAccount } from '../rate-limit.ts';
+import { type RateLimitDependencies, rateLimited, userAccount } from '../rate-limit.ts';
 import type { PasskeyView } from '../pages/passkeys/passkey-markup.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
-import type { RouteContext } from './route-context.ts';
+
+/** What the cookie side of membership uses: its use cases, the reads of the profile, and where the routes are. */
+export interface AccountRouteOptions extends CookieSignInDependencies, RateLimitDependencies {
+  readonly paths: MembershipPaths;
+  readonly signIn: Pick<SignInManager, 'passwordSignIn'>;
+  readonly signOut: SignOut;
+  readonly passwordChange: PasswordChange;
+  readonly users: Pick<UserManager, 'findById'>;
+  readonly sessions: Pick<SessionManager, 'current'>;
+  readonly externalLogins: Pick<ExternalLogins, 'providersOf'>;
+  /** The user's passkeys, for the profile page, when passkeys are on; else null. */
+  readonly passkeys: Pick<PasskeyManager, 'list'> | null;
+  /** "Where you are signed in", when the profile page lists the user's sessions; else null. */
+  readonly userSessions: Pick<UserSessions, 'list'> | null;
+}
 
 /** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
 const PASSWORD_FIELD_MAX = 1024;
@@ -43,14 +64,14 @@ const ReturnQuery = Type.Object({
 });
 type ReturnQuery = Static<typeof ReturnQuery>;
 
-const PasswordChange = Type.Object(
+const PasswordChangeRequest = Type.Object(
   {
     currentPassword: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
     newPassword: Type.String({ maxLength: PASSWORD_FIELD_MAX }),
   },
   { additionalProperties: false },
 );
-type PasswordChange = Static<typeof PasswordChange>;
+type PasswordChangeRequest = Static<typeof PasswordChangeRequest>;
 
 const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
 
@@ -71,10 +92,9 @@ const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the l
  * `GET /account/profile` describes the signed-in user (policy `User`: an API-key caller acts
  * for no user and gets 403). Browsers get the same as pages and form posts (303 on success).
  */
-export async function accountRoutes(app: FastifyInstance, { services, paths, passkeys, sessionsListed }: RouteContext): Promise<void> {
-  const { config, sessions, clock } = services;
-  const cookies = new CookieSignIn(services);
-  const protector = authCookieProtector(services.keyRing.secrets.cookie);
+export async function accountRoutes(app: FastifyInstance, options: AccountRouteOptions): Promise<void> {
+  const { config, sessions, clock, paths, passkeys, userSessions } = options;
+  const cookies = new CookieSignIn(options);
   const presentedSession = (request: FastifyRequest) => cookies.presentedSession(request);
 
   await app.register(formBodiesPlugin);
@@ -108,7 +128,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
       schema: { body: LoginRequest, querystring: ReturnQuery },
       attachValidation: true,
       config: { authorization: { allowAnonymous: true } },
-      ...rateLimited(services, { account: (request) => loginOf(request.body as LoginRequest | undefined) }),
+      ...rateLimited(options, { account: (request) => loginOf(request.body as LoginRequest | undefined) }),
     },
     async (request, reply) =>
       jsonOrForm(
@@ -117,12 +137,13 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
         async () => {
           const login = loginOf(request.body);
           if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
-          const result = await services.signIn.passwordSignIn(login, request.body.password, {
+          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
+          const result = await options.signIn.passwordSignIn(login, request.body.password, {
             ip: request.ip,
             clientKey: clientKey(request.ip),
             rememberedClient: cookies.rememberedClient(request),
+            grant: cookies.sessionGrant(request, persistent, 'password'),
           });
-          const persistent = request.body.rememberMe === true || request.body.rememberMe === 'true';
           if (result.requiresTwoFactor) {
             cookies.startTwoFactor(reply, result.user, persistent, { method: 'two-factor' });
             const returnUrl = returnUrlOf(request.query);
@@ -135,7 +156,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
             const failed = { login, errors: { '': [message] }, unconfirmedEmail: result.isNotAllowed === true };
             return sendPage(reply, renderLogin(request, reply, failed), 401);
           }
-          await cookies.signIn(request, reply, result.user, persistent, 'password');
+          cookies.setGrantedSession(request, reply, result);
           if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
           return noStore(reply).send({ succeeded: true });
         },
@@ -145,11 +166,7 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
 
   app.post('/account/logout', { config: { successStatus: 204 } }, async (request, reply) => {
     const token = presentedSession(request);
-    if (token !== null) {
-      await sessions.signOut(token);
-      // The session's sockets close now here and, through Redis, on the other instances.
-      await services.revocationFeed.changed();
-    }
+    if (token !== null) await options.signOut.signOut(token);
     clearAuthCookie(reply, config);
     if (isFormPost(request)) return seeOther(noStore(reply), paths.login);
     return noStore(reply).code(204).send();
@@ -182,27 +199,28 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
     });
 
   /** The user's sessions for the profile page, this browser's marked. */
-  const profileSessions = async (request: FastifyRequest): Promise<readonly ProfileSession[]> => {
+  const profileSessions = async (request: FastifyRequest): Promise<readonly ProfileSession[] | undefined> => {
+    if (userSessions === null) return undefined;
     const token = presentedSession(request);
     const current = token === null ? null : await sessions.current(token);
-    return services.userSessions.list(userIdOf(request), current?.valid ? { sessionId: current.sessionId } : {});
+    return userSessions.list(userIdOf(request), current?.valid ? { sessionId: current.sessionId } : {});
   };
 
   /** The signed-in user, read afresh (an admin may have changed roles since the cookie was set). */
   const currentUser = async (request: FastifyRequest): Promise<User> => {
-    const user = await services.store.users.findById(userIdOf(request));
+    const user = await options.users.findById(userIdOf(request));
     if (user === null) throw GatehouseError.notFound('The account no longer exists.');
     return user;
   };
 
-  app.post<{ Body: PasswordChange }>(
+  app.post<{ Body: PasswordChangeRequest }>(
     '/account/password',
     {
-      schema: { body: PasswordChange },
+      schema: { body: PasswordChangeRequest },
       attachValidation: true,
       config: { authorization: { authorize: [{ policy: membershipPolicies.user }] }, successStatus: 204 },
       // The current password is a guess like any other: the signed-in user's budget counts it.
-      ...rateLimited(services, { account: (request) => userAccount(userIdOf(request)) }),
+      ...rateLimited(options, { account: (request) => userAccount(userIdOf(request)) }),
     },
     async (request, reply) => {
       const user = await currentUser(request);
@@ -210,43 +228,36 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
         request,
         reply,
         async () => {
-          // Read before the change ends it: the replacement keeps the browser's choice of persistence.
-          const previous = presentedSession(request);
-          const current = previous === null ? null : await sessions.validate(previous);
+          let session: SignedInSession | null;
           try {
-            await services.users.changePassword(user, request.body.currentPassword, request.body.newPassword, { ip: request.ip });
+            session = await options.passwordChange.change(user, request.body, { by: user.id, ip: request.ip }, cookies.presented(request));
           } catch (error) {
             if (error instanceof AccountLockedError) throw accountLockedError(reply, error, clock, config.lockoutSeconds);
             throw error;
           }
-          await services.audit.record('password.changed', { userId: user.id, ip: request.ip });
-          await services.revocationFeed.changed();
           // Every other session, refresh token and access token ended with the security stamp; the
           // session that asked goes on under the new one.
-          if (previous !== null && current?.valid) {
-            await sessions.signOut(previous);
-            const changed = await currentUser(request);
-            const client = signInClient(request.ip, request.headers['user-agent']);
-            const session = await sessions.signIn(changed, { persistent: current.persistent, method: current.method, client, signedInAt: current.signedInAt });
-            setAuthCookie(reply, config, { ...session, value: protector.protect(session.token) }, clock.now());
-          }
+          if (session !== null) cookies.setSession(request, reply, session);
           if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);
           return noStore(reply).code(204).send();
         },
-        async (errors) => renderProfile(request, reply, user, { errors, ...(sessionsListed ? { sessions: await profileSessions(request) } : {}) }),
+        async (errors) => {
+          const listed = await profileSessions(request);
+          return renderProfile(request, reply, user, { errors, ...(listed ? { sessions: listed } : {}) });
+        },
       );
     },
   );
 
   app.get<{ Querystring: { status?: string } }>('/account/profile', { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] } } }, async (request, reply) => {
     const user = await currentUser(request);
-    const logins = (await services.store.externalLogins.listForUser(user.id)).map(({ provider }) => provider);
+    const logins = await options.externalLogins.providersOf(user.id);
     if (wantsPage(request)) {
       const notice = PROFILE_NOTICES.get(request.query.status ?? '');
       const linkable = providers.filter((provider) => !logins.includes(provider));
-      const passkeyList = passkeys ? { passkeys: await passkeyViews(services, user) } : {};
-      const sessions = sessionsListed ? await profileSessions(request) : undefined;
-      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...passkeyList, ...(notice ? { notice } : {}), ...(sessions ? { sessions } : {}) }));
+      const passkeyList = passkeys ? { passkeys: await passkeyViews(passkeys, user) } : {};
+      const listed = await profileSessions(request);
+      return sendPage(noStore(reply), renderProfile(request, reply, user, { logins, linkable, ...passkeyList, ...(notice ? { notice } : {}), ...(listed ? { sessions: listed } : {}) }));
     }
     return noStore(reply).send({
       id: user.id,
@@ -264,8 +275,8 @@ export async function accountRoutes(app: FastifyInstance, { services, paths, pas
 }
 
 /** The user's passkeys as the profile lists them (times as the JSON routes write them). */
-async function passkeyViews(services: RouteContext['services'], user: User): Promise<PasskeyView[]> {
-  const list = (await services.passkeys?.list(user)) ?? [];
+async function passkeyViews(passkeys: Pick<PasskeyManager, 'list'>, user: User): Promise<PasskeyView[]> {
+  const list = await passkeys.list(user);
   return list.map((passkey) => ({
     id: passkey.credentialId,
     name: passkey.name,

@@ -1,14 +1,20 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { signInClient } from '../../identity/sign-in-client.ts';
+import type { SignInManager } from '../../identity/sign-in-manager.ts';
 import { normalizeSixDigits } from '../../identity/two-factor/totp.ts';
-import type { SignInMethod } from '../../store/ports.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { clientKey } from '../client-key.ts';
-import { rateLimited } from '../rate-limit.ts';
+import type { MembershipPaths } from '../membership-paths.ts';
+import { type RateLimitDependencies, rateLimited } from '../rate-limit.ts';
 import { setRefreshCookie } from '../refresh-cookie.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
-import type { RouteContext } from './route-context.ts';
+
+/** What the token endpoint uses: the sign-in (which opens the refresh family it grants), and where `/auth` is (the cookie's path). */
+export interface AuthTokenRouteOptions extends RateLimitDependencies {
+  readonly paths: MembershipPaths;
+  readonly signIn: Pick<SignInManager, 'passwordSignIn' | 'twoFactorSignIn'>;
+}
 
 /** Long enough for any real password (128 code points of 4 bytes), short enough to refuse before hashing. */
 const PASSWORD_FIELD_MAX = 1024;
@@ -30,13 +36,14 @@ const TokenRequest = Type.Object(
  * Failures are sign-in results: 401 with `succeeded:false` and only the flags the rule of
  * docs/reference/http.md allows; `requiresTwoFactor` asks for `twoFactorCode` (a TOTP or recovery code).
  */
-export async function authTokenRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
+export async function authTokenRoutes(app: FastifyInstance, options: AuthTokenRouteOptions): Promise<void> {
+  const { config, signIn, paths } = options;
   app.post<{ Body: Static<typeof TokenRequest> }>(
     '/auth/token',
     {
       schema: { body: TokenRequest },
       config: { authorization: { allowAnonymous: true } },
-      ...rateLimited(services, { account: (request) => loginOf(request.body as Static<typeof TokenRequest>) }),
+      ...rateLimited(options, { account: (request) => loginOf(request.body as Static<typeof TokenRequest>) }),
     },
     async (request, reply) => {
       const { password } = request.body;
@@ -45,22 +52,22 @@ export async function authTokenRoutes(app: FastifyInstance, { services, paths }:
         throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
       }
       const context = { ip: request.ip, clientKey: clientKey(request.ip) };
-      let result = await services.signIn.passwordSignIn(login, password, context);
+      const client = signInClient(request.ip, request.headers['user-agent']);
+      let result = await signIn.passwordSignIn(login, password, { ...context, grant: { kind: 'tokens', method: 'password', client } });
       // The second factor comes in the same request: an authenticator code, or a recovery code.
       const { twoFactorCode } = request.body;
-      let method: SignInMethod = 'password';
       if (result.requiresTwoFactor && twoFactorCode !== undefined && twoFactorCode !== '') {
-        method = 'two-factor';
         const pending = { userId: result.user.id, securityStamp: result.user.securityStamp };
         const factor = normalizeSixDigits(twoFactorCode) !== null ? 'Authenticator' : 'Recovery';
-        result = await services.signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, context);
+        result = await signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, { ...context, grant: { kind: 'tokens', method: 'two-factor', client } });
       }
       if (!result.succeeded) return sendSignInFailure(reply, result);
-      const pair = await services.refreshTokens.issue(result.user, { method, client: signInClient(request.ip, request.headers['user-agent']) });
+      const pair = result.tokens;
+      if (pair === undefined) throw new Error('The sign-in was granted no tokens.');
       reply.header('cache-control', 'no-store');
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
       if (request.body.setCookie === true) {
-        setRefreshCookie(reply, services.config, paths.auth, pair.refreshToken, pair.refreshExpiresAt);
+        setRefreshCookie(reply, config, paths.auth, pair.refreshToken, pair.refreshExpiresAt);
         return reply.send(body);
       }
       return reply.send({ ...body, refreshToken: pair.refreshToken });

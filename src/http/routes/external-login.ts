@@ -2,23 +2,35 @@ import { createHash } from 'node:crypto';
 import { membershipPolicies } from '../membership-policies.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OidcProviderConfig } from '../../config/config.ts';
-import { ExternalSignIn, type ExternalIdentity } from '../../identity/external-sign-in.ts';
+import type { ExternalLogins } from '../../identity/external-logins.ts';
+import type { ExternalIdentity } from '../../identity/external-sign-in.ts';
+import type { UserManager } from '../../identity/user-manager.ts';
+import type { ProviderSignIn } from '../../membership/provider-sign-in.ts';
 import { assertPeerInstalled } from '../../platform/optional-peers.ts';
 import { CookieProtector } from '../../security/authentication/index.ts';
 import { OpenIdProvider } from '../../security/authentication/schemes/oidc/openid-provider.ts';
 import { authorizationErrorCode, ExternalProviderUnavailable, ExternalResponseRejected } from '../../security/authentication/schemes/oidc/provider-errors.ts';
 import { GatehouseError } from '../../security/errors.ts';
+import { signInClient } from '../../identity/sign-in-client.ts';
+import { externalMethod } from '../../store/ports.ts';
 import { readCookie } from '../antiforgery.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
-import { rateLimited } from '../rate-limit.ts';
-import { RecentSignInCheck } from '../recent-sign-in-check.ts';
+import { type RateLimitDependencies, rateLimited } from '../rate-limit.ts';
+import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import { localReturnUrl } from '../return-url.ts';
-import type { RouteContext } from './route-context.ts';
+
+/** What external sign-in uses: the provider's sign-in and unlinking, the cookies, the recent-sign-in rule, and where the routes are. */
+export interface ExternalLoginRouteOptions extends CookieSignInDependencies, RateLimitDependencies, RecentSignInCheckDependencies {
+  readonly paths: MembershipPaths;
+  readonly providerSignIn: ProviderSignIn;
+  readonly externalLogins: Pick<ExternalLogins, 'unlink'>;
+  readonly users: Pick<UserManager, 'findById'>;
+}
 
 /** The round trip to the provider and back must happen within ten minutes. */
 const CORRELATION_MS = 10 * 60 * 1000;
@@ -38,30 +50,23 @@ interface Correlation {
 /**
  * External sign-in with OpenID Connect (docs/reference/http.md): authorization code flow with PKCE (S256),
  * `state` and `nonce` bound to a short-lived encrypted correlation cookie; the callback validates
- * them and the ID token (openid-client), then signs the user in with the Cookies scheme, links,
- * creates or refuses by the linking rule (ExternalSignIn). Every failure answers a clear page or
- * problem+json, writes `external.refused`, and creates no session.
+ * them and the ID token (openid-client); ProviderSignIn then signs the user in (links, creates or
+ * refuses by the linking rule) and this route sets the auth cookie. Every failure answers a clear
+ * page or problem+json, writes one `external.refused` (through ProviderSignIn), and creates no session.
  */
-export async function externalLoginRoutes(app: FastifyInstance, { services, paths }: RouteContext): Promise<void> {
-  const { config, clock, audit } = services;
+export async function externalLoginRoutes(app: FastifyInstance, options: ExternalLoginRouteOptions): Promise<void> {
+  const { config, clock, paths, providerSignIn } = options;
   // The profile page's "Link <provider>" buttons post a form (with its antiforgery token) here.
   await app.register(formBodiesPlugin);
   const providers = new Map(config.oidcProviders.map((provider) => [provider.name, provider]));
   // openid-client (an optional peer) loads with the first discovery; a missing one fails the start.
   if (providers.size > 0) assertPeerInstalled('openid-client', 'External sign-in (an OpenID Connect provider is configured)');
   const clients = new Map(config.oidcProviders.map((provider) => [provider.name, openIdProvider(provider, () => clock.now())]));
-  const limited = rateLimited(services);
-  const correlation = new CookieProtector(services.keyRing.secrets.oidcCorrelation, 'gh.oidc');
+  const limited = rateLimited(options);
+  const correlation = new CookieProtector(options.keyRing.secrets.oidcCorrelation, 'gh.oidc');
   const cookieName = config.production ? '__Host-gh.oidc' : 'gh.oidc';
-  const cookies = new CookieSignIn(services);
-  const recent = new RecentSignInCheck(services, cookies);
-  const externalSignIn = new ExternalSignIn({
-    logins: services.store.externalLogins,
-    users: services.store.users,
-    audit,
-    clock,
-    trustsEmail: (name) => providers.get(name)?.trustEmail === true,
-  });
+  const cookies = new CookieSignIn(options);
+  const recent = new RecentSignInCheck(options, cookies);
 
   // Registered with the provider: PUBLIC_URL + the callback route below, under the prefix.
   const redirectUri = (provider: OidcProviderConfig) => paths.externalRedirectUri(config.publicUrl, provider.name);
@@ -71,7 +76,11 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
    * provider's text), no session, and a page or problem+json saying what to do.
    */
   const refuse = async (request: FastifyRequest, reply: FastifyReply, provider: string, reason: string, status: 400 | 403 | 502, message: string) => {
-    await audit.record('external.refused', { ip: request.ip, detail: { provider, reason } });
+    await providerSignIn.refuse(provider, reason, request.ip);
+    return refused(reply, request, reason, status, message);
+  };
+  /** The answer to a failure the use case has recorded already. */
+  const refused = (reply: FastifyReply, request: FastifyRequest, reason: string, status: 400 | 403 | 502, message: string) => {
     clearCorrelation(reply);
     reply.header('cache-control', 'no-store');
     if (wantsPage(request)) return sendPage(reply, reply.server.pages.render('externalLoginRefused', { message }), status);
@@ -138,16 +147,13 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
     { config: { authorization: { authorize: [{ policy: membershipPolicies.user }] }, successStatus: 204 } },
     async (request, reply) => {
       const { provider } = request.params;
-      // Read before the unlink ends it: the session that asks may be one opened through this provider.
-      const asking = await cookies.sessionState(request);
-      const user = await services.store.users.findById(userIdOf(request));
-      const outcome = user === null ? 'not-linked' : await services.externalLogins.unlink(user, provider, { ip: request.ip });
-      if (outcome === 'not-linked') throw GatehouseError.notFound('This provider is not linked.');
+      const user = await options.users.findById(userIdOf(request));
+      // The sessions opened through the provider end with it: the asking one too, when it is one.
+      const unlinked = user === null ? { outcome: 'not-linked' as const } : await options.externalLogins.unlink(user, provider, { ip: request.ip, session: cookies.presented(request) });
+      if (unlinked.outcome === 'not-linked') throw GatehouseError.notFound('This provider is not linked.');
       // The last way to sign in stays: without a password, one login must remain.
-      if (outcome === 'last-way-in') throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
-      // The sessions opened through the provider ended: their sockets close now, here and elsewhere.
-      await services.revocationFeed.changed();
-      const signedOut = asking?.method === `external:${provider}`;
+      if (unlinked.outcome !== 'unlinked') throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
+      const signedOut = unlinked.askingEnded;
       if (signedOut) cookies.forgetSession(reply);
       reply.header('cache-control', 'no-store');
       if (isFormPost(request)) return seeOther(reply, signedOut ? paths.login : paths.profile);
@@ -169,7 +175,7 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
       }
       // Spent before the code is exchanged (and by an error answer too): a replayed callback, on
       // any instance, costs the provider nothing. A state that does not match spends nothing.
-      const spent = request.query.state === opened.state && (await services.store.externalLogins.spendCorrelation(correlationId(opened), opened.expiresAt));
+      const spent = request.query.state === opened.state && (await providerSignIn.spendFlow(correlationId(opened), opened.expiresAt));
       if (request.query.error !== undefined) {
         const error = authorizationErrorCode(request.query.error);
         return refuse(request, reply, provider.name, `provider-error:${error}`, 400, `${provider.name} did not sign you in. Start again, or sign in with your password.`);
@@ -192,43 +198,33 @@ export async function externalLoginRoutes(app: FastifyInstance, { services, path
 
       if (opened.linkUserId !== null) {
         // Linking comes back to the browser that asked, still signed in as the same user.
-        const session = cookies.presentedSession(request);
-        const current = session === null ? null : await services.sessions.validate(session);
-        if (!current?.valid || current.principal.subject !== String(opened.linkUserId)) {
-          return refuse(request, reply, provider.name, 'link-without-session', 403, 'Sign in again, then link the provider from your profile.');
-        }
-        const user = await services.store.users.findById(opened.linkUserId);
-        const linked = user !== null && (await services.externalLogins.link(user, identity, { ip: request.ip, how: 'profile' }));
-        if (!linked) {
-          return refuse(request, reply, provider.name, 'link-taken', 403, `This ${provider.name} account is linked to another user already.`);
-        }
+        const linked = await providerSignIn.linkToAccount(opened.linkUserId, identity, { ip: request.ip, session: cookies.presented(request) });
+        if (linked === 'link-without-session') return refused(reply, request, linked, 403, 'Sign in again, then link the provider from your profile.');
+        if (linked === 'link-taken') return refused(reply, request, linked, 403, `This ${provider.name} account is linked to another user already.`);
         return seeOther(reply.header('cache-control', 'no-store'), paths.profile);
       }
 
-      const emailTaken = 'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.';
-      const outcome = await externalSignIn.resolve(identity, { ip: request.ip });
-      if (outcome.kind === 'refused') return refuse(request, reply, provider.name, outcome.reason, 403, emailTaken);
-      const { user } = outcome;
-      // A login matched by e-mail is linked only once the sign-in completes: not for a locked
-      // account, and after the second factor when the user has it on.
-      if (user.lockedByAdmin || services.users.isLockedOut(user)) {
-        return refuse(request, reply, provider.name, 'locked-out', 403, 'This account is locked for now.');
+      const outcome = await providerSignIn.signIn(identity, {
+        ip: request.ip,
+        client: signInClient(request.ip, request.headers['user-agent']),
+        rememberedClient: cookies.rememberedClient(request),
+        session: cookies.presented(request),
+      });
+      if (outcome.kind === 'refused') {
+        if (outcome.reason === 'locked-out') return refused(reply, request, outcome.reason, 403, 'This account is locked for now.');
+        return refused(reply, request, outcome.reason, 403, EMAIL_TAKEN);
       }
-      const method = `external:${provider.name}` as const;
-      const link = outcome.kind === 'link-by-email' ? outcome.login : undefined;
-      if (user.twoFactorEnabled && !cookies.rememberedClient(request)(user)) {
-        cookies.startTwoFactor(reply, user, false, { method, link });
+      if (outcome.kind === 'two-factor') {
+        cookies.startTwoFactor(reply, outcome.user, false, { method: externalMethod(provider.name), link: outcome.link });
         return reply.code(302).header('cache-control', 'no-store').header('location', paths.withReturnUrl(paths.twoFactorLogin, opened.returnUrl)).send();
       }
-      if (link !== undefined && !(await services.externalLogins.link(user, link, { ip: request.ip, how: 'email' }))) {
-        return refuse(request, reply, provider.name, 'email-taken', 403, emailTaken);
-      }
-      await cookies.signIn(request, reply, user, false, method);
-      await audit.record('signin.succeeded', { userId: user.id, ip: request.ip, detail: { factor: method } });
+      cookies.setSession(request, reply, outcome.session);
       return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? paths.profile).send();
     },
   );
 }
+
+const EMAIL_TAKEN = 'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.';
 
 function openIdProvider(provider: OidcProviderConfig, now: () => number): OpenIdProvider {
   const { name, issuer, clientId, clientSecret, timeoutMs } = provider;

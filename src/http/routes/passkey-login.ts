@@ -1,12 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { PasskeyCredentialJSON } from '../../identity/passkeys.ts';
+import type { PasskeyCredentialJSON, PasskeyManager } from '../../identity/passkeys.ts';
+import type { SignInManager } from '../../identity/sign-in-manager.ts';
 import { GatehouseError } from '../../security/errors.ts';
-import { CookieSignIn } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { PasskeyChallengeCookie } from '../passkey-challenge-cookie.ts';
-import { rateLimited, userAccount } from '../rate-limit.ts';
+import { type RateLimitDependencies, rateLimited, userAccount } from '../rate-limit.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import { PasskeyLogin } from './passkey-schemas.ts';
-import type { RouteContext } from './route-context.ts';
+
+/** What a passkey sign-in uses: its challenges, the sign-in's rules, and the cookies. */
+export interface PasskeyLoginRouteOptions extends CookieSignInDependencies, RateLimitDependencies {
+  readonly passkeys: Pick<PasskeyManager, 'authenticationOptions'>;
+  readonly signIn: Pick<SignInManager, 'passkeySignIn'>;
+}
 
 const ANONYMOUS = { authorization: { allowAnonymous: true } };
 
@@ -16,12 +22,12 @@ const ANONYMOUS = { authorization: { allowAnonymous: true } };
  * sign-in results as a password. Both count on the per-IP rate limit; the assertion also on the
  * account's (the user its passkey names).
  */
-export async function passkeyLoginRoutes(app: FastifyInstance, { services }: RouteContext): Promise<void> {
-  const passkeys = services.passkeys;
-  const cookies = new CookieSignIn(services);
-  const challenges = new PasskeyChallengeCookie(services);
+export async function passkeyLoginRoutes(app: FastifyInstance, options: PasskeyLoginRouteOptions): Promise<void> {
+  const { passkeys } = options;
+  const cookies = new CookieSignIn(options);
+  const challenges = new PasskeyChallengeCookie(options);
 
-  app.post('/account/login/passkey/options', { preValidation: onlyAnEmptyBody, config: ANONYMOUS, ...rateLimited(services) }, async (_request, reply) => {
+  app.post('/account/login/passkey/options', { preValidation: onlyAnEmptyBody, config: ANONYMOUS, ...rateLimited(options) }, async (_request, reply) => {
     const { options, challenge, expiresAt } = await passkeys.authenticationOptions();
     challenges.set(reply, challenge, expiresAt);
     return noStore(reply).send(options);
@@ -29,7 +35,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance, { services }: Rou
 
   app.post<{ Body: PasskeyLogin }>(
     '/account/login/passkey',
-    { schema: { body: PasskeyLogin }, config: ANONYMOUS, ...rateLimited(services, { account: (request) => accountOf(request.body as PasskeyLogin | undefined) }) },
+    { schema: { body: PasskeyLogin }, config: ANONYMOUS, ...rateLimited(options, { account: (request) => accountOf(request.body as PasskeyLogin | undefined) }) },
     async (request, reply) => {
       noStore(reply);
       // The cookie goes whatever happens: its challenge is spent by this attempt.
@@ -37,14 +43,18 @@ export async function passkeyLoginRoutes(app: FastifyInstance, { services }: Rou
       challenges.clear(reply);
       // No cookie (or an expired one) is a spent challenge: still counted when the passkey is known.
       const response = request.body.response as unknown as PasskeyCredentialJSON;
-      const result = await services.signIn.passkeySignIn(challenge ?? '', response, { ip: request.ip, rememberedClient: cookies.rememberedClient(request) });
       const persistent = request.body.rememberMe === true;
+      const result = await options.signIn.passkeySignIn(challenge ?? '', response, {
+        ip: request.ip,
+        rememberedClient: cookies.rememberedClient(request),
+        grant: cookies.sessionGrant(request, persistent, 'passkey'),
+      });
       if (result.requiresTwoFactor) {
         cookies.startTwoFactor(reply, result.user, persistent, { method: 'passkey' });
         return reply.send({ succeeded: false, requiresTwoFactor: true });
       }
       if (!result.succeeded) return sendSignInFailure(reply, result);
-      await cookies.signIn(request, reply, result.user, persistent, 'passkey');
+      cookies.setGrantedSession(request, reply, result);
       return reply.send({ succeeded: true });
     },
   );

@@ -8,6 +8,8 @@ import type { OneTimeCodePurpose, TwoFactorStore, User } from '../../store/ports
 import { signInCodeMail } from '../account-mail.ts';
 import type { AccountOperation, CredentialChecks } from '../credential-checks.ts';
 import type { FailureContext } from '../lockout.ts';
+import type { SecurityChanges, SelfServiceChange } from '../security-changes.ts';
+import type { SignedInSession } from '../sessions.ts';
 import type { CodeHasher } from './code-hashes.ts';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.ts';
 import { formatSharedKey, newAuthenticatorSecret, normalizeSixDigits, otpauthUri, totpStep } from './totp.ts';
@@ -46,6 +48,14 @@ export interface TwoFactorManagerOptions {
   readonly clock: Clock;
   /** Every code of an account operation goes through here: counted when wrong, unchecked while locked. */
   readonly checks: CredentialChecks;
+  /** Turning two-factor on or off ends every session and token of the user but the one that asked. */
+  readonly securityChanges: SecurityChanges;
+}
+
+/** Two-factor turned on: the recovery codes (shown once) and the asking session, re-issued. */
+export interface TwoFactorEnabled {
+  readonly recoveryCodes: string[];
+  readonly session: SignedInSession | null;
 }
 
 const SENT_CODE_PURPOSE: Record<'Email' | 'Phone', OneTimeCodePurpose> = { Email: 'two-factor-email', Phone: 'two-factor-phone' };
@@ -93,31 +103,41 @@ export class TwoFactorManager {
     return this.describe(user, this.options.sealer.unseal(pendingKey));
   }
 
-  /** Confirms the pending key with one of its codes and turns two-factor on; the ten recovery codes, shown once. */
-  async enable(user: User, code: string, context: FailureContext = {}): Promise<string[]> {
-    const { store, sealer, clock } = this.options;
+  /**
+   * Confirms the pending key with one of its codes and turns two-factor on, with ten recovery
+   * codes: a security change (`twofactor.enabled`, announced; the asking session re-issued).
+   */
+  async enable(user: User, code: string, change: SelfServiceChange = {}): Promise<TwoFactorEnabled> {
+    const { store, sealer, clock, securityChanges } = this.options;
+    const asking = await securityChanges.askingSession(change);
     const { pendingKey } = await store.authenticatorKeys(user.id);
     if (pendingKey === null) throw new TwoFactorError('no-pending-key');
     const now = clock.now();
     const accepted: { step: number | null } = { step: null };
-    await this.prove(user, 'enable-two-factor', async () => (accepted.step = totpStep(sealer.unseal(pendingKey), code, now)) !== null, context);
+    await this.prove(user, 'enable-two-factor', async () => (accepted.step = totpStep(sealer.unseal(pendingKey), code, now)) !== null, { ip: change.ip ?? null });
     const { step } = accepted;
     if (step === null) throw new TwoFactorError('invalid-code');
     const recoveryCodes = newRecoveryCodes();
     const enabled = await store.enable(user.id, { sealedKey: pendingKey, step, recoveryCodeHashes: recoveryCodes.map((c) => this.recoveryHash(c)), now });
     if (!enabled) throw new TwoFactorError('invalid-code');
     await this.options.audit.record('twofactor.enabled', { userId: user.id });
-    return recoveryCodes;
+    return { recoveryCodes, session: await securityChanges.committed(asking) };
   }
 
-  /** Turns two-factor off with a current authenticator code or a recovery code (for a lost device). */
-  async disable(user: User, code: string, context: FailureContext = {}): Promise<void> {
+  /**
+   * Turns two-factor off with a current authenticator code or a recovery code (for a lost
+   * device): a security change (`twofactor.disabled`, announced); the asking session re-issued.
+   */
+  async disable(user: User, code: string, change: SelfServiceChange = {}): Promise<SignedInSession | null> {
+    const { securityChanges } = this.options;
+    const asking = await securityChanges.askingSession(change);
     if (!user.twoFactorEnabled) throw new TwoFactorError('invalid-code');
     const either = async () => (await this.verifyAuthenticatorCode(user, code)) || (await this.redeemRecoveryCode(user, code));
-    await this.prove(user, 'disable-two-factor', either, context);
+    await this.prove(user, 'disable-two-factor', either, { ip: change.ip ?? null });
     if (await this.options.store.disable(user.id, this.options.clock.now())) {
       await this.options.audit.record('twofactor.disabled', { userId: user.id });
     }
+    return securityChanges.committed(asking);
   }
 
   /** Ten new recovery codes for a current authenticator code; the old ones stop working. */
