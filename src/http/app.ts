@@ -370,7 +370,7 @@ async function membershipRoutes(
   const { users, sessions, auditTrail } = useCases;
   const routes = membershipRouteOptions(context);
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
-  if (features.tokens) await app.register(wellKnownRoutes, context);
+  if (features.tokens) await app.register(wellKnownRoutes, { keyRing: services.keyRing });
   await app.register(
     async (membership) => {
       if (features.tokens) {

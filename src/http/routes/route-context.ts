@@ -5,8 +5,10 @@ import type { Services } from '../../services.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 
 /**
- * What route files receive: the domain services, the authorization engine for resource checks,
- * and where the membership routes are mounted (for links, redirects and cookie paths).
+ * What the plugin wires the membership routes from: the domain services, the authorization
+ * engine, and where the routes are mounted (for links, redirects and cookie paths). Route files
+ * never see it: each receives only the use cases and settings it calls, picked from it in
+ * `membership-route-options.ts` and `app.ts`.
  */
 export interface RouteContext {
   readonly services: Services;
