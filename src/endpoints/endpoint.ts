@@ -47,7 +47,7 @@ export interface EndpointResponse {
   /** By lower-case name; `content-type` for a body that is not plain JSON (`application/json`). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly cookies?: readonly ResponseCookie[];
-  /** Sent as JSON; none for an empty answer. */
+  /** Sent as JSON; text is JSON serialized already (the key ring's JWKS) and goes as it is. None for an empty answer. */
   readonly body?: unknown;
 }
 

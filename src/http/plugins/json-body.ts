@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import secureJson from 'secure-json-parse';
+import { MAX_JSON_DEPTH, nestingDepth } from '../../endpoints/request-body.ts';
 import { GatehouseError } from '../../security/errors.ts';
-
-/** Deeper documents are refused before parsing: recursive walkers (serialisers, validators) overflow on them. */
-export const MAX_JSON_DEPTH = 64;
 
 /**
  * The only body parser for JSON endpoints: `application/json` in UTF-8 (another charset is 415),
@@ -44,23 +42,6 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
 
 function invalid(message: string): GatehouseError {
   return GatehouseError.validation({ body: [message] }, message);
-}
-
-/** The deepest nesting of arrays and objects, counting only brackets outside strings. */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 0x5c) i++; // backslash: skip the escaped character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) inString = true;
-    else if (char === 0x7b || char === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (char === 0x7d || char === 0x5d) depth--;
-  }
-  return deepest;
 }
 
 export const jsonBodyPlugin = fp(jsonBody, { name: 'gatehouse-json-body', fastify: '5.x' });
