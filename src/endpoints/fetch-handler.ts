@@ -20,7 +20,7 @@
  */
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { HashingBusyError } from '../identity/hashing-busy.ts';
-import type { ClientTurns } from '../platform/client-turns.ts';
+import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
 import { type AuthenticateResult, type AuthenticationRequest, COOKIES_SCHEME, type PolicyAuthentication } from '../security/authentication/index.ts';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import { GatehouseError } from '../security/errors.ts';
@@ -33,7 +33,7 @@ import type { Endpoint, EndpointRequest, EndpointResponse } from './endpoint.ts'
 import { problemResponse } from './problem-response.ts';
 import { type LoginPage, refusalResponse } from './refusal-response.ts';
 import { readJsonBody } from './request-body.ts';
-import { consumeAccountLimit, consumeClientLimit, NO_TURN, type RateLimitDependencies, rateLimitRefusal } from './sign-in-limits.ts';
+import { consumeAccountLimit, consumeClientLimit, NO_TURN_REFUSAL, type RateLimitDependencies, type RateLimitRefusal, rateLimitRefusal } from './sign-in-limits.ts';
 
 export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
   /** The groups every endpoint lies in, nearest first (Gatehouse's own need an authenticated caller unless they say otherwise). */
@@ -64,6 +64,8 @@ interface MountedEndpoint {
   readonly segments: readonly string[];
   readonly authorize: EndpointAuthorizer;
   readonly validate: BodyValidator | undefined;
+  /** What its sign-in limits count with, when it has limits. */
+  readonly limits: RateLimitDependencies | undefined;
 }
 
 const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -83,7 +85,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
     const found = route(mounted, request.method, url.pathname);
     if (found === undefined) return toResponse(problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.')));
     if ('problem' in found) return toResponse(problemResponse(found.problem));
-    const { endpoint, validate, authorize } = found.mounted;
+    const { endpoint, validate, authorize, limits } = found.mounted;
     const credentials = authenticationRequest(request, url, requestOptions.ip ?? '');
     const { principal, outcome, authentication } = await authorize(credentials);
     if (outcome.kind !== 'success') return toResponse(refusalResponse(outcome, credentials, options.loginPage));
@@ -92,8 +94,8 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
     }
     let leave: (() => void) | undefined;
     try {
-      if (endpoint.rateLimits !== undefined) {
-        const turn = await clientTurn(options, credentials.ip);
+      if (limits !== undefined) {
+        const turn = await clientTurn(limits, credentials.ip);
         if ('refusal' in turn) return toResponse(turn.refusal);
         leave = turn.leave;
       }
@@ -102,8 +104,8 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
       const errors = validate?.(body.value) ?? null;
       if (errors !== null) return toResponse(problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })));
       const account = endpoint.rateLimits?.account?.(body.value);
-      if (account !== undefined && options.limits !== undefined) {
-        const refusal = limitRefusal(await consumeAccountLimit(options.limits, credentials.ip, account));
+      if (account !== undefined && limits !== undefined) {
+        const refusal = limitRefusal(await consumeAccountLimit(limits, credentials.ip, account));
         if (refusal !== undefined) return toResponse(refusal);
       }
       const endpointRequest: EndpointRequest = { ...credentials, params: found.params, principal, body: body.value };
@@ -115,7 +117,8 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
 }
 
 function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoint {
-  if (endpoint.rateLimits !== undefined && options.limits === undefined) {
+  const limits = endpoint.rateLimits === undefined ? undefined : options.limits;
+  if (endpoint.rateLimits !== undefined && limits === undefined) {
     throw new Error(`${endpoint.method} ${endpoint.path} has rate limits: fetchHandler needs the limits' dependencies.`);
   }
   const protection = { authorization: endpoint.authorization, ...(options.groups ? { groups: options.groups } : {}) };
@@ -124,6 +127,7 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
     segments: endpoint.path.split('/'),
     authorize: endpointAuthorizer(options, protection),
     validate: endpoint.body === undefined ? undefined : bodyValidator(endpoint.body, endpoint.method, endpoint.path),
+    limits,
   };
 }
 
@@ -176,23 +180,30 @@ function authenticationRequest(request: Request, url: URL, ip: string): Received
   return { headers, cookies, ip, method: request.method, url: `${url.pathname}${url.search}`, query };
 }
 
-/** The client's place among its sign-ins, once its budget allowed the request; or the 429 that refuses it. */
-async function clientTurn(options: FetchHandlerOptions, ip: string): Promise<{ readonly leave: () => void } | { readonly refusal: EndpointResponse }> {
-  const limits = options.limits as RateLimitDependencies;
+/**
+ * The client's place among its sign-ins, once its budget allowed the request; or the 429 that
+ * refuses it. The place is let go when the answer is built (the Fastify host: when it has gone).
+ */
+async function clientTurn(limits: RateLimitDependencies, ip: string): Promise<{ readonly leave: () => void } | { readonly refusal: EndpointResponse }> {
   const refused = limitRefusal(await consumeClientLimit(limits, ip));
   if (refused !== undefined) return { refusal: refused };
-  const turns: ClientTurns = limits.signInTurns;
-  const turn = turns.enter(clientKey(ip));
-  if (turn === null) return { refusal: limitRefusal(NO_TURN)! };
+  const turn = limits.signInTurns.enter(clientKey(ip));
+  if (turn === null) return { refusal: NO_TURN_RESPONSE };
   if (await turn.ready) return { leave: turn.leave };
   turn.leave();
-  return { refusal: limitRefusal(NO_TURN)! };
+  return { refusal: NO_TURN_RESPONSE };
 }
 
-function limitRefusal(decision: Parameters<typeof rateLimitRefusal>[0]): EndpointResponse | undefined {
+function limitRefusal(decision: RateLimitDecision): EndpointResponse | undefined {
   const refusal = rateLimitRefusal(decision);
-  return refusal && problemResponse(refusal.problem, { 'retry-after': String(refusal.retryAfterSeconds) });
+  return refusal && refusalResponseOf(refusal);
 }
+
+function refusalResponseOf({ problem: body, retryAfterSeconds }: RateLimitRefusal): EndpointResponse {
+  return problemResponse(body, { 'retry-after': String(retryAfterSeconds) });
+}
+
+const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
 
 /** The raw body, read only up to the limit. */
 async function rawBody(request: Request, limit: number): Promise<ReturnType<typeof readJsonBody>> {

@@ -21,12 +21,18 @@ export interface RateLimitRefusal {
 
 /** The refusal a decision calls for, or undefined when it allows the request. */
 export function rateLimitRefusal(decision: RateLimitDecision): RateLimitRefusal | undefined {
-  if (decision.allowed) return undefined;
-  return { problem: problem('GH_RATE_LIMITED', 'Too many requests; try again later.'), retryAfterSeconds: decision.retryAfterSeconds };
+  return decision.allowed ? undefined : limited(decision.retryAfterSeconds);
+}
+
+function limited(retryAfterSeconds: number): RateLimitRefusal {
+  return { problem: problem('GH_RATE_LIMITED', 'Too many requests; try again later.'), retryAfterSeconds };
 }
 
 /** A client's place in the line of sign-ins refused: too many held, or the client left while it waited. */
-export const NO_TURN: RateLimitDecision = Object.freeze({ allowed: false, retryAfterSeconds: 1 });
+export const NO_TURN = Object.freeze({ allowed: false, retryAfterSeconds: 1 } as const);
+
+/** The refusal of `NO_TURN`. */
+export const NO_TURN_REFUSAL: RateLimitRefusal = Object.freeze(limited(NO_TURN.retryAfterSeconds));
 
 /** Counts a request against its client's budget (`RATE_LIMIT_IP_PER_MINUTE`); a limit of 0 counts nothing. */
 export async function consumeClientLimit({ config, rateLimiter }: RateLimitDependencies, ip: string | undefined): Promise<RateLimitDecision> {

@@ -152,6 +152,35 @@ describe('the token endpoints through fetchHandler', () => {
   });
 });
 
+describe('the sign-in limits through fetchHandler', () => {
+  const ctx = useTestApp(sqlite!, { env: { RATE_LIMIT_ACCOUNT_PER_MINUTE: '2' } });
+
+  it('counts token requests per account and client, and refuses the third 429 with Retry-After, as Fastify does', async () => {
+    const { services } = ctx;
+    const { evaluator, policies, config } = ctx.app.gatehouse;
+    const limits = { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns };
+    const handle = fetchHandler(tokenEndpoints({ config, keyRing: services.keyRing, signIn: services.signIn, refreshTokens: services.refreshTokens }), {
+      evaluator,
+      policies,
+      limits,
+      trustedOrigins: [config.publicUrl.origin],
+    });
+    const guess = { email: 'Ada@Example.com', password: 'a guess' };
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await handle(post('/auth/token', guess), { ip: '198.51.100.7' })).status);
+    expect(statuses).toEqual([401, 401, 429]);
+    const refused = await handle(post('/auth/token'), { body: { ...guess, email: 'ada@example.com' }, ip: '198.51.100.7' });
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(await shapeOfFetch(refused)).toMatchObject({ status: 429, contentType: 'application/problem+json; charset=utf-8', body: { code: 'GH_RATE_LIMITED' } });
+    // Another client's budget is its own; Fastify's requests count against the same budgets.
+    expect((await handle(post('/auth/token', guess), { ip: '198.51.100.8' })).status).toBe(401);
+    const injected = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: guess, remoteAddress: '198.51.100.8' });
+    expect(injected.statusCode).toBe(401);
+    const third = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: guess, remoteAddress: '198.51.100.8' });
+    expect(shapeOfInject(third)).toEqual(await shapeOfFetch(await handle(post('/auth/token', guess), { ip: '198.51.100.8' })));
+  });
+});
+
 describe('one endpoint definition on both hosts', () => {
   const apps: FastifyInstance[] = [];
   afterEach(async () => {
