@@ -187,7 +187,7 @@ describe('one endpoint definition on both hosts', () => {
     for (const app of apps.splice(0)) await app.close();
   });
 
-  const subjectOf = async (request: EndpointRequest) => ({ status: 200, body: { subject: request.principal.subject } });
+  const subjectOf = async (request: EndpointRequest) => ({ status: 200, body: { subject: request.principal.subject, params: request.params } });
   const signedIn = defineEndpoint({ method: 'GET', path: '/reports/:year', authorization: { authorize: [{}] }, handle: subjectOf });
   const auditors = defineEndpoint({ method: 'GET', path: '/audits', authorization: { authorize: [{ roles: ['Auditor'] }] }, handle: subjectOf });
 
@@ -223,7 +223,18 @@ describe('one endpoint definition on both hosts', () => {
       expect(response.headers.get('www-authenticate'), label).toBe(injected.headers['www-authenticate'] ?? null);
       const fetched = await shapeOfFetch(response);
       expect(fetched, label).toEqual(shapeOfInject(injected));
-      if (status === 200) expect(JSON.parse(injected.body)).toEqual({ subject });
+      if (status === 200) expect(JSON.parse(injected.body)).toEqual({ subject, params: { year: '2025' } });
     }
+  });
+
+  it('answers an unknown path 404 and a parameter that is not percent-encoding 400, as Fastify does', async () => {
+    const { app, handle, token } = await bothHosts();
+    const headers = { authorization: `Bearer ${token}` };
+    for (const url of ['/nowhere', '/reports/%E0%A4%A']) {
+      const fetched = await shapeOfFetch(await handle(new Request(`http://gh.test${url}`, { headers })));
+      expect(fetched, url).toEqual(shapeOfInject(await app.inject({ url, headers })));
+    }
+    const decoded = await handle(new Request('http://gh.test/reports/20%2025', { headers }));
+    expect(((await decoded.json()) as { params: unknown }).params).toEqual({ year: '20 25' });
   });
 });
