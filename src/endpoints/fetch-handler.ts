@@ -32,7 +32,7 @@ import { CrossSitePolicy } from './cross-site.ts';
 import type { Endpoint, EndpointRequest, EndpointResponse } from './endpoint.ts';
 import { problemResponse } from './problem-response.ts';
 import { type LoginPage, refusalResponse } from './refusal-response.ts';
-import { readJsonBody } from './request-body.ts';
+import { type BodyReading, readJsonBody } from './request-body.ts';
 import { consumeAccountLimit, consumeClientLimit, NO_TURN_REFUSAL, type RateLimitDependencies, type RateLimitRefusal, rateLimitRefusal } from './sign-in-limits.ts';
 
 export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
@@ -100,7 +100,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         leave = turn.leave;
       }
       const body = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit);
-      if ('problem' in body) return toResponse(problemResponse(body.problem));
+      if ('error' in body) return toResponse(errorResponse(body.error));
       const errors = validate?.(body.value) ?? null;
       if (errors !== null) return toResponse(problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })));
       const account = endpoint.rateLimits?.account?.(body.value);
@@ -206,9 +206,9 @@ function refusalResponseOf({ problem: body, retryAfterSeconds }: RateLimitRefusa
 const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
 
 /** The raw body, read only up to the limit. */
-async function rawBody(request: Request, limit: number): Promise<ReturnType<typeof readJsonBody>> {
+async function rawBody(request: Request, limit: number): Promise<BodyReading> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  const tooLarge = { problem: problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
+  const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
   if (declared > limit) return tooLarge;
   const text = request.body === null ? '' : await request.text();
   if (Buffer.byteLength(text) > limit) return tooLarge;
@@ -220,12 +220,16 @@ async function answer(endpoint: Endpoint, request: EndpointRequest): Promise<End
   try {
     return await endpoint.handle(request);
   } catch (error) {
-    if (error instanceof GatehouseError) return problemResponse(problem(error.code, error.detail, { ...error.extensions }));
+    if (error instanceof GatehouseError) return errorResponse(error);
     if (error instanceof HashingBusyError) {
       return problemResponse(problem('GH_OVERLOADED', 'Too many sign-ins at once; try again shortly.'), { 'retry-after': String(error.retryAfterSeconds) });
     }
     throw error;
   }
+}
+
+function errorResponse(error: GatehouseError): EndpointResponse {
+  return problemResponse(problem(error.code, error.detail, { ...error.extensions }));
 }
 
 /** The Cookies scheme's success among the schemes tried, if it vouched for the caller. */

@@ -1,25 +1,34 @@
 import secureJson from 'secure-json-parse';
-import { problem, type ProblemBody } from '../security/problem-details.ts';
+import { GatehouseError } from '../security/errors.ts';
 
 /** Deeper documents are refused before parsing: recursive walkers (serialisers, validators) overflow on them. */
 export const MAX_JSON_DEPTH = 64;
 
-/** A body read: its value (undefined for none), or the problem that refuses it. */
-export type BodyReading = { readonly value: unknown } | { readonly problem: ProblemBody };
+/** A body read: its value (undefined for none), or the caller's error that refuses it (415, 400). */
+export type BodyReading = { readonly value: unknown } | { readonly error: GatehouseError };
+
+const NO_BODY: BodyReading = Object.freeze({ value: undefined });
 
 /**
- * A JSON body as the Fastify host reads it (http/plugins/json-body.ts): `application/json` in
- * UTF-8 (another charset is 415), at most `MAX_JSON_DEPTH` levels, `__proto__` and
- * `constructor.prototype` keys refused; an empty body is no body under any content type; any
- * other type with a body is 415. `text` is the body as received.
+ * A body as the Web-standard handler reads it, with the JSON body parser's rules: JSON under
+ * `application/json` (`parseJsonText`); an empty body is no body under any content type; any
+ * other type with a body is 415.
  */
 export function readJsonBody(contentType: string | null, text: string): BodyReading {
+  if (contentType !== null && /^application\/json\s*(;|$)/i.test(contentType)) return parseJsonText(contentType, text);
+  return text === '' ? NO_BODY : { error: new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.') };
+}
+
+/**
+ * A JSON body, as every host parses it (the Fastify host's parser is http/plugins/json-body.ts):
+ * UTF-8 only (another charset is 415), at most `MAX_JSON_DEPTH` levels, `__proto__` and
+ * `constructor.prototype` keys refused; an empty body is no body.
+ */
+export function parseJsonText(contentType: string | undefined, text: string): BodyReading {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return { error: new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.') };
+  // An empty body is no body: endpoints whose schema needs one answer 400 for it.
   if (text.trim() === '') return NO_BODY;
-  if (contentType === null || !/^application\/json\s*(;|$)/i.test(contentType)) {
-    return { problem: problem('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.') };
-  }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return { problem: problem('GH_UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.') };
   if (nestingDepth(text) > MAX_JSON_DEPTH) return invalid(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   try {
     return { value: secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) };
@@ -28,10 +37,8 @@ export function readJsonBody(contentType: string | null, text: string): BodyRead
   }
 }
 
-const NO_BODY: BodyReading = Object.freeze({ value: undefined });
-
 function invalid(message: string): BodyReading {
-  return { problem: problem('GH_VALIDATION_FAILED', message, { errors: { body: [message] } }) };
+  return { error: GatehouseError.validation({ body: [message] }, message) };
 }
 
 /** The deepest nesting of arrays and objects, counting only brackets outside strings. */
