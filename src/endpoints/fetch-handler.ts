@@ -205,14 +205,30 @@ function refusalResponseOf({ problem: body, retryAfterSeconds }: RateLimitRefusa
 
 const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
 
-/** The raw body, read only up to the limit. */
+/** The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared or not. */
 async function rawBody(request: Request, limit: number): Promise<BodyReading> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
   const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
-  if (declared > limit) return tooLarge;
-  const text = request.body === null ? '' : await request.text();
-  if (Buffer.byteLength(text) > limit) return tooLarge;
+  if (Number(request.headers.get('content-length') ?? '0') > limit) return tooLarge;
+  const text = await textUpTo(request, limit);
+  if (text === undefined) return tooLarge;
   return readJsonBody(request.headers.get('content-type'), text);
+}
+
+/** The body as UTF-8 text, or undefined as soon as it passes `limit` bytes (the rest is not read). */
+async function textUpTo(request: Request, limit: number): Promise<string | undefined> {
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The endpoint's answer; the caller's errors (a `GatehouseError`, a full hashing queue) as the Fastify host answers them. */

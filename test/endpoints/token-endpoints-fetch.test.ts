@@ -49,15 +49,19 @@ describe('the token endpoints through fetchHandler', () => {
   const ctx = useTestApp(sqlite!);
   let handle: FetchHandler;
 
-  beforeEach(() => {
+  const tokenServices = () => {
+    const { services } = ctx;
+    return { config: ctx.app.gatehouse.config, keyRing: services.keyRing, signIn: services.signIn, refreshTokens: services.refreshTokens };
+  };
+  const handlerOptions = () => {
     const { services } = ctx;
     const { evaluator, policies, config } = ctx.app.gatehouse;
-    handle = fetchHandler(tokenEndpoints({ config, keyRing: services.keyRing, signIn: services.signIn, refreshTokens: services.refreshTokens }), {
-      evaluator,
-      policies,
-      limits: { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns },
-      trustedOrigins: [config.publicUrl.origin, ...config.corsOrigins],
-    });
+    const limits = { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns };
+    return { evaluator, policies, limits, trustedOrigins: [config.publicUrl.origin, ...config.corsOrigins] };
+  };
+
+  beforeEach(() => {
+    handle = fetchHandler(tokenEndpoints(tokenServices()), handlerOptions());
   });
 
   it('serves the JWKS as Fastify does', async () => {
@@ -92,7 +96,7 @@ describe('the token endpoints through fetchHandler', () => {
     expect(fetched).toEqual(shapeOfInject(injected));
   });
 
-  it('answers the same 400s as Fastify for bodies that are not valid', async () => {
+  it('answers the same 400s as Fastify for bodies that are not valid, and 413 past the body limit', async () => {
     for (const body of [{ email: 'a@example.com' }, { email: 'a@example.com', password: 'x', extra: 1 }, { password: 'x' }]) {
       const fetched = await shapeOfFetch(await handle(post('/auth/token', body), { ip: '192.0.2.3' }));
       expect(fetched, JSON.stringify(body)).toEqual(shapeOfInject(await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: body })));
@@ -102,6 +106,17 @@ describe('the token endpoints through fetchHandler', () => {
     expect(parsedBody).toMatchObject({ status: 400, body: { code: 'GH_VALIDATION_FAILED' } });
     const text = await handle(new Request('http://gh.test/auth/token', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }));
     expect(text.status).toBe(415);
+    const stream = (bytes: number) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`{"password":"${'x'.repeat(bytes)}"}`));
+          controller.close();
+        },
+      });
+    const small = fetchHandler(tokenEndpoints(tokenServices()), { ...handlerOptions(), bodyLimitBytes: 1_000 });
+    const undeclared = (bytes: number) => small(new Request('http://gh.test/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream(bytes), duplex: 'half' } as RequestInit));
+    expect(await shapeOfFetch(await undeclared(2_000))).toMatchObject({ status: 413, body: { code: 'GH_PAYLOAD_TOO_LARGE' } });
+    expect((await undeclared(10)).status).toBe(400);
     const notJson = await handle(new Request('http://gh.test/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }));
     expect((await shapeOfFetch(notJson)).body).toMatchObject({ code: 'GH_VALIDATION_FAILED', detail: 'The body is not valid JSON.' });
   });
