@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Challenge, PolicyAuthentication, PolicyRefusal } from '../security/authentication/index.ts';
-import { isBrowserNavigation } from './browser-navigation.ts';
+import { isBrowserNavigation } from '../endpoints/browser-navigation.ts';
 import { MembershipPaths } from './membership-paths.ts';
 import { problem, sendProblem } from './problem.ts';
 

@@ -3,7 +3,7 @@ import type { Config } from '../config/config.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AuthenticateResult, COOKIES_SCHEME, cookieTicketOf, type PolicyAuthentication } from '../security/authentication/index.ts';
 import { setAuthCookie } from './auth-cookie.ts';
-import { CrossSitePolicy } from './cross-site.ts';
+import { CrossSitePolicy } from '../endpoints/cross-site.ts';
 import { problem, sendProblem } from './problem.ts';
 
 /** Runs once a request is authorized, before the endpoint; false when it has answered the request. */

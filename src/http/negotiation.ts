@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { prefersHtml } from './browser-navigation.ts';
+import { prefersHtml } from '../endpoints/browser-navigation.ts';
 import { type Html, PAGE_HEADERS } from './pages/html.ts';
 
 /**

@@ -1,19 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { Config } from '../config/config.ts';
-import { normalizeEmail, normalizeUserName } from '../identity/normalize.ts';
-import type { RateLimitDecision, RateLimiter } from '../platform/rate-limit/rate-limiter.ts';
+import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
 import type { ClientTurns } from '../platform/client-turns.ts';
-import { clientKey } from './client-key.ts';
-import { problem, sendProblem } from './problem.ts';
+import { clientKey } from '../endpoints/client-key.ts';
+import { consumeAccountLimit, consumeClientLimit, NO_TURN, type RateLimitDependencies, rateLimitRefusal } from '../endpoints/sign-in-limits.ts';
+import { sendProblem } from './problem.ts';
 import type { RoutePhase } from './request-pipeline.ts';
 
-/** What the rate limits of a route count with: the settings, the counters, and the line of sign-ins each client waits in. */
-export interface RateLimitDependencies {
-  readonly config: Config;
-  readonly rateLimiter: RateLimiter;
-  readonly signInTurns: ClientTurns;
-}
+export type { RateLimitDependencies } from '../endpoints/sign-in-limits.ts';
 
 export interface RateLimitedOptions {
   /** The account a request names (the submitted e-mail or user name), read from the parsed body. */
@@ -58,20 +51,17 @@ export function rateLimited(
   services: RateLimitDependencies,
   options: RateLimitedOptions = {},
 ): RateLimitedRoute {
-  const { config, rateLimiter, signInTurns } = services;
-  const ipLimit = config.rateLimitIpPerMinute;
+  const { config, signInTurns } = services;
   const perClient: RateLimitHook = async (request, reply) => {
-    const client = clientKey(request.ip);
-    if (ipLimit > 0 && answer(reply, await rateLimiter.consume(`ip:${client}`, ipLimit)) !== undefined) return reply;
-    return waitForTurn(signInTurns, client, request, reply);
+    if (answer(reply, await consumeClientLimit(services, request.ip)) !== undefined) return reply;
+    return waitForTurn(signInTurns, clientKey(request.ip), request, reply);
   };
-  const accountLimit = config.rateLimitAccountPerMinute;
   const accountOf = options.account;
-  if (accountLimit <= 0 || accountOf === undefined) return { [RATE_LIMITS]: { perClient } };
+  if (config.rateLimitAccountPerMinute <= 0 || accountOf === undefined) return { [RATE_LIMITS]: { perClient } };
   const perAccount: RateLimitHook = async (request, reply) => {
     const account = accountOf(request);
     if (account === undefined) return undefined;
-    return answer(reply, await rateLimiter.consume(accountKey(clientKey(request.ip), account), accountLimit));
+    return answer(reply, await consumeAccountLimit(services, request.ip, account));
   };
   return { [RATE_LIMITS]: { perClient, perAccount } };
 }
@@ -102,25 +92,17 @@ export function userAccount(userId: number): string {
  */
 async function waitForTurn(turns: ClientTurns, client: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const turn = turns.enter(client);
-  if (turn === null) return answer(reply, { allowed: false, retryAfterSeconds: 1 });
+  if (turn === null) return answer(reply, NO_TURN);
   // 'finish' when the answer has gone, 'close' also when the connection went first.
   reply.raw.once('finish', turn.leave).once('close', turn.leave);
   if (await turn.ready) return undefined;
-  return answer(reply, { allowed: false, retryAfterSeconds: 1 });
+  return answer(reply, NO_TURN);
 }
 
 /** Refuses the request (and ends its lifecycle) when the decision says so. */
 function answer(reply: FastifyReply, decision: RateLimitDecision): FastifyReply | undefined {
-  if (decision.allowed) return undefined;
-  reply.header('retry-after', String(decision.retryAfterSeconds));
-  return sendProblem(reply, problem('GH_RATE_LIMITED', 'Too many requests; try again later.'));
-}
-
-/**
- * The account in its canonical form (so `Ada@X.io` and `ada@x.io` share a budget), hashed:
- * counters in Redis hold no e-mail addresses.
- */
-function accountKey(client: string, account: string): string {
-  const canonical = account.includes('@') ? normalizeEmail(account) : normalizeUserName(account);
-  return `account:${client}:${createHash('sha256').update(canonical).digest('base64url')}`;
+  const refusal = rateLimitRefusal(decision);
+  if (refusal === undefined) return undefined;
+  reply.header('retry-after', String(refusal.retryAfterSeconds));
+  return sendProblem(reply, refusal.problem);
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
-import { isBrowserNavigation } from './browser-navigation.ts';
+import { isBrowserNavigation } from '../endpoints/browser-navigation.ts';
 import { PROBLEM_JSON } from './problem.ts';
 
 /**

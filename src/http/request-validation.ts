@@ -1,10 +1,11 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
+import { BODY_VALIDATION } from '../endpoints/body-validation.ts';
 
 type ValidatorFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']>;
 
 /** What every part of a request is validated with: no property dropped, every error reported, defaults filled in. */
-const commonOptions = { removeAdditional: false, allErrors: true, useDefaults: true } as const;
+const { coerceTypes: _asSent, ...commonOptions } = BODY_VALIDATION;
 
 const validators = AjvCompiler();
 

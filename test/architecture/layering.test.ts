@@ -4,6 +4,8 @@
  * - the core (claims, policies, schemes, membership, tokens, revocation, the store, and what they
  *   stand on) knows nothing of HTTP: no module of `src/http/`, no Fastify package;
  * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
+ * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md)
+ *   imports nothing from `src/http/` and no Fastify package but the Ajv set-up Fastify validates with.
  * Tests are left out: what ships is what the rule is about.
  */
 import { describe, expect, it } from 'vitest';
@@ -69,5 +71,16 @@ describe('src/graphql/', () => {
     const modules = graph.modulesOf('src/graphql');
     expect(modules).toContain('src/graphql/index.ts');
     expect(graph.forbiddenPaths(modules, isHttpModule).map(describePath)).toEqual([]);
+  });
+});
+
+describe('src/endpoints/', () => {
+  // @fastify/ajv-compiler is Ajv with Fastify's defaults, no Fastify: bodies get the same 400s on every host.
+  const isHostSpecific = (imported: ModuleImport) => isHttp(imported) && imported.packageName !== '@fastify/ajv-compiler';
+
+  it('imports nothing from src/http/ nor Fastify, directly or through another module', () => {
+    const modules = graph.modulesOf('src/endpoints');
+    expect(modules).toContain('src/endpoints/fetch-handler.ts');
+    expect(graph.forbiddenPaths(modules, isHostSpecific).map(describePath)).toEqual([]);
   });
 });

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import secureJson from 'secure-json-parse';
+import { parseJsonText } from '../../endpoints/request-body.ts';
 import { GatehouseError } from '../../security/errors.ts';
 
-/** Deeper documents are refused before parsing: recursive walkers (serialisers, validators) overflow on them. */
-export const MAX_JSON_DEPTH = 64;
-
 /**
- * The only body parser for JSON endpoints: `application/json` in UTF-8 (another charset is 415),
+ * The only body parser for JSON endpoints: `application/json`, parsed by `parseJsonText`
+ * (endpoints/request-body.ts, the Web-standard handler's too): UTF-8 only (another charset is 415),
  * at most `MAX_JSON_DEPTH` levels, `__proto__` and `constructor.prototype` keys refused.
  * Fastify's `text/plain` parser is removed, so JSON endpoints answer a plain-text body with 415
  * (browsers send text/plain cross-site without a preflight).
@@ -26,41 +24,10 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
     done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
   });
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
-    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-      return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.'));
-    }
-    const text = body as string;
-    // An empty body is no body: endpoints whose schema needs one answer 400 for it.
-    if (text.trim() === '') return done(null, undefined);
-    if (nestingDepth(text) > MAX_JSON_DEPTH) return done(invalid(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`));
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(invalid('The body is not valid JSON.'));
-    }
+    const reading = parseJsonText(request.headers['content-type'], body as string);
+    if ('error' in reading) return done(reading.error);
+    done(null, reading.value);
   });
-}
-
-function invalid(message: string): GatehouseError {
-  return GatehouseError.validation({ body: [message] }, message);
-}
-
-/** The deepest nesting of arrays and objects, counting only brackets outside strings. */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 0x5c) i++; // backslash: skip the escaped character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) inString = true;
-    else if (char === 0x7b || char === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (char === 0x7d || char === 0x5d) depth--;
-  }
-  return deepest;
 }
 
 export const jsonBodyPlugin = fp(jsonBody, { name: 'gatehouse-json-body', fastify: '5.x' });

@@ -11,6 +11,7 @@ import { RevocationsStaleError } from '../../revocation/revocations-stale-error.
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from '../authorization-result-handler.ts';
 import { AuthorizationRefusal } from '../resource-authorization.ts';
+import { fieldErrors, type ValidationIssue } from '../../endpoints/body-validation.ts';
 
 /** Fastify's own errors that are the caller's fault, by code. */
 const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
@@ -134,24 +135,7 @@ function applicationProblem(error: ProblemError): ProblemBody {
 
 /** Ajv's errors, keyed by the field they concern (`body` for the document as a whole). */
 export function validationErrors(error: FastifyError): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const item of error.validation ?? []) {
-    const params = item.params as Record<string, unknown>;
-    const path = item.instancePath.split('/').filter(Boolean);
-    const field =
-      (params.missingProperty as string | undefined) ??
-      (params.additionalProperty as string | undefined) ??
-      (path.length > 0 ? path.join('.') : (error.validationContext ?? 'body'));
-    const message =
-      params.additionalProperty !== undefined ? 'This field is not allowed.' : params.missingProperty !== undefined ? 'This field is required.' : sentence(item.message);
-    (errors[field] ??= []).push(message);
-  }
-  return errors;
-}
-
-function sentence(message: string | undefined): string {
-  const text = message ?? 'is not valid';
-  return `The value ${text}.`;
+  return fieldErrors((error.validation ?? []) as ValidationIssue[], error.validationContext ?? 'body');
 }
 
 export const problemErrorsPlugin = fp(problemErrors, { name: 'gatehouse-problem-errors', fastify: '5.x' });

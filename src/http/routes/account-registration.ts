@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PasswordReset } from '../../identity/password-reset.ts';
 import type { Registration } from '../../identity/registration.ts';
 import { GatehouseError } from '../../security/errors.ts';
-import { clientKey } from '../client-key.ts';
+import { clientKey } from '../../endpoints/client-key.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';

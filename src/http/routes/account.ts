@@ -15,7 +15,7 @@ import type { User } from '../../store/ports.ts';
 import type { ProfileSession } from '../pages/profile-sessions.ts';
 import { accountLockedError } from '../account-locked.ts';
 import { clearAuthCookie } from '../auth-cookie.ts';
-import { clientKey } from '../client-key.ts';
+import { clientKey } from '../../endpoints/client-key.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { jsonOrForm } from '../form-posts.ts';

@@ -1,0 +1,73 @@
+import type { AuthenticationRequest, PolicyAuthentication, PolicyEvaluator } from '../security/authentication/index.ts';
+import type { PolicyAuthorizationResult } from '../security/authentication/index.ts';
+import {
+  type AuthorizationMetadata,
+  type AuthorizationPolicy,
+  isAnonymousEndpoint,
+  type PolicyProvider,
+  resolveEndpointPolicy,
+} from '../security/authorization/index.ts';
+import { ClaimsPrincipal } from '../security/claims/index.ts';
+
+/** What authorizes endpoints: the application's policies and the evaluator of its schemes. */
+export interface EndpointAuthorizationOptions {
+  readonly policies: PolicyProvider<string>;
+  readonly evaluator: PolicyEvaluator;
+}
+
+/** What an endpoint says about its protection, and the groups it is mounted in (nearest first). */
+export interface EndpointProtection {
+  readonly authorization?: AuthorizationMetadata;
+  readonly groups?: readonly AuthorizationMetadata[];
+  /**
+   * An anonymous endpoint that still reads credentials (GraphQL, whose fields carry their own
+   * policies): valid ones become the caller, invalid ones are refused, none leave it anonymous.
+   */
+  readonly readCredentials?: boolean;
+}
+
+/**
+ * The caller of one request and the one authorization outcome for it. `authentication` is what
+ * the schemes made of the request (none for an anonymous endpoint): a host reads it for what
+ * follows a success, such as the auth cookie's cross-site check and renewal.
+ */
+export interface EndpointAuthorization {
+  readonly principal: ClaimsPrincipal;
+  readonly outcome: PolicyAuthorizationResult;
+  readonly authentication?: PolicyAuthentication;
+}
+
+/** Authenticates and authorizes one request for the endpoint it was made for. */
+export type EndpointAuthorizer = (request: AuthenticationRequest) => Promise<EndpointAuthorization>;
+
+const ANONYMOUS: EndpointAuthorization = Object.freeze({ principal: ClaimsPrincipal.anonymous(), outcome: Object.freeze({ kind: 'success' as const }) });
+
+/**
+ * The authentication and authorization of one endpoint, as a function of the request alone: the
+ * policy is resolved here, once, when the endpoint is defined (an unknown policy name throws
+ * now, not per request), as the Fastify pipeline resolves a route's when it is registered.
+ *
+ *   anonymous endpoint              credentials are not read; the caller is anonymous
+ *   endpoint with a policy          the policy's schemes (or the default) authenticate; the policy
+ *                                   decides success, challenge (401) or forbid (403)
+ *   no policy, or readCredentials   credentials are read: valid ones make the caller, a presented
+ *                                   one that does not hold is a challenge, none is success
+ *
+ * The same outcomes the Fastify pipeline renders (http/pipeline.ts): hosts only render them.
+ */
+export function endpointAuthorizer(options: EndpointAuthorizationOptions, protection: EndpointProtection = {}): EndpointAuthorizer {
+  const { policies, evaluator } = options;
+  const groups = protection.groups ?? [];
+  const policy = resolveEndpointPolicy(policies, protection.authorization, groups);
+  if (policy !== null) return (request) => authorizeFor(evaluator, policy, request);
+  // Without a fallback policy, an endpoint that says nothing is open, yet its caller is still known.
+  const unprotected = !isAnonymousEndpoint(protection.authorization, groups);
+  if (protection.readCredentials || unprotected) return (request) => authorizeFor(evaluator, null, request);
+  return async () => ANONYMOUS;
+}
+
+async function authorizeFor(evaluator: PolicyEvaluator, policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<EndpointAuthorization> {
+  const authentication = await evaluator.authenticate(policy, request);
+  const outcome = await evaluator.authorize(policy, authentication, request);
+  return { principal: authentication.principal, outcome, authentication };
+}

@@ -1,0 +1,55 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { TSchema } from '@sinclair/typebox';
+import type { FieldErrors } from '../security/errors.ts';
+
+/**
+ * How JSON bodies are validated on every host: as sent (`"5"` is not a number and `["a"]` not a
+ * string, so a client cannot slip an array or a string past a check made on the other type), no
+ * property dropped, every error reported, defaults filled in. The Fastify host validates with
+ * these options (http/request-validation.ts), and so does the Web-standard handler: the same Ajv
+ * gives the same 400s on both.
+ */
+export const BODY_VALIDATION = { removeAdditional: false, allErrors: true, useDefaults: true, coerceTypes: false } as const;
+
+/** One failed check of a body, as Ajv reports it. */
+export interface ValidationIssue {
+  readonly instancePath: string;
+  readonly params: Record<string, unknown>;
+  readonly message?: string | undefined;
+}
+
+/** A body's check: the errors by field, or null when it is valid (defaults filled in). */
+export type BodyValidator = (body: unknown) => FieldErrors | null;
+
+const compilers = AjvCompiler();
+
+/** Compiles the check of a body schema, once, when the endpoint is mounted. */
+export function bodyValidator(schema: TSchema, method: string, url: string): BodyValidator {
+  type Validate = ((data: unknown) => boolean) & { errors?: ValidationIssue[] | null };
+  const build = compilers({}, { customOptions: BODY_VALIDATION } as Parameters<typeof compilers>[1]);
+  const validate = build({ schema, method, url, httpPart: 'body' }) as Validate;
+  // No body is checked as null, as Fastify checks it.
+  return (body) => (validate(body ?? null) ? null : fieldErrors(validate.errors ?? [], 'body'));
+}
+
+/**
+ * The errors of a request's part by field, as the problem's `errors` lists them: a missing or
+ * unknown property under its name, any other under its path, or the part's name at the root.
+ */
+export function fieldErrors(issues: readonly ValidationIssue[], part: string): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const item of issues) {
+    const { params } = item;
+    const path = item.instancePath.split('/').filter(Boolean);
+    const field = (params.missingProperty as string | undefined) ?? (params.additionalProperty as string | undefined) ?? (path.length > 0 ? path.join('.') : part);
+    const message =
+      params.additionalProperty !== undefined ? 'This field is not allowed.' : params.missingProperty !== undefined ? 'This field is required.' : sentence(item.message);
+    (errors[field] ??= []).push(message);
+  }
+  return errors;
+}
+
+function sentence(message: string | undefined): string {
+  const text = message ?? 'is not valid';
+  return `The value ${text}.`;
+}

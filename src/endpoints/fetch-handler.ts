@@ -1,0 +1,269 @@
+/**
+ * Gatehouse's endpoints as one Web-standard handler, `(Request) → Response`, for hosts that speak
+ * the Fetch API (Hono, Bun, Deno, Next.js route handlers, workers) or that hand it a request they
+ * parsed already. It runs, for each request, what the Fastify host's pipeline runs for the same
+ * endpoint (http/request-pipeline.ts), in the same order and with the same answers:
+ *
+ *   phase                    refuses with
+ *   routing                  404 problem+json
+ *   authentication           401 for invalid credentials           endpoints/authorize-endpoint.ts
+ *   authorization            401 / 403 (302 to the login page)     endpoints/refusal-response.ts
+ *   cross-site               403 (callers of the auth cookie only) endpoints/cross-site.ts
+ *   rate limit per client    429 (sign-in endpoints)               endpoints/sign-in-limits.ts
+ *     · body reading: 413, 415, 400 (raw bodies only)             endpoints/request-body.ts
+ *     · body validation: 400                                      endpoints/body-validation.ts
+ *   rate limit per account   429 (sign-in endpoints)
+ *     · the endpoint
+ *
+ * Draining, CORS and the renewal of a sliding auth cookie are the host's; no endpoint here takes
+ * form posts, so antiforgery has nothing to check.
+ */
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { HashingBusyError } from '../identity/hashing-busy.ts';
+import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
+import { type AuthenticateResult, type AuthenticationRequest, COOKIES_SCHEME, type PolicyAuthentication } from '../security/authentication/index.ts';
+import type { AuthorizationMetadata } from '../security/authorization/index.ts';
+import { GatehouseError } from '../security/errors.ts';
+import { problem, type ProblemBody } from '../security/problem-details.ts';
+import { type EndpointAuthorizationOptions, type EndpointAuthorizer, endpointAuthorizer } from './authorize-endpoint.ts';
+import { type BodyValidator, bodyValidator } from './body-validation.ts';
+import { clientKey } from './client-key.ts';
+import { CrossSitePolicy } from './cross-site.ts';
+import type { Endpoint, EndpointRequest, EndpointResponse } from './endpoint.ts';
+import { problemResponse } from './problem-response.ts';
+import { type LoginPage, refusalResponse } from './refusal-response.ts';
+import { type BodyReading, readJsonBody } from './request-body.ts';
+import { consumeAccountLimit, consumeClientLimit, NO_TURN_REFUSAL, type RateLimitDependencies, type RateLimitRefusal, rateLimitRefusal } from './sign-in-limits.ts';
+
+export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
+  /** The groups every endpoint lies in, nearest first (Gatehouse's own need an authenticated caller unless they say otherwise). */
+  readonly groups?: readonly AuthorizationMetadata[];
+  /** What the sign-in limits count with; needed when an endpoint has limits. */
+  readonly limits?: RateLimitDependencies;
+  /** The origins trusted with the auth cookie (`PUBLIC_URL`'s and `CORS_ORIGINS`): unsafe requests it authenticates from others are 403. */
+  readonly trustedOrigins: readonly string[];
+  /** Where a browser is sent to sign in; without it a challenge is always a 401. */
+  readonly loginPage?: LoginPage;
+  /** The largest raw body read (`BODY_LIMIT_BYTES`). @default 1 MiB */
+  readonly bodyLimitBytes?: number;
+}
+
+/** What the host tells of one request beside the `Request`. */
+export interface FetchRequestOptions {
+  /** The body, parsed by the host already: read instead of the request's (still validated). */
+  readonly body?: unknown;
+  /** The caller's address as the host trusts it (behind proxies: as its `TRUST_PROXY` allows). */
+  readonly ip?: string;
+}
+
+export type FetchHandler = (request: Request, options?: FetchRequestOptions) => Promise<Response>;
+
+/** An endpoint with what is decided once for it: its path's pattern, its authorization, its body's check. */
+interface MountedEndpoint {
+  readonly endpoint: Endpoint;
+  readonly segments: readonly string[];
+  readonly authorize: EndpointAuthorizer;
+  readonly validate: BodyValidator | undefined;
+  /** What its sign-in limits count with, when it has limits. */
+  readonly limits: RateLimitDependencies | undefined;
+}
+
+const DEFAULT_BODY_LIMIT = 1_048_576;
+
+/**
+ * The Web-standard handler of `endpoints`: policies resolved and body schemas compiled now, an
+ * unknown policy name or an endpoint with limits but no `limits` throwing here. Errors that are
+ * not the caller's (a store that fails) are thrown to the host, whose error path answers them.
+ */
+export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandlerOptions): FetchHandler {
+  const mounted = endpoints.map((endpoint) => mount(endpoint, options));
+  const crossSite = new CrossSitePolicy(options.trustedOrigins);
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+
+  return async (request, requestOptions = {}) => {
+    const url = new URL(request.url);
+    const found = route(mounted, request.method, url.pathname);
+    if (found === undefined) return toResponse(problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.')));
+    if ('problem' in found) return toResponse(problemResponse(found.problem));
+    const { endpoint, validate, authorize, limits } = found.mounted;
+    const credentials = authenticationRequest(request, url, requestOptions.ip ?? '');
+    const { principal, outcome, authentication } = await authorize(credentials);
+    if (outcome.kind !== 'success') return toResponse(refusalResponse(outcome, credentials, options.loginPage));
+    if (authentication !== undefined && cookieSuccess(authentication) !== undefined && !crossSite.allows(credentials)) {
+      return toResponse(problemResponse(problem('GH_FORBIDDEN', 'Cross-site requests with the auth cookie are refused.', { policy: [COOKIES_SCHEME] })));
+    }
+    let leave: (() => void) | undefined;
+    try {
+      if (limits !== undefined) {
+        const turn = await clientTurn(limits, credentials.ip);
+        if ('refusal' in turn) return toResponse(turn.refusal);
+        leave = turn.leave;
+      }
+      const body = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit);
+      if ('error' in body) return toResponse(errorResponse(body.error));
+      const errors = validate?.(body.value) ?? null;
+      if (errors !== null) return toResponse(problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })));
+      const account = endpoint.rateLimits?.account?.(body.value);
+      if (account !== undefined && limits !== undefined) {
+        const refusal = limitRefusal(await consumeAccountLimit(limits, credentials.ip, account));
+        if (refusal !== undefined) return toResponse(refusal);
+      }
+      const endpointRequest: EndpointRequest = { ...credentials, params: found.params, principal, body: body.value };
+      return toResponse(await answer(endpoint, endpointRequest));
+    } finally {
+      leave?.();
+    }
+  };
+}
+
+function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoint {
+  const limits = endpoint.rateLimits === undefined ? undefined : options.limits;
+  if (endpoint.rateLimits !== undefined && limits === undefined) {
+    throw new Error(`${endpoint.method} ${endpoint.path} has rate limits: fetchHandler needs the limits' dependencies.`);
+  }
+  const protection = { authorization: endpoint.authorization, ...(options.groups ? { groups: options.groups } : {}) };
+  return {
+    endpoint,
+    segments: endpoint.path.split('/'),
+    authorize: endpointAuthorizer(options, protection),
+    validate: endpoint.body === undefined ? undefined : bodyValidator(endpoint.body, endpoint.method, endpoint.path),
+    limits,
+  };
+}
+
+type Routed = { readonly mounted: MountedEndpoint; readonly params: Record<string, string> } | { readonly problem: ProblemBody };
+
+/** The endpoint of the method and path, with the path's parameters; a parameter that is not valid percent-encoding is a 400. */
+function route(mounted: readonly MountedEndpoint[], method: string, pathname: string): Routed | undefined {
+  const segments = pathname.split('/');
+  for (const candidate of mounted) {
+    if (candidate.endpoint.method !== method || candidate.segments.length !== segments.length) continue;
+    const params: Record<string, string> = Object.create(null) as Record<string, string>;
+    let matches = true;
+    for (let i = 0; i < segments.length && matches; i++) {
+      const pattern = candidate.segments[i]!;
+      const segment = segments[i]!;
+      if (pattern.startsWith(':')) {
+        const value = decoded(segment);
+        if (value === undefined) return { problem: problem('GH_VALIDATION_FAILED', 'The URL is not valid.', { errors: { url: ['The URL is not valid: a % must start an escape such as %2F.'] } }) };
+        params[pattern.slice(1)] = value;
+      } else matches = pattern === segment;
+    }
+    if (matches) return { mounted: candidate, params };
+  }
+  return undefined;
+}
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a request brings, in the shape schemes and endpoints read. */
+type ReceivedRequest = Required<AuthenticationRequest> & Pick<EndpointRequest, 'headers' | 'cookies' | 'query'>;
+
+/** The request as schemes read it: headers by lower-case name, cookies, address, method, target and query. */
+function authenticationRequest(request: Request, url: URL, ip: string): ReceivedRequest {
+  const headers = Object.create(null) as Record<string, string>;
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const query = Object.create(null) as Record<string, string | string[]>;
+  url.searchParams.forEach((value, name) => {
+    const earlier = query[name];
+    query[name] = earlier === undefined ? value : [earlier, value].flat();
+  });
+  const cookies = headers.cookie === undefined ? {} : parseCookies(headers.cookie);
+  return { headers, cookies, ip, method: request.method, url: `${url.pathname}${url.search}`, query };
+}
+
+/**
+ * The client's place among its sign-ins, once its budget allowed the request; or the 429 that
+ * refuses it. The place is let go when the answer is built (the Fastify host: when it has gone).
+ */
+async function clientTurn(limits: RateLimitDependencies, ip: string): Promise<{ readonly leave: () => void } | { readonly refusal: EndpointResponse }> {
+  const refused = limitRefusal(await consumeClientLimit(limits, ip));
+  if (refused !== undefined) return { refusal: refused };
+  const turn = limits.signInTurns.enter(clientKey(ip));
+  if (turn === null) return { refusal: NO_TURN_RESPONSE };
+  if (await turn.ready) return { leave: turn.leave };
+  turn.leave();
+  return { refusal: NO_TURN_RESPONSE };
+}
+
+function limitRefusal(decision: RateLimitDecision): EndpointResponse | undefined {
+  const refusal = rateLimitRefusal(decision);
+  return refusal && refusalResponseOf(refusal);
+}
+
+function refusalResponseOf({ problem: body, retryAfterSeconds }: RateLimitRefusal): EndpointResponse {
+  return problemResponse(body, { 'retry-after': String(retryAfterSeconds) });
+}
+
+const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
+
+/** The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared or not. */
+async function rawBody(request: Request, limit: number): Promise<BodyReading> {
+  const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
+  if (Number(request.headers.get('content-length') ?? '0') > limit) return tooLarge;
+  const text = await textUpTo(request, limit);
+  if (text === undefined) return tooLarge;
+  return readJsonBody(request.headers.get('content-type'), text);
+}
+
+/** The body as UTF-8 text, or undefined as soon as it passes `limit` bytes (the rest is not read). */
+async function textUpTo(request: Request, limit: number): Promise<string | undefined> {
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The endpoint's answer; the caller's errors (a `GatehouseError`, a full hashing queue) as the Fastify host answers them. */
+async function answer(endpoint: Endpoint, request: EndpointRequest): Promise<EndpointResponse> {
+  try {
+    return await endpoint.handle(request);
+  } catch (error) {
+    if (error instanceof GatehouseError) return errorResponse(error);
+    if (error instanceof HashingBusyError) {
+      return problemResponse(problem('GH_OVERLOADED', 'Too many sign-ins at once; try again shortly.'), { 'retry-after': String(error.retryAfterSeconds) });
+    }
+    throw error;
+  }
+}
+
+function errorResponse(error: GatehouseError): EndpointResponse {
+  return problemResponse(problem(error.code, error.detail, { ...error.extensions }));
+}
+
+/** The Cookies scheme's success among the schemes tried, if it vouched for the caller. */
+function cookieSuccess(authentication: PolicyAuthentication): AuthenticateResult | undefined {
+  return authentication.attempts.find(({ result }) => result.kind === 'success' && result.scheme === COOKIES_SCHEME)?.result;
+}
+
+/**
+ * The `Response` of an endpoint's answer, as Fastify writes it: one `Set-Cookie` a cookie; a body
+ * in JSON (text already serialized goes as it is), its type `application/json` unless it says
+ * otherwise, in UTF-8.
+ */
+function toResponse(response: EndpointResponse): Response {
+  const headers = new Headers(response.headers);
+  for (const { name, value, attributes } of response.cookies ?? []) headers.append('set-cookie', serializeCookie(name, value, attributes));
+  const { body, status } = response;
+  if (body === undefined) return new Response(null, { status, headers });
+  const type = headers.get('content-type') ?? 'application/json';
+  headers.set('content-type', /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`);
+  return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers });
+}
