@@ -22,14 +22,22 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // One process per file: native modules (better-sqlite3) and per-process state stay apart.
+    // Processes, not threads: native modules (better-sqlite3) load once per process. One process
+    // per file, except for the units project below.
     pool: 'forks',
     projects: [
       {
         extends: true,
+        // The unit tests beside the code share their processes: importing a file's modules again
+        // in a fresh process costs more than most of these files' tests. None of them mocks a
+        // module, stubs a global or leaves fake timers behind (docs/decisions/0078).
+        test: { name: 'units', include: ['src/**/*.test.ts', 'server/**/*.test.ts'], isolate: false, maxWorkers: 2 },
+      },
+      {
+        extends: true,
         test: {
           name: 'files',
-          include: ['src/**/*.test.ts', 'server/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['test/**/*.test.ts'],
           exclude: [...WHOLE_SYSTEM],
           // Two files at a time whatever the core count (Vitest would run one on two cores): most
           // of a file's time is spent waiting on a database, a child process or a socket.
