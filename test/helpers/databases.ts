@@ -79,8 +79,9 @@ export async function redisAvailable(): Promise<boolean> {
 
 /**
  * The engines of `testEngines()`, then each again with Gatehouse's tables under a prefix (and a
- * schema on PostgreSQL). The prefixed PostgreSQL engine keeps one database for the suite and
- * drops the schema before each test instead: creating a database costs as much as migrating one.
+ * schema on PostgreSQL). The prefixed PostgreSQL engine's empty databases are one for the suite,
+ * its schema dropped each time (creating a database costs more than dropping a schema); its
+ * migrated ones are copies, as every engine's.
  */
 export async function testEnginesWithPrefixedTables(): Promise<TestEngine[]> {
   const engines = await testEngines();
