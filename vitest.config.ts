@@ -4,6 +4,9 @@ import { defineConfig } from 'vitest/config';
 /** Suites that run the service as processes (several, killed, cut off from PostgreSQL or Redis) or drive Chromium. */
 const WHOLE_SYSTEM = ['test/process/**/*.test.ts', 'test/instances/**/*.test.ts', 'test/outages/**/*.test.ts', 'test/pages/**/*.test.ts'];
 
+/** Unit tests that read the state of the whole process (its threads' nice values). */
+const OWN_PROCESS = ['src/identity/argon2-workers.test.ts'];
+
 export default defineConfig({
   resolve: {
     // One graphql-js for all: Node loads its CommonJS entry for dependencies (graphql-ws), so the
@@ -22,14 +25,23 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // One process per file: native modules (better-sqlite3) and per-process state stay apart.
+    // Processes, not threads: native modules (better-sqlite3) load once per process. One process
+    // per file, except for the units project below.
     pool: 'forks',
     projects: [
       {
         extends: true,
+        // The unit tests beside the code share their processes: importing a file's modules again
+        // in a fresh process costs more than most of these files' tests. None of them mocks a
+        // module, stubs a global or leaves fake timers behind (docs/decisions/0078); those that
+        // look at the whole process (its threads) run in a process of their own, with the files.
+        test: { name: 'units', include: ['src/**/*.test.ts', 'server/**/*.test.ts'], exclude: [...OWN_PROCESS], isolate: false, maxWorkers: 2 },
+      },
+      {
+        extends: true,
         test: {
           name: 'files',
-          include: ['src/**/*.test.ts', 'server/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', ...OWN_PROCESS],
           exclude: [...WHOLE_SYSTEM],
           // Two files at a time whatever the core count (Vitest would run one on two cores): most
           // of a file's time is spent waiting on a database, a child process or a socket.

@@ -2,7 +2,8 @@
  * `gatehouse users import --aspnet FILE` (docs/reference/membership.md and docs/reference/cli.md), as a user runs it: the CLI on a
  * database, then the service on the same one. Imported users sign in with their old passwords,
  * whose hashes (made here by an independent PBKDF2) are replaced by Argon2id at that sign-in
- * without a security change.
+ * without a security change. Each test has a database of its own, migrated as the first command
+ * would leave it (`gatehouse migrate` on a fresh one is cli.test.ts's).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ describe.each(engines)('users import --aspnet on $engine', (engine) => {
   }
 
   it('imports users with their roles, notes what it changed or skipped, and they sign in with the old password', async () => {
-    const databaseUrl = await engine.createDatabaseUrl();
+    const databaseUrl = await engine.createMigratedDatabaseUrl();
     await runCli(['users', 'add', '--email', 'taken@example.com', '--password', 'quiet-lantern-orbit-47'], { DATABASE_URL: databaseUrl });
     const rows = [
       { Id: 'a1b2', UserName: 'grace', Email: 'Grace@example.com', EmailConfirmed: true, PasswordHash: aspNetV3Hash(PASSWORD, 'sha512', 10_000), SecurityStamp: 'X', Roles: ['Admin', 'Editor'] },
@@ -74,7 +75,7 @@ describe.each(engines)('users import --aspnet on $engine', (engine) => {
   });
 
   it('refuses a file it cannot read whole, with one line, and imports nothing', async () => {
-    const databaseUrl = await engine.createDatabaseUrl();
+    const databaseUrl = await engine.createMigratedDatabaseUrl();
     const good = { Id: '1', UserName: null, Email: 'ok@example.com', EmailConfirmed: true, PasswordHash: null, Roles: [] };
     for (const content of ['not json', { Id: 1 }, [good, { Id: '2', Email: 'not an address' }], [good, { Id: '3', Email: 'x@example.com', PasswordHash: 'plain text' }]]) {
       const result = await importFile(databaseUrl, content);
@@ -94,7 +95,7 @@ describe.each(engines)('users import --aspnet on $engine', (engine) => {
     ['a V2 hash with a 64-byte subkey', () => aspNetV2HashOfLength(1 + 16 + 64), 'PasswordHash is a V2 hash of 81 bytes; V2 is exactly 49 (0x00, a 16-byte salt, a 32-byte subkey)'],
     ['a V3 hash naming an unknown PRF', () => unknownPrf(), 'PasswordHash names PRF 3, which ASP.NET does not have; its PRFs are 0 (HMAC-SHA1), 1 (HMAC-SHA256), 2 (HMAC-SHA512)'],
   ])('refuses %s at import, naming the row and why in one line, and writes nothing', async (_attack, hostileHash, reason) => {
-    const databaseUrl = await engine.createDatabaseUrl();
+    const databaseUrl = await engine.createMigratedDatabaseUrl();
     const hash = hostileHash();
     const rows = [
       { Id: 'a1', UserName: null, Email: 'fine@example.com', EmailConfirmed: true, PasswordHash: aspNetV2Hash(PASSWORD), Roles: [] },
@@ -109,7 +110,7 @@ describe.each(engines)('users import --aspnet on $engine', (engine) => {
   });
 
   it('never computes a hash over the caps already in the database (written before them): the right password fails, and each such user is reported at start-up', async () => {
-    const databaseUrl = await engine.createDatabaseUrl();
+    const databaseUrl = await engine.createMigratedDatabaseUrl();
     const hostile = aspNetV3HashShape('sha1', 10_000_000, 16, 256);
     // Right for PASSWORD: only a computed PBKDF2 could let it sign in.
     const longSubkey = aspNetV3Hash(PASSWORD, 'sha256', 1000, 16, 65);

@@ -13,12 +13,13 @@ export interface MigratedStore {
 /**
  * Registers hooks that give each test of the enclosing `describe` its own fresh, migrated
  * database on `engine` (its tables where the engine places them), closed after the test and
- * dropped after the suite.
+ * dropped after the suite. The database is a copy of one migrated once for the suite
+ * (`createMigratedDatabaseUrl`); `migrate()` still runs on it, and finds nothing pending.
  */
 export function useMigratedStore(engine: TestEngine, options: CreateStoreOptions = {}): MigratedStore {
   let current: { store: Store; databaseUrl: string } | undefined;
   beforeEach(async () => {
-    const databaseUrl = await engine.createDatabaseUrl();
+    const databaseUrl = await engine.createMigratedDatabaseUrl(options.migrations);
     const store = await createStore(databaseUrl, { ...engine.tables, ...options });
     await store.migrate();
     current = { store, databaseUrl };

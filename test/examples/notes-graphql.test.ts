@@ -203,11 +203,10 @@ describe('the notes-graphql example as a program', () => {
 
   it('compiles as a TypeScript program of its own, where a misspelt policy name is a compile error', { timeout: 180_000 }, async () => {
     // typed-policies.check.ts marks each misspelt name with @ts-expect-error: the build fails if one compiles.
-    const result = await runNode(['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'examples/notes-graphql', '--listFilesOnly'], {}, 60_000);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/examples\/notes-graphql\/typed-policies\.check\.ts/);
-    const checked = await runNode(['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'examples/notes-graphql'], {}, 150_000);
+    // One program, checked and listed (--listFiles): the check covers that file.
+    const checked = await runNode(['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'examples/notes-graphql', '--listFiles'], {}, 150_000);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/examples\/notes-graphql\/typed-policies\.check\.ts/);
   });
 
   it('runs main.ts and answers GraphQL over HTTP', async () => {

@@ -7,6 +7,10 @@
  *       createDatabaseUrl(): a fresh, empty, unmigrated database (SQLite: a new temp file;
  *         PostgreSQL: CREATE DATABASE gh_<random> through the admin URL), so parallel test
  *         files never share data;
+ *       createMigratedDatabaseUrl(migrations?): a fresh database with Gatehouse's migrations (and
+ *         an application's) applied: a copy of one database the engine migrated once (PostgreSQL:
+ *         CREATE DATABASE … TEMPLATE; SQLite: the file copied). Migrating costs more than most
+ *         tests do; a copy costs a fraction of it and holds the same tables, indexes and rows;
  *       dropAll(): drops every database that engine created (call it in afterAll).
  *
  *   redisAvailable(): Promise<boolean>
@@ -26,10 +30,12 @@
  */
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { ApplicationMigrations } from '../../src/store/application-database.ts';
+import { createStore } from '../../src/store/create-store.ts';
 import type { StoreTableOptions } from '../../src/store/kysely/table-naming.ts';
 import type { StoreEngine } from '../../src/store/ports.ts';
 
@@ -43,6 +49,11 @@ export interface TestEngine {
   table(name: string): string;
   /** A fresh, empty database (not migrated) for one test or suite. */
   createDatabaseUrl(): Promise<string>;
+  /**
+   * A fresh database as `createStore(url, { ...tables, migrations }).migrate()` leaves it, for one
+   * test: a copy of one this engine migrated once, until `dropAll()`.
+   */
+  createMigratedDatabaseUrl(migrations?: ApplicationMigrations): Promise<string>;
   /** Drops every database this engine created. */
   dropAll(): Promise<void>;
 }
@@ -56,9 +67,9 @@ let postgresProbe: Promise<string | null> | undefined;
 let redisProbe: Promise<boolean> | undefined;
 
 export async function testEngines(): Promise<TestEngine[]> {
-  const engines = [sqliteEngine()];
+  const engines = [sqliteEngine({}, 'sqlite', plainName)];
   const adminUrl = await (postgresProbe ??= probePostgres());
-  if (adminUrl !== null) engines.push(postgresEngine(adminUrl));
+  if (adminUrl !== null) engines.push(postgresEngine(adminUrl, {}, 'postgres', plainName));
   return engines;
 }
 
@@ -68,27 +79,29 @@ export async function redisAvailable(): Promise<boolean> {
 
 /**
  * The engines of `testEngines()`, then each again with Gatehouse's tables under a prefix (and a
- * schema on PostgreSQL). The prefixed PostgreSQL engine keeps one database for the suite and
- * drops the schema before each test instead: creating a database costs as much as migrating one.
+ * schema on PostgreSQL). The prefixed PostgreSQL engine's empty databases are one for the suite,
+ * its schema dropped each time (creating a database costs more than dropping a schema); its
+ * migrated ones are copies, as every engine's.
  */
 export async function testEnginesWithPrefixedTables(): Promise<TestEngine[]> {
   const engines = await testEngines();
-  const prefixed: TestEngine[] = [{ ...sqliteEngine(), label: 'sqlite, tables gh_*', tables: { tablePrefix: 'gh_' }, table: (name) => `gh_${name}` }];
+  const prefixed = [sqliteEngine({ tablePrefix: 'gh_' }, 'sqlite, tables gh_*', (name) => `gh_${name}`)];
   const adminUrl = await postgresProbe;
-  if (adminUrl) prefixed.push(prefixedPostgresEngine(postgresEngine(adminUrl)));
+  if (adminUrl) {
+    const own = postgresEngine(adminUrl, { tablePrefix: 'gh_', schema: 'gatehouse' }, 'postgres, tables gatehouse.gh_*', (name) => `gatehouse.gh_${name}`);
+    prefixed.push(sharingOneDatabase(own));
+  }
   return [...engines, ...prefixed];
 }
 
-function prefixedPostgresEngine(own: TestEngine): TestEngine {
+/** `own`, whose unmigrated databases are one for the suite, its schema dropped each time. */
+function sharingOneDatabase(own: TestEngine): TestEngine {
   let shared: Promise<string> | undefined;
   return {
     ...own,
-    label: 'postgres, tables gatehouse.gh_*',
-    tables: { tablePrefix: 'gh_', schema: 'gatehouse' },
-    table: (name) => `gatehouse.gh_${name}`,
     async createDatabaseUrl() {
       const databaseUrl = await (shared ??= own.createDatabaseUrl());
-      await admin(databaseUrl, 'drop schema if exists gatehouse cascade');
+      await admin(databaseUrl, `drop schema if exists ${own.tables.schema} cascade`);
       return databaseUrl;
     },
     async dropAll() {
@@ -98,42 +111,87 @@ function prefixedPostgresEngine(own: TestEngine): TestEngine {
   };
 }
 
-const plainTables = { tables: {}, table: (name: string) => name };
+const plainName = (name: string) => name;
 
-function sqliteEngine(): TestEngine {
+/**
+ * `createMigratedDatabaseUrl` of an engine: one template per set of application migrations,
+ * made by `fresh()` and migrated on first use, then `copy()`-ed for each call; `forget()` when
+ * the engine has dropped its databases.
+ */
+function migratedCopies(tables: StoreTableOptions, fresh: () => Promise<string>, copy: (templateUrl: string) => Promise<string>) {
+  const templates = new Map<ApplicationMigrations, Promise<string>>();
+  const migrated = async (migrations: ApplicationMigrations) => {
+    const templateUrl = await fresh();
+    const store = await createStore(templateUrl, { ...tables, migrations });
+    try {
+      await store.migrate();
+    } finally {
+      await store.close();
+    }
+    return templateUrl;
+  };
+  return {
+    async create(migrations: ApplicationMigrations = NO_MIGRATIONS): Promise<string> {
+      let template = templates.get(migrations);
+      if (template === undefined) templates.set(migrations, (template = migrated(migrations)));
+      return copy(await template);
+    },
+    forget: () => templates.clear(),
+  };
+}
+
+const NO_MIGRATIONS: ApplicationMigrations = {};
+
+function sqliteEngine(tables: StoreTableOptions, label: string, table: (name: string) => string): TestEngine {
   const folders: string[] = [];
+  const createDatabaseUrl = async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
+    folders.push(folder);
+    return `sqlite:${join(folder, 'gatehouse.db')}`;
+  };
+  // A closed SQLite database is its one file: closing the last connection checkpoints the WAL.
+  const copies = migratedCopies(tables, createDatabaseUrl, async (templateUrl) => {
+    const databaseUrl = await createDatabaseUrl();
+    await copyFile(templateUrl.slice('sqlite:'.length), databaseUrl.slice('sqlite:'.length));
+    return databaseUrl;
+  });
   return {
     engine: 'sqlite',
-    ...plainTables,
-    label: 'sqlite',
-    async createDatabaseUrl() {
-      const folder = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
-      folders.push(folder);
-      return `sqlite:${join(folder, 'gatehouse.db')}`;
-    },
+    label,
+    tables,
+    table,
+    createDatabaseUrl,
+    createMigratedDatabaseUrl: copies.create,
     async dropAll() {
+      copies.forget();
       const created = folders.splice(0);
       await Promise.all(created.map((folder) => rm(folder, { recursive: true, force: true })));
     },
   };
 }
 
-function postgresEngine(adminUrl: string): TestEngine {
+function postgresEngine(adminUrl: string, tables: StoreTableOptions, label: string, table: (name: string) => string): TestEngine {
   const names: string[] = [];
+  /** CREATE DATABASE under a new name (a copy of `template` when given). */
+  const createDatabase = async (template?: string) => {
+    // Lower-case letters and digits only: a valid identifier without quoting.
+    const name = `gh_${randomBytes(8).toString('hex')}`;
+    await admin(adminUrl, `create database ${name}${template === undefined ? '' : ` template ${template}`}`);
+    names.push(name);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  const copies = migratedCopies(tables, () => createDatabase(), (templateUrl) => createDatabase(new URL(templateUrl).pathname.slice(1)));
   return {
     engine: 'postgres',
-    ...plainTables,
-    label: 'postgres',
-    async createDatabaseUrl() {
-      // Lower-case letters and digits only: a valid identifier without quoting.
-      const name = `gh_${randomBytes(8).toString('hex')}`;
-      await admin(adminUrl, `create database ${name}`);
-      names.push(name);
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
-      return url.toString();
-    },
+    label,
+    tables,
+    table,
+    createDatabaseUrl: () => createDatabase(),
+    createMigratedDatabaseUrl: copies.create,
     async dropAll() {
+      copies.forget();
       const created = names.splice(0);
       // WITH (FORCE), PostgreSQL 13+: ends connections a test forgot to close.
       await Promise.all(created.map((name) => admin(adminUrl, `drop database if exists ${name} with (force)`)));

@@ -101,11 +101,14 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   };
 }
 
-/** Gives each test of the enclosing `describe` a fresh instance on a fresh database of `engine`. */
+/**
+ * Gives each test of the enclosing `describe` a fresh instance on a fresh database of `engine`,
+ * a copy of one migrated once for the suite.
+ */
 export function useTestApp(engine: TestEngine, options: TestAppOptions = {}): TestApp {
   let current: TestApp | undefined;
   beforeEach(async () => {
-    current = await startTestApp(await engine.createDatabaseUrl(), options);
+    current = await startTestApp(await engine.createMigratedDatabaseUrl(serviceMigrations), options);
   });
   afterEach(async () => {
     await current?.close();

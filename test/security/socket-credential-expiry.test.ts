@@ -30,7 +30,9 @@ async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): 
   }
 }
 
-describe.each(engines)('sockets close when their credential expires, on $engine', (engine) => {
+// Concurrent: each test waits seconds of real time for its own user's credential to end, and
+// shares nothing with the others but the instance.
+describe.concurrent.each(engines)('sockets close when their credential expires, on $engine', (engine) => {
   let instance: TestApp;
   let url: string;
 
