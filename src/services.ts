@@ -33,6 +33,7 @@ import { RevocationFeed } from './revocation/revocation-feed.ts';
 import { RevocationList } from './revocation/revocation-list.ts';
 import { AccessTokens, CLOCK_SKEW_SECONDS } from './tokens/access-token.ts';
 import { AccessTokenValidator } from './tokens/access-token-validator.ts';
+import { CredentialVerdicts } from './schemes/credential-verdicts.ts';
 import { KeyRing } from './tokens/key-ring.ts';
 import { RefreshTokens } from './tokens/refresh-tokens.ts';
 
@@ -55,8 +56,10 @@ export interface Services {
   readonly audit: AuditLog;
   readonly keyRing: KeyRing;
   readonly accessTokens: AccessTokens;
-  /** The Bearer scheme's validator: verified-token cache and revocation checks. */
+  /** The Bearer scheme's validator: signature, claims and revocation checks. */
   readonly bearerTokens: AccessTokenValidator;
+  /** The verdicts of Bearer and ApiKey on credentials presented again, forgotten at the events that concern them. */
+  readonly verdicts: CredentialVerdicts;
   readonly refreshTokens: RefreshTokens;
   readonly revocations: RevocationList;
   /** Started by the HTTP app; the CLI only announces its changes through it. */
@@ -172,7 +175,8 @@ export async function createServices(config: Config, store: Store, dependencies:
     audit,
     keyRing,
     accessTokens,
-    bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations, clock),
+    bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations),
+    verdicts: new CredentialVerdicts(revocations, clock),
     refreshTokens: new RefreshTokens({
       store: store.refreshTokens,
       users: store.users,
@@ -217,7 +221,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     }),
     userSessions: new UserSessions(store.userSessions, clock, new SessionIds(new OpaqueIds(keyRing.secrets.cookie, 'session ids'))),
     recentSignIn: new RecentSignIn(clock, config.reauthSeconds * 1000),
-    apiKeys: new ApiKeyService(store.apiKeys, clock, random, revocations),
+    apiKeys: new ApiKeyService(store.apiKeys, clock, random),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),
     signInTurns: new ClientTurns(SIGN_INS_RUNNING_PER_CLIENT, SIGN_INS_WAITING_PER_CLIENT),
