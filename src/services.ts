@@ -176,7 +176,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     keyRing,
     accessTokens,
     bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations),
-    verdicts: new CredentialVerdicts(revocations, clock),
+    verdicts: credentialVerdicts(revocations, keyRing, clock),
     refreshTokens: new RefreshTokens({
       store: store.refreshTokens,
       users: store.users,
@@ -253,4 +253,15 @@ export async function createServices(config: Config, store: Store, dependencies:
     passkeys,
     hashing,
   };
+}
+
+/**
+ * The verdicts the request edge remembers, forgotten at every revocation event, and at once when
+ * a signing key leaves this instance's ring (re-read by its own revocation, the periodic refresh
+ * or the key's age), whichever this instance sees first.
+ */
+function credentialVerdicts(revocations: RevocationList, keyRing: KeyRing, clock: Clock): CredentialVerdicts {
+  const verdicts = new CredentialVerdicts(revocations, clock);
+  keyRing.onDropped((kid) => verdicts.forget({ kind: 'signing-key', subject: kid }));
+  return verdicts;
 }

@@ -466,10 +466,9 @@ function policyProvider(options: GatehouseOptions): PolicyProvider<string> {
 /** The revocation feed, key-ring refreshes, housekeeping, and what closes with the app. */
 async function startBackgroundWork(app: FastifyInstance, services: Services): Promise<void> {
   refreshKeyRingPeriodically(app, services);
-  // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh;
-  // a token accepted while the ring was re-read is not remembered past it.
+  // A revoked signing key leaves this instance's ring at once, not at the next periodic refresh.
   services.revocations.onEvent((event) => {
-    if (event.kind === 'signing-key') services.verdicts.forgetAgainWhen(event, services.keyRing.refresh().catch(() => undefined));
+    if (event.kind === 'signing-key') void services.keyRing.refresh().catch(() => undefined);
   });
   await services.revocationFeed.start();
   app.addHook('onClose', () => services.revocationFeed.stop());

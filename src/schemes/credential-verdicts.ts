@@ -65,15 +65,6 @@ export class CredentialVerdicts {
     return new RememberingHandler(handler, this);
   }
 
-  /**
-   * Forgets again what `event` concerns once `settled` has: for a change the scheme checks
-   * against state read after the event (a signing key leaves the ring when it is re-read), a
-   * credential accepted in between is not remembered past it.
-   */
-  forgetAgainWhen(event: RevocationEvent, settled: Promise<unknown>): void {
-    void settled.finally(() => this.forget(event));
-  }
-
   get size(): number {
     return this.entries.size;
   }
@@ -107,10 +98,15 @@ export class CredentialVerdicts {
     this.entries.set(key, { scheme, credential, success, subject: success.principal.subject, concerns });
   }
 
-  private forget(event: RevocationEvent): void {
+  /**
+   * Forgets the verdicts `change` concerns, as their schemes declare: a revocation event, or a
+   * change this instance sees before its event arrives (a signing key leaving the ring when it
+   * is re-read). A verdict given meanwhile is not remembered.
+   */
+  forget(change: Pick<RevocationEvent, 'kind' | 'subject'>): void {
     this.generation++;
     for (const [key, remembered] of this.entries) {
-      if (concernsCredential(remembered.concerns, event, remembered.subject)) this.entries.delete(key);
+      if (concernsCredential(remembered.concerns, change, remembered.subject)) this.entries.delete(key);
     }
   }
 }
