@@ -35,7 +35,10 @@ export class AuthorizationService {
     this.onFailure = options.onFailure;
   }
 
-  /** Runs the handlers in order, awaiting those that wait; `onFailure` hears of a refusal. */
+  /**
+   * Runs the requirements that handle themselves, then the registered handlers, in order;
+   * `onFailure` hears of a refusal. Most handlers decide on the spot: only a promise is waited for.
+   */
   async authorize(
     user: ClaimsPrincipal,
     resource: unknown,
@@ -43,11 +46,18 @@ export class AuthorizationService {
   ): Promise<AuthorizationResult> {
     const requirements = requirementsOf(policyOrRequirements);
     const context = new AuthorizationHandlerContext(requirements, user, resource);
-    for (const handler of [...requirements.filter(isSelfHandling), ...this.handlers]) {
-      // Most handlers decide on the spot: only one that returns a promise is waited for.
-      const waiting = handler.handle(context);
+    let stopped = false;
+    for (let i = 0; i < requirements.length && !stopped; i++) {
+      const requirement = requirements[i]!;
+      if (!isSelfHandling(requirement)) continue;
+      const waiting = requirement.handle(context);
       if (waiting) await waiting;
-      if (this.stopsAfter(context)) break;
+      stopped = this.stopsAfter(context);
+    }
+    for (let i = 0; i < this.handlers.length && !stopped; i++) {
+      const waiting = this.handlers[i]!.handle(context);
+      if (waiting) await waiting;
+      stopped = this.stopsAfter(context);
     }
     const result = evaluate(context);
     if (result.failure !== null) this.onFailure?.(result.failure, user);
