@@ -38,6 +38,7 @@ import { RevocationFeed } from './revocation/revocation-feed.ts';
 import { RevocationList } from './revocation/revocation-list.ts';
 import { AccessTokens, CLOCK_SKEW_SECONDS } from './tokens/access-token.ts';
 import { AccessTokenValidator } from './tokens/access-token-validator.ts';
+import { CredentialVerdicts } from './schemes/credential-verdicts.ts';
 import { KeyRing } from './tokens/key-ring.ts';
 import { RefreshTokens } from './tokens/refresh-tokens.ts';
 
@@ -60,8 +61,10 @@ export interface Services {
   readonly audit: AuditLog;
   readonly keyRing: KeyRing;
   readonly accessTokens: AccessTokens;
-  /** The Bearer scheme's validator: verified-token cache and revocation checks. */
+  /** The Bearer scheme's validator: signature, claims and revocation checks. */
   readonly bearerTokens: AccessTokenValidator;
+  /** The verdicts of Bearer and ApiKey on credentials presented again, forgotten at the events that concern them. */
+  readonly verdicts: CredentialVerdicts;
   readonly refreshTokens: RefreshTokens;
   readonly revocations: RevocationList;
   /** Started by the HTTP app; the CLI only announces its changes through it. */
@@ -209,7 +212,8 @@ export async function createServices(config: Config, store: Store, dependencies:
     audit,
     keyRing,
     accessTokens,
-    bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations, clock),
+    bearerTokens: new AccessTokenValidator(accessTokens, keyRing, revocations),
+    verdicts: credentialVerdicts(revocations, keyRing, clock),
     refreshTokens,
     revocations,
     revocationFeed,
@@ -232,7 +236,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     sessions,
     userSessions: new UserSessions(store.userSessions, clock, new SessionIds(new OpaqueIds(keyRing.secrets.cookie, 'session ids'))),
     recentSignIn: new RecentSignIn(clock, config.reauthSeconds * 1000),
-    apiKeys: new ApiKeyService(store.apiKeys, clock, random, revocations),
+    apiKeys: new ApiKeyService(store.apiKeys, clock, random),
     redis,
     rateLimiter: new RateLimiter({ clock, logger, redis }),
     signInTurns: new ClientTurns(SIGN_INS_RUNNING_PER_CLIENT, SIGN_INS_WAITING_PER_CLIENT),
@@ -279,4 +283,15 @@ function providerSignIn(
   const trusted = new Set(config.oidcProviders.filter((provider) => provider.trustEmail).map((provider) => provider.name));
   const resolver = new ExternalSignIn({ logins: store.externalLogins, users: store.users, audit, clock, trustsEmail: (name) => trusted.has(name) });
   return new ProviderSignIn({ resolver, externalLogins, sessions, logins: store.externalLogins, users: store.users, audit, clock });
+}
+
+/**
+ * The verdicts the request edge remembers, forgotten at every revocation event, and at once when
+ * a signing key leaves this instance's ring (re-read by its own revocation, the periodic refresh
+ * or the key's age), whichever this instance sees first.
+ */
+function credentialVerdicts(revocations: RevocationList, keyRing: KeyRing, clock: Clock): CredentialVerdicts {
+  const verdicts = new CredentialVerdicts(revocations, clock);
+  keyRing.onDropped((kid) => verdicts.forget({ kind: 'signing-key', subject: kid }));
+  return verdicts;
 }

@@ -8,7 +8,6 @@ import {
   isObjectType,
   valueFromASTUntyped,
 } from 'graphql';
-import { isPromise, type MaybePromise } from '../security/maybe-async.ts';
 
 /**
  * The directive's declaration, for an application's type definitions: a field or an object type
@@ -33,7 +32,7 @@ export interface AuthorizeRule<Policy extends string = string> {
  * GraphQL error when refused. Settled at once when the policy's handlers decide on the spot.
  */
 export interface RuleChecker {
-  checkRule(resource: unknown, rule: AuthorizeRule): MaybePromise<void>;
+  checkRule(resource: unknown, rule: AuthorizeRule): Promise<void>;
 }
 
 type Resolver = GraphQLFieldResolver<unknown, RuleChecker, unknown>;
@@ -91,12 +90,10 @@ export function applyAuthorization(schema: GraphQLSchema): { rule: AuthorizeRule
 
 function guarded(rule: AuthorizeRule, resolve: GraphQLFieldResolver<unknown, unknown, unknown>, resourceOf = (parent: unknown) => parent ?? null): Resolver {
   if (GUARD in resolve) return resolve as Resolver;
-  // Not async: when the check decides on the spot, the field resolves as its own resolver does
-  // (a list, not a promise of one), and an executor does not go asynchronous for every guarded field.
+  // Not async: a context of another kind throws as the resolver is called, as before any check.
   const wrapper: Resolver = (parent, args, context, info) => {
     if (typeof context?.checkRule !== 'function') throw new Error('A field under @authorize runs only with the context of gatehouseGraphQL.');
-    const checked = context.checkRule(resourceOf(parent), rule);
-    return isPromise(checked) ? checked.then(() => resolve(parent, args, context, info)) : resolve(parent, args, context, info);
+    return context.checkRule(resourceOf(parent), rule).then(() => resolve(parent, args, context, info));
   };
   return Object.assign(wrapper, { [GUARD]: rule });
 }

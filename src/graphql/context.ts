@@ -8,7 +8,6 @@ import {
 } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
-import { andThen, type MaybePromise } from '../security/maybe-async.ts';
 import type { AuthorizeRule, RuleChecker } from './authorize-directive.ts';
 import { refusalError } from './errors.ts';
 
@@ -108,16 +107,15 @@ export class CallerContext<Policy extends string = PolicyName> implements GraphQ
     return (await this.#authorizer.authorization.authorize(this.user, resource, this.#authorizer.policyOf(policy))).succeeded;
   }
 
-  checkRule(resource: unknown, rule: AuthorizeRule): MaybePromise<void> {
+  checkRule(resource: unknown, rule: AuthorizeRule): Promise<void> {
     return this.#check(resource, this.#authorizer.policyOfRule(rule));
   }
 
-  /** Settled at once (a throw when refused) when every handler decides on the spot; a promise otherwise. */
-  #check(resource: unknown, policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[]): MaybePromise<void> {
+  /** Rejects with the refusal when the caller does not meet `policy`. */
+  async #check(resource: unknown, policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[]): Promise<void> {
     // Read once: a socket's principal may change while the check waits.
-    return andThen(this.#authorizer.evaluator.authorizeResource(this.user, resource, policy, this.#credentials), (outcome) => {
-      if (outcome.kind !== 'success') throw refusalError(outcome);
-    });
+    const outcome = await this.#authorizer.evaluator.authorizeResource(this.user, resource, policy, this.#credentials);
+    if (outcome.kind !== 'success') throw refusalError(outcome);
   }
 }
 

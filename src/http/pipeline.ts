@@ -28,7 +28,6 @@ import {
 } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
-import { andThen, isPromise, type MaybePromise } from '../security/maybe-async.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
 import type { ApplicationPhase } from './request-pipeline.ts';
@@ -125,57 +124,39 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
     done();
   };
 
-  /**
-   * The hook of an endpoint with a policy, built once per route with the policy in hand. A
-   * callback hook, not an async one: with a remembered token and handlers that decide on the
-   * spot, the whole check completes in this tick without a promise.
-   */
+  /** The hook of an endpoint with a policy, built once per route with the policy in hand. */
   const authorizeHook =
     (policy: AuthorizationPolicy): RouteCheck =>
     (request, reply, done) => {
-      // Go on only when authorized; a refused request has been answered by the result handler.
-      // (Callbacks stay inline: named per-request closures cost more than the check itself.)
-      let outcome: MaybePromise<boolean>;
-      try {
-        outcome = authorizeRequest(policy, request, reply);
-      } catch (error) {
-        return done(error as Error);
-      }
-      goOnWhen(outcome, done);
+      goOnWhen(authorizeRequest(policy, request, reply), done);
     };
 
   /** True when the request may go on; otherwise it has been answered (401 or 403). */
-  function authorizeRequest(policy: AuthorizationPolicy, request: FastifyRequest, reply: FastifyReply): MaybePromise<boolean> {
+  async function authorizeRequest(policy: AuthorizationPolicy, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const credentials = authenticationRequest(request);
-    return andThen(evaluator.authenticate(policy, credentials), (authentication) => {
-      request.user = authentication.principal;
-      return andThen(evaluator.authorize(policy, authentication, credentials), (result) => {
-        // Authorized: a request the cookie authenticated is then checked for cross-site origin.
-        if (result.kind === 'success') return authorized === undefined || authorized(request, reply, authentication);
-        renderRefusal(resultHandler, request, reply, result);
-        return false;
-      });
-    });
+    const authentication = await evaluator.authenticate(policy, credentials);
+    request.user = authentication.principal;
+    const result = await evaluator.authorize(policy, authentication, credentials);
+    // Authorized: a request the cookie authenticated is then checked for cross-site origin.
+    if (result.kind === 'success') return authorized === undefined || authorized(request, reply, authentication);
+    renderRefusal(resultHandler, request, reply, result);
+    return false;
   }
 
   /** Anonymous endpoints that read credentials: a presented credential must be valid. */
+  async function readCredentials(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const credentials = authenticationRequest(request);
+    const authentication = await evaluator.authenticate(null, credentials);
+    request.user = authentication.principal;
+    const result = await evaluator.authorize(null, authentication, credentials);
+    // A cookie caller is checked for cross-site origin here as on any protected endpoint.
+    if (result.kind === 'success') return !authentication.succeeded || authorized === undefined || authorized(request, reply, authentication);
+    renderRefusal(resultHandler, request, reply, result);
+    return false;
+  }
+
   const readCredentialsHook: RouteCheck = (request, reply, done) => {
-    let outcome: MaybePromise<boolean>;
-    try {
-      const credentials = authenticationRequest(request);
-      outcome = andThen(evaluator.authenticate(null, credentials), (authentication) => {
-        request.user = authentication.principal;
-        return andThen(evaluator.authorize(null, authentication, credentials), (result) => {
-          // A cookie caller is checked for cross-site origin here as on any protected endpoint.
-          if (result.kind === 'success') return !authentication.succeeded || authorized === undefined || authorized(request, reply, authentication);
-          renderRefusal(resultHandler, request, reply, result);
-          return false;
-        });
-      });
-    } catch (error) {
-      return done(error as Error);
-    }
-    goOnWhen(outcome, done);
+    goOnWhen(readCredentials(request, reply), done);
   };
 
   /**
@@ -267,14 +248,10 @@ function routePolicy(route: RouteOptions, resolve: () => AuthorizationPolicy | n
 }
 
 /**
- * Lets the request go on when the check says so, at once when it decided in this tick. A refused
- * request has been answered already; an error goes to Fastify's error handler.
+ * Lets the request go on when the check says so. A refused request has been answered already;
+ * an error goes to Fastify's error handler.
  */
-function goOnWhen(outcome: MaybePromise<boolean>, done: (error?: Error) => void): void {
-  if (!isPromise(outcome)) {
-    if (outcome) done();
-    return;
-  }
+function goOnWhen(outcome: Promise<boolean>, done: (error?: Error) => void): void {
   outcome.then(
     (allowed) => {
       if (allowed) done();

@@ -45,13 +45,17 @@ const BUILT_IN_SHAPES: Readonly<Record<(typeof SHAPES)[number], CredentialSource
  * passes a reader that does not.
  */
 export function authenticationSchemes(
-  services: Pick<Services, 'config' | 'bearerTokens' | 'apiKeys' | 'sessions' | 'keyRing'>,
+  services: Pick<Services, 'config' | 'bearerTokens' | 'apiKeys' | 'sessions' | 'keyRing' | 'verdicts'>,
   sessions: CookieSessionValidator = services.sessions,
   options: SchemeOptions = ALL_SCHEMES,
 ): AuthenticationSchemeProvider {
   const builtIn: AuthenticationHandler[] = [];
-  if (options.bearer) builtIn.push(new BearerHandler(services.bearerTokens));
-  if (options.apiKeys) builtIn.push(new ApiKeyHandler(services.apiKeys));
+  // A token's or a key's verdict depends on nothing but the credential, the clock and the
+  // revocation events the scheme declares: it is remembered. A cookie's is not (it slides the
+  // session and renews the cookie).
+  const { verdicts } = services;
+  if (options.bearer) builtIn.push(verdicts.remembering(new BearerHandler(services.bearerTokens)));
+  if (options.apiKeys) builtIn.push(verdicts.remembering(new ApiKeyHandler(services.apiKeys)));
   if (options.cookies) {
     builtIn.push(
       new CookiesHandler({

@@ -28,6 +28,7 @@ export class KeyRing {
   private keys: readonly SigningKey[] = [];
   private byKid = new Map<string, SigningKey>();
   private jwksJson = '{"keys":[]}';
+  private readonly droppedListeners = new Set<(kid: string) => void>();
 
   private constructor(
     private readonly options: KeyRingOptions,
@@ -83,6 +84,16 @@ export class KeyRing {
     this.keys = keys;
     this.byKid = new Map(keys.map((key) => [key.kid, key]));
     this.jwksJson = JSON.stringify({ keys: keys.map((key) => key.publicJwk) });
+    for (const kid of known.keys()) if (!this.byKid.has(kid)) for (const listener of this.droppedListeners) listener(kid);
+  }
+
+  /**
+   * Calls `listener` with each key that stops verifying (revoked or retired), once the ring no
+   * longer holds it, whoever re-read the ring; returns the way to stop.
+   */
+  onDropped(listener: (kid: string) => void): () => void {
+    this.droppedListeners.add(listener);
+    return () => this.droppedListeners.delete(listener);
   }
 
   /** Adds a new current key; returns its kid. */

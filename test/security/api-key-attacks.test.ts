@@ -130,13 +130,13 @@ describe.each(engines)('API key attacks on $engine (SEC-42..47)', (engine) => {
     const second = await ctx.apiKey('revoked-client');
     const bystander = await ctx.apiKey('bystander');
     for (const key of [first, second, bystander]) expect((await whoami({ 'x-api-key': key })).statusCode).toBe(200);
-    expect(await ctx.services.apiKeys.revokeClient('revoked-client')).toBe(2);
+    expect(await ctx.app.gatehouse.apiKeys.revoke('revoked-client')).toBe(2);
     expectRefused(await whoami({ 'x-api-key': first }), 'Invalid API key', 'first key');
     expectRefused(await whoami({ 'x-api-key': second }), 'Invalid API key', 'second key');
     expect((await ctx.app.inject({ url: '/me', headers: { 'x-api-key': first } })).statusCode).toBe(401);
     // Another client is not affected; revoking again reports nothing left to revoke.
     expect((await whoami({ 'x-api-key': bystander })).statusCode).toBe(200);
-    expect(await ctx.services.apiKeys.revokeClient('revoked-client')).toBe(0);
+    expect(await ctx.app.gatehouse.apiKeys.revoke('revoked-client')).toBe(0);
   });
 
   it('stores the key only as a hash: neither the key nor its secret appears anywhere in the database (SEC-46)', async () => {

@@ -29,7 +29,7 @@ export interface Challenge {
  *   goes to the caller, so it is a fixed sentence that never repeats the credential;
  *   `AuthenticateResult.success(scheme, principal, expiresAt?)` with the caller's
  *   `ClaimsPrincipal` (and, for a credential that ends, its end in epoch ms). It may answer
- *   synchronously (a remembered credential) or with a promise. It reads only the
+ *   with the result or a promise of it (Gatehouse awaits either). It reads only the
  *   `AuthenticationRequest` (headers, parsed cookies, method, target and query), so it runs for
  *   HTTP requests and sockets alike, and it must not keep per-request state in the handler (one
  *   instance serves every request at once).

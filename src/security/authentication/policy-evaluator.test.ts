@@ -96,13 +96,13 @@ describe('PolicyEvaluator.authorize, for a route', () => {
 describe('PolicyEvaluator.authorize, without a policy (an open endpoint that reads credentials)', () => {
   it('lets an anonymous caller and an authenticated one go on', async () => {
     for (const req of [request(), request({ 'x-token': 'good' })]) {
-      expect(evaluator.authorize(null, await evaluator.authenticate(null, req), req)).toEqual({ kind: 'success' });
+      expect(await evaluator.authorize(null, await evaluator.authenticate(null, req), req)).toEqual({ kind: 'success' });
     }
   });
 
   it('challenges a presented credential that does not hold', async () => {
     const req = request({ 'x-token': 'forged' });
-    expect(evaluator.authorize(null, await evaluator.authenticate(null, req), req)).toMatchObject({
+    expect(await evaluator.authorize(null, await evaluator.authenticate(null, req), req)).toMatchObject({
       kind: 'challenge',
       challenges: [{ wwwAuthenticate: 'Token error="invalid"' }],
     });
@@ -129,9 +129,9 @@ describe('PolicyEvaluator.authorizeResource, for a check inside an endpoint', ()
     expect(check).toEqual(route);
   });
 
-  it('decides on the spot when the handlers and the schemes do, refusals included', () => {
+  it('decides when the handlers and the schemes do, refusals included', async () => {
     const caller = ClaimsPrincipal.anonymous();
-    expect(evaluator.authorizeResource(caller, mine, [new Owner()], request())).toMatchObject({ kind: 'challenge' });
-    expect(evaluator.authorizeResource(caller, null, new AuthorizationPolicyBuilder().requireAssertion(() => true).build(), request())).toEqual({ kind: 'success' });
+    expect(await evaluator.authorizeResource(caller, mine, [new Owner()], request())).toMatchObject({ kind: 'challenge' });
+    expect(await evaluator.authorizeResource(caller, null, new AuthorizationPolicyBuilder().requireAssertion(() => true).build(), request())).toEqual({ kind: 'success' });
   });
 });

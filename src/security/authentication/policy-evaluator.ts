@@ -7,7 +7,6 @@ import { AuthenticateResult } from './authenticate-result.ts';
 import type { AuthenticationHandler } from './authentication-handler.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
 import type { AuthenticationSchemeProvider } from './authentication-scheme-provider.ts';
-import { andThen, type MaybePromise } from '../maybe-async.ts';
 import { PolicyAuthorizationResult } from './policy-authorization-result.ts';
 
 /** The outcome of authenticating for a policy: the principal and what each scheme tried said. */
@@ -29,31 +28,18 @@ export interface PolicyAuthentication {
  * `PolicyAuthorizationResult`.
  */
 export class PolicyEvaluator {
-  private readonly successes = new WeakMap<AuthenticateResult, PolicyAuthentication>();
-
   constructor(
     private readonly schemes: AuthenticationSchemeProvider,
     private readonly authorization: AuthorizationService,
   ) {}
 
-  /** Synchronous when the schemes answer synchronously (a remembered token or key). */
-  authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): MaybePromise<PolicyAuthentication> {
+  async authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<PolicyAuthentication> {
     const schemes = policy?.authenticationSchemes ?? [];
     if (schemes.length > 1) return this.authenticateWithSchemes(schemes, request);
-    // The common case, kept free of list building: one scheme, named or chosen by the request's shape.
     const handler = schemes.length === 1 ? this.schemes.get(schemes[0]!) : this.schemes.defaultFor(request);
-    return andThen(handler.authenticate(request), (result) => this.authenticationOf(handler, result));
-  }
-
-  /** Schemes answer a remembered credential with the same success object: its outcome is built once. */
-  private authenticationOf(handler: AuthenticationHandler, result: AuthenticateResult): PolicyAuthentication {
-    if (result.kind !== 'success') return { principal: ClaimsPrincipal.anonymous(), succeeded: false, attempts: [{ handler, result }] };
-    let authentication = this.successes.get(result);
-    if (authentication === undefined) {
-      authentication = Object.freeze({ principal: result.principal, succeeded: true, attempts: [{ handler, result }] });
-      this.successes.set(result, authentication);
-    }
-    return authentication;
+    const result = await handler.authenticate(request);
+    const succeeded = result.kind === 'success';
+    return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
   }
 
   /** A policy naming several schemes: each is tried and the principals merged. */
@@ -72,18 +58,16 @@ export class PolicyEvaluator {
    * a caller some scheme vouched for and a challenge for any other. Without one (an endpoint open
    * to anyone that still reads credentials): success, unless a credential presented does not hold.
    */
-  authorize(
+  async authorize(
     policy: AuthorizationPolicy | null,
     authentication: PolicyAuthentication,
     request: AuthenticationRequest,
     resource: unknown = null,
-  ): MaybePromise<PolicyAuthorizationResult> {
+  ): Promise<PolicyAuthorizationResult> {
     if (policy === null) return authentication.attempts.some(isFailure) ? challengeOf(authentication, request) : SUCCESS;
-    return andThen(this.authorization.decide(authentication.principal, resource, policy), (result) => {
-      const kind = outcomeOf(result, authentication.succeeded);
-      if (kind === 'success') return SUCCESS;
-      return kind === 'forbid' ? PolicyAuthorizationResult.forbid(forbidSchemes(policy, authentication)) : challengeOf(authentication, request);
-    });
+    const kind = outcomeOf(await this.authorization.authorize(authentication.principal, resource, policy), authentication.succeeded);
+    if (kind === 'success') return SUCCESS;
+    return kind === 'forbid' ? PolicyAuthorizationResult.forbid(forbidSchemes(policy, authentication)) : challengeOf(authentication, request);
   }
 
   /**
@@ -93,19 +77,17 @@ export class PolicyEvaluator {
    * authenticated the caller; a challenge asks what a route protected by the policy would have
    * asked: the policy's schemes, or the default scheme for the request.
    */
-  authorizeResource(
+  async authorizeResource(
     user: ClaimsPrincipal,
     resource: unknown,
     policy: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
     request: AuthenticationRequest,
-  ): MaybePromise<PolicyAuthorizationResult> {
-    return andThen(this.authorization.decide(user, resource, policy), (result) => {
-      const kind = outcomeOf(result, user.isAuthenticated);
-      if (kind === 'success') return SUCCESS;
-      if (kind === 'forbid') return PolicyAuthorizationResult.forbid(authenticatedSchemes(user));
-      const asked = policy instanceof AuthorizationPolicy ? policy : null;
-      return andThen(this.authenticate(asked, request), (authentication) => challengeOf(authentication, request));
-    });
+  ): Promise<PolicyAuthorizationResult> {
+    const kind = outcomeOf(await this.authorization.authorize(user, resource, policy), user.isAuthenticated);
+    if (kind === 'success') return SUCCESS;
+    if (kind === 'forbid') return PolicyAuthorizationResult.forbid(authenticatedSchemes(user));
+    const asked = policy instanceof AuthorizationPolicy ? policy : null;
+    return challengeOf(await this.authenticate(asked, request), request);
   }
 }
 

@@ -7,7 +7,6 @@ import {
   isSelfHandling,
 } from './authorization-requirement.ts';
 import { AUTHORIZATION_SUCCESS, type AuthorizationFailure, type AuthorizationResult } from './authorization-result.ts';
-import { andThen, type MaybePromise } from '../maybe-async.ts';
 
 export interface AuthorizationServiceOptions {
   /** Handlers for requirements that do not handle themselves (resource checks, clock-bound rules). */
@@ -29,8 +28,6 @@ export class AuthorizationService {
   private readonly handlers: readonly AuthorizationHandler[];
   private readonly invokeHandlersAfterFailure: boolean;
   private readonly onFailure: AuthorizationServiceOptions['onFailure'];
-  /** The handler list of each policy, built once: policies are immutable and live as long as the app. */
-  private readonly policyHandlers = new WeakMap<readonly AuthorizationRequirement[], AuthorizationHandler[]>();
 
   constructor(options: AuthorizationServiceOptions = {}) {
     this.handlers = options.handlers ?? [];
@@ -38,66 +35,37 @@ export class AuthorizationService {
     this.onFailure = options.onFailure;
   }
 
+  /**
+   * Runs the requirements that handle themselves, then the registered handlers, in order;
+   * `onFailure` hears of a refusal. Most handlers decide on the spot: only a promise is waited for.
+   */
   async authorize(
     user: ClaimsPrincipal,
     resource: unknown,
     policyOrRequirements: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
   ): Promise<AuthorizationResult> {
-    return this.decide(user, resource, policyOrRequirements);
-  }
-
-  /**
-   * The same decision as `authorize`, returned at once when every handler decides synchronously
-   * (the pipeline's hot path); a promise as soon as one handler has to wait.
-   */
-  decide(
-    user: ClaimsPrincipal,
-    resource: unknown,
-    policyOrRequirements: AuthorizationPolicy | AuthorizationRequirement | readonly AuthorizationRequirement[],
-  ): MaybePromise<AuthorizationResult> {
     const requirements = requirementsOf(policyOrRequirements);
     const context = new AuthorizationHandlerContext(requirements, user, resource);
-    const handlers =
-      policyOrRequirements instanceof AuthorizationPolicy ? this.handlersOfPolicy(requirements) : this.handlersFor(requirements);
-    const decision = this.runHandlers(handlers, 0, context);
-    const { onFailure } = this;
-    if (onFailure === undefined) return decision;
-    return andThen(decision, (result) => {
-      if (result.failure !== null) onFailure(result.failure, user);
-      return result;
-    });
-  }
-
-  private runHandlers(
-    handlers: readonly AuthorizationHandler[],
-    from: number,
-    context: AuthorizationHandlerContext,
-  ): MaybePromise<AuthorizationResult> {
-    for (let index = from; index < handlers.length; index++) {
-      const outcome = handlers[index]!.handle(context);
-      if (outcome) {
-        return outcome.then(() =>
-          this.stopsAfter(context) ? evaluate(context) : this.runHandlers(handlers, index + 1, context),
-        );
-      }
-      if (this.stopsAfter(context)) break;
+    let stopped = false;
+    for (let i = 0; i < requirements.length && !stopped; i++) {
+      const requirement = requirements[i]!;
+      if (!isSelfHandling(requirement)) continue;
+      const waiting = requirement.handle(context);
+      if (waiting) await waiting;
+      stopped = this.stopsAfter(context);
     }
-    return evaluate(context);
+    for (let i = 0; i < this.handlers.length && !stopped; i++) {
+      const waiting = this.handlers[i]!.handle(context);
+      if (waiting) await waiting;
+      stopped = this.stopsAfter(context);
+    }
+    const result = evaluate(context);
+    if (result.failure !== null) this.onFailure?.(result.failure, user);
+    return result;
   }
 
   private stopsAfter(context: AuthorizationHandlerContext): boolean {
     return !this.invokeHandlersAfterFailure && context.hasFailed;
-  }
-
-  private handlersOfPolicy(requirements: readonly AuthorizationRequirement[]): AuthorizationHandler[] {
-    let handlers = this.policyHandlers.get(requirements);
-    if (!handlers) this.policyHandlers.set(requirements, (handlers = this.handlersFor(requirements)));
-    return handlers;
-  }
-
-  /** Requirements that handle themselves run first, then the registered handlers. */
-  private handlersFor(requirements: readonly AuthorizationRequirement[]): AuthorizationHandler[] {
-    return [...requirements.filter(isSelfHandling), ...this.handlers];
   }
 }
 

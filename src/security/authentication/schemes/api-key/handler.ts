@@ -4,7 +4,6 @@ import { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
-import { andThen, type MaybePromise } from '../../../maybe-async.ts';
 import type { CredentialSources } from '../../credential-sources.ts';
 import type { RevocationConcerns } from '../../revocation-concerns.ts';
 
@@ -18,9 +17,10 @@ export const API_KEY_REVOCATIONS: RevocationConcerns = Object.freeze({ ofAnySubj
 /** Longer values are refused unread. */
 const MAX_KEY_LENGTH = 256;
 
-/** May answer at once (a remembered key). */
+type ApiKeyVerdict = { valid: true; client: string } | { valid: false };
+
 export interface ApiKeyValidator {
-  validate(key: string): MaybePromise<{ valid: true; client: string } | { valid: false }>;
+  validate(key: string): ApiKeyVerdict | Promise<ApiKeyVerdict>;
 }
 
 /**
@@ -33,24 +33,14 @@ export class ApiKeyHandler implements AuthenticationHandler {
   readonly credentials = API_KEY_CREDENTIALS;
   readonly revocations = API_KEY_REVOCATIONS;
 
-  /**
-   * The success result of each remembered key's validation, built once: a validator answers a
-   * remembered key with the same object, and principals are immutable.
-   */
-  private readonly successes = new WeakMap<object, AuthenticateResult>();
-
   constructor(private readonly validator: ApiKeyValidator) {}
 
-  authenticate(request: AuthenticationRequest): MaybePromise<AuthenticateResult> {
+  async authenticate(request: AuthenticationRequest): Promise<AuthenticateResult> {
     const key = singleHeader(request, 'x-api-key');
     if (key === undefined || (key !== null && key.trim() === '')) return AuthenticateResult.fail(this.scheme, MISSING_API_KEY);
     if (key === null || key.length > MAX_KEY_LENGTH) return AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
-    return andThen(this.validator.validate(key), (validation) => {
-      if (!validation.valid) return AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
-      let success = this.successes.get(validation);
-      if (success === undefined) this.successes.set(validation, (success = clientSuccess(validation.client)));
-      return success;
-    });
+    const validation = await this.validator.validate(key);
+    return validation.valid ? clientSuccess(validation.client) : AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
   }
 
   challenge(result: AuthenticateResult): Challenge {

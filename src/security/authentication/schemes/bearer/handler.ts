@@ -4,7 +4,6 @@ import type { AuthenticationHandler, Challenge } from '../../authentication-hand
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
 import type { CredentialSources } from '../../credential-sources.ts';
 import type { RevocationConcerns } from '../../revocation-concerns.ts';
-import { andThen, type MaybePromise } from '../../../maybe-async.ts';
 
 export const BEARER_SCHEME = 'Bearer';
 
@@ -22,7 +21,7 @@ export const BEARER_CREDENTIALS: CredentialSources = Object.freeze({
  * Gatehouse's access tokens are refused after any change of their user's stamps (claims or
  * security) or the user's deletion, after the revocation of their signing key, and with their
  * refresh family. An ended family names itself, not its user: every token credential is looked
- * at again (a look in the validator's memory each, no read of the store).
+ * at again.
  */
 export const BEARER_REVOCATIONS: RevocationConcerns = Object.freeze({
   ofTheUser: Object.freeze(['user', 'user-deleted'] as const),
@@ -33,13 +32,8 @@ export type BearerTokenValidation = { valid: true; principal: ClaimsPrincipal; e
 
 /** Checks a token's signature and claims; the scheme itself knows no JWT library. */
 export interface BearerTokenValidator {
-  /** The verdict on a well-formed token; at once when the token is remembered. */
-  validate(token: string): MaybePromise<BearerTokenValidation>;
-  /**
-   * The verdict on a token this validator has verified before and still remembers, or undefined.
-   * Only well-formed tokens are ever verified, so a remembered one needs no syntax check again.
-   */
-  recall?(token: string): BearerTokenValidation | undefined;
+  /** The verdict on a well-formed token. */
+  validate(token: string): BearerTokenValidation | Promise<BearerTokenValidation>;
 }
 
 /** The header names this scheme: `Bearer` alone or followed by white space, in any case (RFC 9110). */
@@ -57,8 +51,6 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export class BearerHandler implements AuthenticationHandler {
   readonly credentials: CredentialSources = BEARER_CREDENTIALS;
   readonly revocations: RevocationConcerns = BEARER_REVOCATIONS;
-  /** The success result of each remembered token's validation, built once (principals are immutable). */
-  private readonly successes = new WeakMap<object, AuthenticateResult>();
   private readonly malformed: AuthenticateResult;
 
   constructor(
@@ -68,28 +60,17 @@ export class BearerHandler implements AuthenticationHandler {
     this.malformed = Object.freeze(AuthenticateResult.fail(scheme, 'The token is malformed.'));
   }
 
-  authenticate(request: AuthenticationRequest): MaybePromise<AuthenticateResult> {
+  async authenticate(request: AuthenticationRequest): Promise<AuthenticateResult> {
     const header = singleHeader(request, 'authorization');
     if (header === undefined) return AuthenticateResult.noResult();
     // Another scheme's header (Basic, …) is not ours to judge; a repeated header (null) is malformed.
     if (header !== null && !BEARER_SCHEME_NAME.test(header)) return AuthenticateResult.noResult();
     const token = header === null ? null : tokenAfterOneSpace(header);
     if (token === null) return this.malformed;
-    // A client repeats its token: one look-up answers, before any scan of the token's characters.
-    const remembered = this.validator.recall?.(token);
-    if (remembered !== undefined) return this.resultOf(remembered);
     if (!COMPACT_JWS.test(token)) return this.malformed;
-    return andThen(this.validator.validate(token), (validation) => this.resultOf(validation));
-  }
-
-  private resultOf(validation: BearerTokenValidation): AuthenticateResult {
+    const validation = await this.validator.validate(token);
     if (!validation.valid) return AuthenticateResult.fail(this.scheme, validation.reason);
-    let success = this.successes.get(validation);
-    if (success === undefined) {
-      success = AuthenticateResult.success(this.scheme, validation.principal, validation.expiresAt);
-      this.successes.set(validation, success);
-    }
-    return success;
+    return AuthenticateResult.success(this.scheme, validation.principal, validation.expiresAt);
   }
 
   challenge(result: AuthenticateResult): Challenge {

@@ -127,13 +127,13 @@ describe('a JWKS URL', () => {
     expect(result.principal.name).toBe('Alice');
   });
 
-  it('answers a repeated token from memory with the same result, at once', async () => {
+  it('answers a repeated token from memory with the same principal', async () => {
     const handler = externalJwtBearer({ jwksUrl: url, issuer: ISSUER, audience: AUDIENCE, scheme: 'Partner' });
     const token = await sign(privateKey, 'PS256', {}, 'k1');
     const first = await authenticate(handler, token);
-    const second = handler.authenticate(bearer(token));
-    expect(second).not.toBeInstanceOf(Promise);
-    expect(second).toBe(first);
+    const second = await handler.authenticate(bearer(token));
+    expect(second).toEqual(first);
+    expect(second.kind === 'success' && first.kind === 'success' && second.principal === first.principal).toBe(true);
     expect(first).toMatchObject({ kind: 'success', scheme: 'Partner' });
   });
 
@@ -141,8 +141,8 @@ describe('a JWKS URL', () => {
     const handler = externalJwtBearer({ jwksUrl: url, issuer: ISSUER, audience: AUDIENCE });
     const result = await authenticate(handler, 'a.b.c');
     expect(handler.challenge(result)).toEqual({ wwwAuthenticate: 'Bearer error="invalid_token", error_description="The token is malformed."', detail: 'The token is malformed.' });
-    expect(handler.authenticate({ headers: {} })).toEqual({ kind: 'noResult' });
-    expect(handler.authenticate({ headers: { authorization: 'Basic YTpi' } })).toEqual({ kind: 'noResult' });
+    expect(await handler.authenticate({ headers: {} })).toEqual({ kind: 'noResult' });
+    expect(await handler.authenticate({ headers: { authorization: 'Basic YTpi' } })).toEqual({ kind: 'noResult' });
   });
 });
 

@@ -1,7 +1,6 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
 import type { JWK, JWTPayload } from 'jose';
 import type { Clock } from '../../../../platform/clock.ts';
-import type { MaybePromise } from '../../../maybe-async.ts';
 
 /**
  * Where a claim of the principal comes from: a claim name (tried as it is, then as a dotted path
@@ -44,7 +43,7 @@ export interface JwtBearerOptions {
   /** The name claim (`Identity.name`). @default 'name' */
   readonly nameClaim?: ClaimSource;
   /** A last check of a verified token's payload; false (or a throw) refuses the token. */
-  readonly validate?: (payload: JWTPayload) => MaybePromise<boolean>;
+  readonly validate?: (payload: JWTPayload) => boolean | Promise<boolean>;
 
   /** How long the discovery document is used before it is read again. @default 43200 (12 hours) */
   readonly metadataRefreshSeconds?: number;
@@ -89,7 +88,7 @@ export interface ResolvedJwtBearerOptions {
   readonly clockSkewSeconds: number;
   readonly roleClaim: ClaimSource;
   readonly nameClaim: ClaimSource;
-  readonly validate: ((payload: JWTPayload) => MaybePromise<boolean>) | undefined;
+  readonly validate: ((payload: JWTPayload) => boolean | Promise<boolean>) | undefined;
   readonly metadataRefreshMs: number;
   readonly metadataRetryMs: number;
   readonly jwksMaxAgeMs: number;

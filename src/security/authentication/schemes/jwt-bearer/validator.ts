@@ -1,7 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { type Clock, systemClock } from '../../../../platform/clock.ts';
-import { isPromise, type MaybePromise } from '../../../maybe-async.ts';
 import type { BearerTokenValidation, BearerTokenValidator } from '../bearer/handler.ts';
 import { keySourceFor, type KeySource, type VerificationKeys } from './key-source.ts';
 import { IssuerMetadataError } from './openid-configuration.ts';
@@ -37,12 +36,10 @@ export class ExternalTokenValidator implements BearerTokenValidator {
     this.secret = options.keySource.kind === 'secret' ? createSecretKey(options.keySource.secret) : undefined;
   }
 
-  validate(token: string): MaybePromise<BearerTokenValidation> {
-    return this.recall(token) ?? (this.secret === undefined ? this.verify(token) : this.verifyWithSecret(token, this.secret));
-  }
-
-  recall(token: string): BearerTokenValidation | undefined {
-    return this.memory.recall(token, this.clock.now());
+  async validate(token: string): Promise<BearerTokenValidation> {
+    const remembered = this.memory.recall(token, this.clock.now());
+    if (remembered !== undefined) return remembered;
+    return this.secret === undefined ? this.verify(token) : this.verifyWithSecret(token, this.secret);
   }
 
   /** The issuer's keys now (reading its metadata if due); throws `IssuerMetadataError` when they cannot be had. */
@@ -61,21 +58,18 @@ export class ExternalTokenValidator implements BearerTokenValidator {
     }
   }
 
-  /** A token of the shared secret: decided in this tick unless the application's `validate` waits. */
-  private verifyWithSecret(token: string, key: KeyObject): MaybePromise<BearerTokenValidation> {
+  /** A token of the shared secret, verified without jose's asynchronous key handling (hmac-jws.ts). */
+  private async verifyWithSecret(token: string, key: KeyObject): Promise<BearerTokenValidation> {
     if (token.length > MAX_TOKEN_LENGTH) return MALFORMED;
     const { algorithms, audience, tokenType, clockSkewSeconds, validate } = this.options;
-    const refused = (error: unknown) => this.failureOf(error);
     try {
       const now = this.clock.now();
       const payload = verifyHmacJwt(token, { key, algorithms, issuer: this.options.issuer!, audience, tokenType, clockSkewSeconds, now });
       checkIssuedAt(payload, now, clockSkewSeconds);
-      if (validate === undefined) return this.accepted(token, payload);
-      const verdict = validate(payload);
-      const decide = (approved: boolean) => (approved === true ? this.accepted(token, payload) : REFUSED);
-      return isPromise(verdict) ? verdict.then(decide, refused) : decide(verdict);
+      if (validate !== undefined && (await validate(payload)) !== true) return REFUSED;
+      return this.accepted(token, payload);
     } catch (error) {
-      return refused(error);
+      return this.failureOf(error);
     }
   }
 
