@@ -370,6 +370,10 @@ async function startService(
     // The sign-in measurement signs one account in as fast as the hash allows: limits off.
     RATE_LIMIT_ACCOUNT_PER_MINUTE: '0',
     RATE_LIMIT_IP_PER_MINUTE: '0',
+    // The fan-out and the soak open 1,000 sockets for one user from one address: the per-user and
+    // per-address socket caps (decision 0064) would close all but the first 20 with 4429.
+    GRAPHQL_MAX_SOCKETS_PER_USER: '5000',
+    GRAPHQL_MAX_SOCKETS_PER_IP: '5000',
   };
   log(`database: ${env.DATABASE_URL}`);
   await gatehouseCli(serviceRoot, env, ['users', 'add', '--email', email, '--password', password, '--name', 'bench-user', '--confirmed']);
