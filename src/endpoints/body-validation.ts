@@ -18,18 +18,32 @@ export interface ValidationIssue {
   readonly message?: string | undefined;
 }
 
-/** A body's check: the errors by field, or null when it is valid (defaults filled in). */
-export type BodyValidator = (body: unknown) => FieldErrors | null;
+/** A part's check: the errors by field, or null when it is valid (defaults filled in, text coerced). */
+export type BodyValidator = (value: unknown) => FieldErrors | null;
+
+/** The parts of a request an endpoint's schemas describe, by Fastify's names for them. */
+export type RequestPart = 'body' | 'params' | 'querystring';
 
 const compilers = AjvCompiler();
+const { coerceTypes: _asSent, ...TEXT_VALIDATION } = BODY_VALIDATION;
 
 /** Compiles the check of a body schema, once, when the endpoint is mounted. */
 export function bodyValidator(schema: TSchema, method: string, url: string): BodyValidator {
+  return partValidator(schema, method, url, 'body');
+}
+
+/**
+ * Compiles the check of one part's schema, once. A body is taken as sent; the path and the query
+ * are text by nature and coerced as the Fastify host coerces them (`/users/7` with an `integer`
+ * id is 7, a repeated query parameter may fill an array): http/request-validation.ts.
+ */
+export function partValidator(schema: TSchema, method: string, url: string, part: RequestPart): BodyValidator {
   type Validate = ((data: unknown) => boolean) & { errors?: ValidationIssue[] | null };
-  const build = compilers({}, { customOptions: BODY_VALIDATION } as Parameters<typeof compilers>[1]);
-  const validate = build({ schema, method, url, httpPart: 'body' }) as Validate;
+  const options = part === 'body' ? BODY_VALIDATION : { ...TEXT_VALIDATION, coerceTypes: 'array' as const };
+  const build = compilers({}, { customOptions: options } as Parameters<typeof compilers>[1]);
+  const validate = build({ schema, method, url, httpPart: part }) as Validate;
   // No body is checked as null, as Fastify checks it.
-  return (body) => (validate(body ?? null) ? null : fieldErrors(validate.errors ?? [], 'body'));
+  return (value) => (validate(value ?? null) ? null : fieldErrors(validate.errors ?? [], part));
 }
 
 /**

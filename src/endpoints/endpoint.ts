@@ -2,6 +2,13 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
+import type { FieldErrors } from '../security/errors.ts';
+import type { ResourcePolicy } from './resource-checks.ts';
+
+/** Where an endpoint reports what went wrong beside its answer (a mail that could not be sent); never a secret. */
+export interface EndpointLog {
+  error(details: { readonly err: unknown }, message: string): void;
+}
 
 /** The request an endpoint reads, whatever host received it. */
 export interface EndpointRequest<Body = unknown> {
@@ -18,9 +25,23 @@ export interface EndpointRequest<Body = unknown> {
   /** The caller's address as the host trusts it (behind proxies: as `TRUST_PROXY` allows). */
   readonly ip: string;
   /** The caller, authenticated by the endpoint's authorization; anonymous on an anonymous endpoint. */
-  readonly principal: ClaimsPrincipal;
-  /** The body, parsed and valid against the endpoint's `body` schema; undefined when none came. */
+  readonly user: ClaimsPrincipal;
+  /**
+   * The body, parsed and valid against the endpoint's `body` schema; undefined when none came. For
+   * an endpoint's `formErrors`, the body as it came (it may be what failed validation).
+   */
   readonly body: Body;
+  /** A form post (url-encoded or multipart): its answer is a page or a redirect, not JSON. */
+  readonly form: boolean;
+  /**
+   * A resource check (ASP.NET's `IAuthorizationService.AuthorizeAsync(User, resource, policy)`):
+   * resolves when the caller may act on `resource`; otherwise throws an `AuthorizationRefusal`
+   * that every host answers as a route's refusal (403, or the challenge for an anonymous caller).
+   */
+  authorize(resource: unknown, policy: ResourcePolicy): Promise<void>;
+  /** The antiforgery request token for a page's forms; the host sets the antiforgery cookie when the browser has none. */
+  antiforgeryToken(): string;
+  readonly log: EndpointLog;
 }
 
 /** The attributes of a cookie an endpoint sets. */
@@ -68,8 +89,24 @@ export interface Endpoint<Body = unknown> {
   /** The path, under the mount point: literal segments and `:name` parameters. */
   readonly path: string;
   readonly authorization: AuthorizationMetadata<PolicyName>;
+  /** The path parameters' schema (TypeBox), validated as the body is (400 naming the parameter). */
+  readonly params?: TSchema;
+  /** The query's schema (TypeBox), validated as the body is. */
+  readonly query?: TSchema;
   /** The JSON body's schema (TypeBox); the host validates it as Fastify does. None: no body is read. */
   readonly body?: TSchema;
+  /**
+   * Form posts (url-encoded, and multipart with text fields only) are read too, beside JSON, each
+   * checked for its antiforgery token before validation (400 naming the field when it is missing
+   * or wrong). Without it a form body is 415.
+   */
+  readonly forms?: boolean;
+  /**
+   * For a form post the endpoint refuses, whether its body failed validation or the handler threw
+   * a caller's error (a `GatehouseError` below 500): the page again with the errors by field, at
+   * the refusal's status. JSON callers get problem+json either way.
+   */
+  readonly formErrors?: (request: EndpointRequest<Partial<Body> | undefined>, errors: FieldErrors) => Promise<EndpointResponse> | EndpointResponse;
   /** The status of its success when it is not 200 (for the API's description). */
   readonly successStatus?: 201 | 202 | 204;
   /** The per-client limit and line of sign-ins, and the per-account limit when it names an account. */

@@ -11,25 +11,31 @@
  *   cross-site               403 (callers of the auth cookie only) endpoints/cross-site.ts
  *   rate limit per client    429 (sign-in endpoints)               endpoints/sign-in-limits.ts
  *     · body reading: 413, 415, 400 (raw bodies only)             endpoints/request-body.ts
- *     · body validation: 400                                      endpoints/body-validation.ts
+ *   antiforgery              400 (form posts)                      endpoints/antiforgery.ts
+ *     · validation of the path, body, query: 400 (a form: its page) endpoints/body-validation.ts
  *   rate limit per account   429 (sign-in endpoints)
- *     · the endpoint
+ *     · the endpoint; a resource check it fails: 401 / 403        endpoints/resource-checks.ts
  *
- * Draining, CORS and the renewal of a sliding auth cookie are the host's; no endpoint here takes
- * form posts, so antiforgery has nothing to check.
+ * Draining, CORS and the renewal of a sliding auth cookie are the host's.
  */
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { HashingBusyError } from '../identity/hashing-busy.ts';
 import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
 import { type AuthenticateResult, type AuthenticationRequest, COOKIES_SCHEME, type PolicyAuthentication } from '../security/authentication/index.ts';
+import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { problem, type ProblemBody } from '../security/problem-details.ts';
 import { type EndpointAuthorizationOptions, type EndpointAuthorizer, endpointAuthorizer } from './authorize-endpoint.ts';
-import { type BodyValidator, bodyValidator } from './body-validation.ts';
+import { type AntiforgeryOptions, AntiforgeryTokens, isFormContentType, isUnsafeMethod } from './antiforgery.ts';
+import { type BodyValidator, partValidator } from './body-validation.ts';
+import { CookieList } from './cookies.ts';
+import { endpointAnswer, invalidFormAnswer } from './endpoint-answer.ts';
+import { readFormBody } from './form-body.ts';
+import { AuthorizationRefusal, resourceChecks } from './resource-checks.ts';
 import { clientKey } from './client-key.ts';
 import { CrossSitePolicy } from './cross-site.ts';
-import type { Endpoint, EndpointRequest, EndpointResponse } from './endpoint.ts';
+import type { Endpoint, EndpointLog, EndpointRequest, EndpointResponse } from './endpoint.ts';
 import { problemResponse } from './problem-response.ts';
 import { type LoginPage, refusalResponse } from './refusal-response.ts';
 import { type BodyReading, readJsonBody } from './request-body.ts';
@@ -46,6 +52,10 @@ export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
   readonly loginPage?: LoginPage;
   /** The largest raw body read (`BODY_LIMIT_BYTES`). @default 1 MiB */
   readonly bodyLimitBytes?: number;
+  /** The antiforgery secret and cookie; needed when an endpoint takes form posts. */
+  readonly antiforgery?: AntiforgeryOptions;
+  /** Where endpoints report what failed beside their answer. @default console.error */
+  readonly log?: EndpointLog;
 }
 
 /** What the host tells of one request beside the `Request`. */
@@ -63,7 +73,8 @@ interface MountedEndpoint {
   readonly endpoint: Endpoint;
   readonly segments: readonly string[];
   readonly authorize: EndpointAuthorizer;
-  readonly validate: BodyValidator | undefined;
+  /** The checks of its path, body and query, in Fastify's order. */
+  readonly validators: readonly BodyValidator[];
   /** What its sign-in limits count with, when it has limits. */
   readonly limits: RateLimitDependencies | undefined;
 }
@@ -79,19 +90,38 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
   const mounted = endpoints.map((endpoint) => mount(endpoint, options));
   const crossSite = new CrossSitePolicy(options.trustedOrigins);
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const antiforgery = options.antiforgery === undefined ? undefined : new AntiforgeryTokens(options.antiforgery);
+  const checks = resourceChecks(options);
+  const log = options.log ?? CONSOLE_LOG;
 
   return async (request, requestOptions = {}) => {
     const url = new URL(request.url);
     const found = route(mounted, request.method, url.pathname);
     if (found === undefined) return toResponse(problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.')));
     if ('problem' in found) return toResponse(problemResponse(found.problem));
-    const { endpoint, validate, authorize, limits } = found.mounted;
+    const { endpoint, validators, authorize, limits } = found.mounted;
     const credentials = authenticationRequest(request, url, requestOptions.ip ?? '');
     const { principal, outcome, authentication } = await authorize(credentials);
     if (outcome.kind !== 'success') return toResponse(refusalResponse(outcome, credentials, options.loginPage));
     if (authentication !== undefined && cookieSuccess(authentication) !== undefined && !crossSite.allows(credentials)) {
       return toResponse(problemResponse(problem('GH_FORBIDDEN', 'Cross-site requests with the auth cookie are refused.', { policy: [COOKIES_SCHEME] })));
     }
+    // Cookies set on the way (the antiforgery cookie of a page's forms) go out with whatever is answered.
+    const pending = new CookieList();
+    const form = isFormContentType(credentials.headers['content-type']);
+    const endpointRequest = (body: unknown): EndpointRequest => ({
+      ...credentials,
+      params: found.params,
+      user: principal,
+      body,
+      form,
+      authorize: checks.checkFor(principal, credentials),
+      antiforgeryToken: () => {
+        if (antiforgery === undefined) throw new Error(`${endpoint.method} ${endpoint.path} renders forms: fetchHandler needs the antiforgery options.`);
+        return antiforgery.requestToken(credentials, principal.subject, pending);
+      },
+      log,
+    });
     let leave: (() => void) | undefined;
     try {
       if (limits !== undefined) {
@@ -99,21 +129,41 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         if ('refusal' in turn) return toResponse(turn.refusal);
         leave = turn.leave;
       }
-      const body = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit);
+      const body = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit, endpoint.forms === true);
       if ('error' in body) return toResponse(errorResponse(body.error));
-      const errors = validate?.(body.value) ?? null;
-      if (errors !== null) return toResponse(problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })));
+      if (form && isUnsafeMethod(request.method)) {
+        const refusal = antiforgeryRefusal(antiforgery, credentials, body.value, principal);
+        if (refusal !== null) return toResponse(errorResponse(refusal));
+      }
+      const values = [found.params, body.value, credentials.query];
+      const errors = validators.reduce<ReturnType<BodyValidator>>((first, validate, i) => first ?? validate(values[i]), null);
+      if (errors !== null) {
+        const page = await invalidFormAnswer(endpoint, endpointRequest(body.value), errors);
+        return toResponse(withCookies(page ?? problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })), pending));
+      }
       const account = endpoint.rateLimits?.account?.(body.value);
       if (account !== undefined && limits !== undefined) {
         const refusal = limitRefusal(await consumeAccountLimit(limits, credentials.ip, account));
         if (refusal !== undefined) return toResponse(refusal);
       }
-      const endpointRequest: EndpointRequest = { ...credentials, params: found.params, principal, body: body.value };
-      return toResponse(await answer(endpoint, endpointRequest));
+      const answered = await answer(endpoint, endpointRequest(body.value), credentials, options.loginPage);
+      return toResponse(withCookies(answered, pending));
     } finally {
       leave?.();
     }
   };
+}
+
+const CONSOLE_LOG: EndpointLog = { error: (details, message) => console.error(message, details.err) };
+
+/** The antiforgery check of a form post; without antiforgery options every form post is refused. */
+function antiforgeryRefusal(antiforgery: AntiforgeryTokens | undefined, request: ReceivedRequest, body: unknown, user: ClaimsPrincipal): GatehouseError | null {
+  if (antiforgery === undefined) return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.');
+  return antiforgery.check(request, body, user.subject);
+}
+
+function withCookies(response: EndpointResponse, pending: CookieList): EndpointResponse {
+  return pending.cookies.length === 0 ? response : { ...response, cookies: [...pending.cookies, ...(response.cookies ?? [])] };
 }
 
 function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoint {
@@ -122,11 +172,17 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
     throw new Error(`${endpoint.method} ${endpoint.path} has rate limits: fetchHandler needs the limits' dependencies.`);
   }
   const protection = { authorization: endpoint.authorization, ...(options.groups ? { groups: options.groups } : {}) };
+  const { method, path, params, body, query } = endpoint;
+  const always = () => null;
   return {
     endpoint,
     segments: endpoint.path.split('/'),
     authorize: endpointAuthorizer(options, protection),
-    validate: endpoint.body === undefined ? undefined : bodyValidator(endpoint.body, endpoint.method, endpoint.path),
+    validators: [
+      params === undefined ? always : partValidator(params, method, path, 'params'),
+      body === undefined ? always : partValidator(body, method, path, 'body'),
+      query === undefined ? always : partValidator(query, method, path, 'querystring'),
+    ],
     limits,
   };
 }
@@ -205,18 +261,23 @@ function refusalResponseOf({ problem: body, retryAfterSeconds }: RateLimitRefusa
 
 const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
 
-/** The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared or not. */
-async function rawBody(request: Request, limit: number): Promise<BodyReading> {
+/**
+ * The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared
+ * or not. JSON always; url-encoded and multipart forms when the endpoint takes them (415 otherwise).
+ */
+async function rawBody(request: Request, limit: number, forms: boolean): Promise<BodyReading> {
   const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
   if (Number(request.headers.get('content-length') ?? '0') > limit) return tooLarge;
-  const text = await textUpTo(request, limit);
-  if (text === undefined) return tooLarge;
-  return readJsonBody(request.headers.get('content-type'), text);
+  const bytes = await bytesUpTo(request, limit);
+  if (bytes === undefined) return tooLarge;
+  const type = request.headers.get('content-type');
+  if (forms && isFormContentType(type ?? undefined)) return readFormBody(type!, bytes);
+  return readJsonBody(type, Buffer.from(bytes).toString('utf8'));
 }
 
-/** The body as UTF-8 text, or undefined as soon as it passes `limit` bytes (the rest is not read). */
-async function textUpTo(request: Request, limit: number): Promise<string | undefined> {
-  if (request.body === null) return '';
+/** The body's bytes, or undefined as soon as they pass `limit` (the rest is not read). */
+async function bytesUpTo(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -228,15 +289,19 @@ async function textUpTo(request: Request, limit: number): Promise<string | undef
     }
     chunks.push(chunk.value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-/** The endpoint's answer; the caller's errors (a `GatehouseError`, a full hashing queue) as the Fastify host answers them. */
-async function answer(endpoint: Endpoint, request: EndpointRequest): Promise<EndpointResponse> {
+/**
+ * The endpoint's answer; the caller's errors (a `GatehouseError`, a full hashing queue, a failed
+ * resource check) as the Fastify host answers them.
+ */
+async function answer(endpoint: Endpoint, request: EndpointRequest, received: ReceivedRequest, loginPage: LoginPage | undefined): Promise<EndpointResponse> {
   try {
-    return await endpoint.handle(request);
+    return await endpointAnswer(endpoint, request);
   } catch (error) {
     if (error instanceof GatehouseError) return errorResponse(error);
+    if (error instanceof AuthorizationRefusal) return refusalResponse(error.outcome, received, loginPage);
     if (error instanceof HashingBusyError) {
       return problemResponse(problem('GH_OVERLOADED', 'Too many sign-ins at once; try again shortly.'), { 'retry-after': String(error.retryAfterSeconds) });
     }

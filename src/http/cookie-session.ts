@@ -2,9 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AuthenticateResult, COOKIES_SCHEME, cookieTicketOf, type PolicyAuthentication } from '../security/authentication/index.ts';
-import { setAuthCookie } from './auth-cookie.ts';
+import { setAuthCookie } from '../endpoints/auth-cookie.ts';
 import { CrossSitePolicy } from '../endpoints/cross-site.ts';
 import { problem, sendProblem } from './problem.ts';
+import { replyCookies } from './reply-cookies.ts';
 
 /** Runs once a request is authorized, before the endpoint; false when it has answered the request. */
 export type AuthorizedCheck = (request: FastifyRequest, reply: FastifyReply, authentication: PolicyAuthentication) => boolean;
@@ -27,7 +28,7 @@ export function cookieSessionCheck(config: Pick<Config, 'production' | 'publicUr
       return false;
     }
     const ticket = cookieTicketOf(result);
-    if (ticket?.renewed && ticket.persistent) setAuthCookie(reply, config, ticket, clock.now());
+    if (ticket?.renewed && ticket.persistent) setAuthCookie(replyCookies(reply), config, ticket, clock.now());
     return true;
   };
 }

@@ -2,14 +2,22 @@
  * Gatehouse's host-neutral endpoints (endpoints/) on Fastify: each becomes a route of its own,
  * with its authorization metadata in `config.authorization`, so the request pipeline protects it
  * as any route (its policy resolved when it is registered, its check run before the body is
- * read), its body schema in `schema.body` (Fastify validates it, the OpenAPI document lists it)
- * and its limits spread in with `rateLimited`. Per request, the endpoint is handed the Fastify
- * request's own headers, cookies, query and parsed body, not copies.
+ * read), its schemas in `schema` (Fastify validates them, the OpenAPI document lists them) and
+ * its limits spread in with `rateLimited`. Endpoints that take form posts get the form parsers in
+ * the scope they are registered in, and the pipeline's antiforgery phase checks them; any other
+ * endpoint of that scope still answers a form with 415. Per request, the endpoint is handed the
+ * Fastify request's own headers, cookies, query and parsed body, not copies.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Endpoint, EndpointRequest, EndpointResponse, ResponseCookie } from '../endpoints/endpoint.ts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
+import { isFormContentType } from '../endpoints/antiforgery.ts';
+import { validationErrors } from './plugins/problem-errors.ts';
+import type { Endpoint, EndpointRequest, EndpointResponse } from '../endpoints/endpoint.ts';
+import { endpointAnswer, invalidFormAnswer } from '../endpoints/endpoint-answer.ts';
+import { GatehouseError } from '../security/errors.ts';
 import { PROBLEM_JSON } from '../security/problem-details.ts';
+import { formBodiesPlugin } from './plugins/form-bodies.ts';
 import { type RateLimitDependencies, rateLimited } from './rate-limit.ts';
+import { replyCookies } from './reply-cookies.ts';
 
 /** What the endpoints' limits count with; needed when one of them has limits. */
 export interface EndpointRouteOptions {
@@ -17,20 +25,40 @@ export interface EndpointRouteOptions {
 }
 
 /** Registers each endpoint as a Fastify route of `app` (under its prefix). */
-export function registerEndpoints(app: FastifyInstance, endpoints: readonly Endpoint[], options: EndpointRouteOptions = {}): void {
+export async function registerEndpoints(app: FastifyInstance, endpoints: readonly Endpoint[], options: EndpointRouteOptions = {}): Promise<void> {
+  if (endpoints.some((endpoint) => endpoint.forms)) await app.register(formBodiesPlugin);
   for (const endpoint of endpoints) registerEndpoint(app, endpoint, options);
 }
 
 function registerEndpoint(app: FastifyInstance, endpoint: Endpoint, { limits }: EndpointRouteOptions): void {
-  const { method, path, body, successStatus, authorization } = endpoint;
+  const { method, path, successStatus, authorization } = endpoint;
   app.route({
     method,
     url: path,
-    ...(body === undefined ? {} : { schema: { body } }),
+    schema: schemaOf(endpoint),
+    // A form post's invalid body reaches the handler, which answers with the endpoint's page.
+    ...(endpoint.formErrors === undefined ? {} : { attachValidation: true }),
+    ...(endpoint.forms ? {} : { preParsing: refuseForms }),
     config: { authorization, ...(successStatus === undefined ? {} : { successStatus }) },
     ...limitsOf(endpoint, limits),
-    handler: async (request: FastifyRequest, reply: FastifyReply) => writeResponse(reply, await endpoint.handle(endpointRequest(request))),
+    handler: async (request: FastifyRequest, reply: FastifyReply) => writeResponse(reply, await answer(endpoint, endpointRequest(request, reply))),
   });
+}
+
+function schemaOf({ params, query, body }: Endpoint) {
+  return { ...(params === undefined ? {} : { params }), ...(query === undefined ? {} : { querystring: query }), ...(body === undefined ? {} : { body }) };
+}
+
+/** A form posted to an endpoint that takes none: 415, as where no form parser is registered. */
+const refuseForms: preParsingHookHandler = (request, _reply, payload, done) => {
+  if (isFormContentType(request.headers['content-type'])) return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
+  done(null, payload);
+};
+
+async function answer(endpoint: Endpoint, request: EndpointRequest & { readonly validationError?: FastifyError | undefined }): Promise<EndpointResponse> {
+  const invalid = request.validationError;
+  if (invalid !== undefined) return (await invalidFormAnswer(endpoint, request, validationErrors(invalid))) ?? Promise.reject(invalid);
+  return endpointAnswer(endpoint, request);
 }
 
 function limitsOf(endpoint: Endpoint, limits: RateLimitDependencies | undefined) {
@@ -41,9 +69,10 @@ function limitsOf(endpoint: Endpoint, limits: RateLimitDependencies | undefined)
 }
 
 const NO_COOKIES: Readonly<Record<string, string | undefined>> = Object.freeze({});
+const FORM = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)/i;
 
 /** The endpoint's view of the Fastify request: its own objects, read where they are. */
-function endpointRequest(request: FastifyRequest): EndpointRequest {
+function endpointRequest(request: FastifyRequest, reply: FastifyReply): EndpointRequest & { readonly validationError?: FastifyError | undefined } {
   return {
     method: request.method,
     url: request.url,
@@ -53,8 +82,13 @@ function endpointRequest(request: FastifyRequest): EndpointRequest {
     // Parsed only under the routes that register @fastify/cookie.
     cookies: (request.cookies as EndpointRequest['cookies'] | undefined) ?? NO_COOKIES,
     ip: request.ip,
-    principal: request.user,
+    user: request.user,
     body: request.body,
+    form: FORM.test(request.headers['content-type'] ?? ''),
+    authorize: (resource, policy) => request.authorize(resource, policy),
+    antiforgeryToken: () => request.server.antiforgery.requestToken(request, request.user.subject, replyCookies(reply)),
+    log: request.log,
+    validationError: request.validationError as FastifyError | undefined,
   };
 }
 
@@ -62,13 +96,11 @@ function endpointRequest(request: FastifyRequest): EndpointRequest {
 function writeResponse(reply: FastifyReply, response: EndpointResponse): FastifyReply {
   reply.code(response.status);
   if (response.headers !== undefined) for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
-  if (response.cookies !== undefined) for (const cookie of response.cookies) setResponseCookie(reply, cookie);
+  if (response.cookies !== undefined) {
+    const cookies = replyCookies(reply);
+    for (const { name, value, attributes } of response.cookies) cookies.set(name, value, attributes);
+  }
   if (response.body === undefined) return reply.send();
   if (response.headers?.['content-type'] === PROBLEM_JSON) return reply.send(JSON.stringify(response.body));
   return reply.send(response.body);
-}
-
-/** A cookie of an endpoint's answer, through @fastify/cookie (registered where such endpoints are). */
-export function setResponseCookie(reply: FastifyReply, { name, value, attributes }: ResponseCookie): void {
-  reply.setCookie(name, value, attributes);
 }

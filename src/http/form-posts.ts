@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldErrors, GatehouseError } from '../security/errors.ts';
-import type { Html } from './pages/html.ts';
+import type { Html } from '../pages/html.ts';
 import { validationErrors } from './plugins/problem-errors.ts';
 import { isFormPost, sendPage } from './negotiation.ts';
 

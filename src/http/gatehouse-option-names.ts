@@ -5,7 +5,7 @@
  */
 import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
 import type { GatehouseFeatures, GatehouseOptions, MetricsOptions } from './app.ts';
-import { DEFAULT_RENDERERS, type PageOptions } from './pages/rendering.ts';
+import { DEFAULT_RENDERERS, type PageOptions } from '../pages/rendering.ts';
 import type { OpenApiOptions } from './plugins/openapi.ts';
 
 const GATEHOUSE_OPTIONS = {

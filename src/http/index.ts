@@ -34,7 +34,7 @@ export type { RedisConnection } from '../platform/redis-connection.ts';
 export type { Logger } from 'pino';
 export { UnsealError } from '../security/crypto/sealer.ts';
 // The pages an application owns: options, typed models for its own renderers, and the escaping helpers.
-export { type PageOptions, type PageModels, type PageName, type PageRenderers, DEFAULT_RENDERERS } from './pages/rendering.ts';
-export type { LayoutRenderer, PageContent, PageKit, PageRenderer } from './pages/page-kit.ts';
-export { Html, html, escapeHtml, type LayoutModel } from './pages/html.ts';
-export type { AccountPaths } from './pages/paths.ts';
+export { type PageOptions, type PageModels, type PageName, type PageRenderers, DEFAULT_RENDERERS } from '../pages/rendering.ts';
+export type { LayoutRenderer, PageContent, PageKit, PageRenderer } from '../pages/page-kit.ts';
+export { Html, html, escapeHtml, type LayoutModel } from '../pages/html.ts';
+export type { AccountPaths } from '../pages/paths.ts';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { prefersHtml } from '../endpoints/browser-navigation.ts';
-import { type Html, PAGE_HEADERS } from './pages/html.ts';
+import { type Html, PAGE_HEADERS } from '../pages/html.ts';
 
 /**
  * True when the client ranks HTML first (a browser loading a page): `GET` under `/account/*`

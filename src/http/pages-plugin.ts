@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { MembershipPaths } from './membership-paths.ts';
-import { accountPaths } from './pages/paths.ts';
-import { PASSKEY_SCRIPT_FOLDER, type PasskeyScript } from './pages/passkeys/passkey-script.ts';
-import { PageRendering, type PageOptions } from './pages/rendering.ts';
+import { accountPaths } from '../pages/paths.ts';
+import { PASSKEY_SCRIPT_FOLDER, type PasskeyScript } from '../pages/passkeys/passkey-script.ts';
+import { PageRendering, type PageOptions } from '../pages/rendering.ts';
 import { refusalPages } from './refusal-pages.ts';
 
 declare module 'fastify' {

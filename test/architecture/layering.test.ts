@@ -5,7 +5,8 @@
  *   stand on) knows nothing of HTTP: no module of `src/http/`, no Fastify package;
  * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
  * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md)
- *   imports nothing from `src/http/` and no Fastify package but the Ajv set-up Fastify validates with.
+ *   and `src/pages/` (the pages they render) import nothing from `src/http/` and no Fastify package
+ *   but the Ajv set-up Fastify validates with.
  * Tests are left out: what ships is what the rule is about.
  */
 import { describe, expect, it } from 'vitest';
@@ -74,13 +75,16 @@ describe('src/graphql/', () => {
   });
 });
 
-describe('src/endpoints/', () => {
+describe('src/endpoints/ and src/pages/', () => {
   // @fastify/ajv-compiler is Ajv with Fastify's defaults, no Fastify: bodies get the same 400s on every host.
   const isHostSpecific = (imported: ModuleImport) => isHttp(imported) && imported.packageName !== '@fastify/ajv-compiler';
 
-  it('imports nothing from src/http/ nor Fastify, directly or through another module', () => {
-    const modules = graph.modulesOf('src/endpoints');
-    expect(modules).toContain('src/endpoints/fetch-handler.ts');
+  it.each([
+    ['src/endpoints', 'src/endpoints/fetch-handler.ts'],
+    ['src/pages', 'src/pages/rendering.ts'],
+  ])('%s imports nothing from src/http/ nor Fastify, directly or through another module', (folder, known) => {
+    const modules = graph.modulesOf(folder);
+    expect(modules).toContain(known);
     expect(graph.forbiddenPaths(modules, isHostSpecific).map(describePath)).toEqual([]);
   });
 });

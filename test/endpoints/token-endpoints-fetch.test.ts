@@ -202,7 +202,7 @@ describe('one endpoint definition on both hosts', () => {
     for (const app of apps.splice(0)) await app.close();
   });
 
-  const subjectOf = async (request: EndpointRequest) => ({ status: 200, body: { subject: request.principal.subject, params: request.params } });
+  const subjectOf = async (request: EndpointRequest) => ({ status: 200, body: { subject: request.user.subject, params: request.params } });
   const signedIn = defineEndpoint({ method: 'GET', path: '/reports/:year', authorization: { authorize: [{}] }, handle: subjectOf });
   const auditors = defineEndpoint({ method: 'GET', path: '/audits', authorization: { authorize: [{ roles: ['Auditor'] }] }, handle: subjectOf });
 

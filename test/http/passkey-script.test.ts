@@ -13,7 +13,7 @@ import { testEngines } from '../helpers/databases.ts';
 import { useTestApp } from '../helpers/test-app.ts';
 
 const [sqlite] = await testEngines();
-const ownCode = readFileSync(fileURLToPath(new URL('../../src/http/pages/passkeys/passkeys.js', import.meta.url)));
+const ownCode = readFileSync(fileURLToPath(new URL('../../src/pages/passkeys/passkeys.js', import.meta.url)));
 
 const scriptOf = (page: string) => /<script src="([^"]+)" integrity="([^"]+)" defer><\/script>/.exec(page);
 

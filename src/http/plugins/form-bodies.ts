@@ -2,10 +2,11 @@ import { Busboy } from '@fastify/busboy';
 import formBody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { MAX_FORM_FIELDS } from '../../endpoints/form-body.ts';
 import { GatehouseError } from '../../security/errors.ts';
 
-/** More fields than any of the service's forms has: a bound, not a feature. */
-const MAX_FIELDS = 50;
+/** The same bound as the Web-standard handler's (endpoints/form-body.ts). */
+const MAX_FIELDS = MAX_FORM_FIELDS;
 
 /**
  * Form bodies for the routes that take form posts (the account pages), and for no others: JSON

@@ -4,16 +4,17 @@ import type { UserManager } from '../../identity/user-manager.ts';
 import { sha256Hex } from '../../security/crypto/digest.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Passkey, User } from '../../store/ports.ts';
-import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
 import { membershipPolicies } from '../membership-policies.ts';
 import { userIdOf } from '../pipeline.ts';
-import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
+import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../../endpoints/recent-sign-in-check.ts';
 import {
   PasskeyParams,
   PasskeyRegistration,
   PasskeyRename,
   RegistrationOptionsRequest,
 } from './passkey-schemas.ts';
+import { replyCookies } from '../reply-cookies.ts';
 
 /** What the signed-in user's passkeys use: the passkey use cases, the cookies (a removal re-issues the session), and the recent-sign-in rule. */
 export interface AccountPasskeyRouteOptions extends CookieSignInDependencies, RecentSignInCheckDependencies {
@@ -102,7 +103,7 @@ export async function accountPasskeyRoutes(app: FastifyInstance, options: Accoun
     const removal = await passkeys.remove(user, request.params.id, { ip: request.ip, session: cookies.presented(request) });
     if (removal.outcome === 'not-found') throw GatehouseError.notFound('You have no passkey with this id.');
     if (removal.outcome !== 'removed') throw new GatehouseError('GH_CONFLICT', 'This passkey is your only way to sign in: set a password, link a provider or add another passkey first.');
-    if (removal.session !== null) cookies.setSession(request, reply, removal.session);
+    if (removal.session !== null) cookies.setSession(request, replyCookies(reply), removal.session);
     return noStore(reply).code(204).send();
   });
 }

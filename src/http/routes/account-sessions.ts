@@ -6,12 +6,13 @@ import type { SessionEnding } from '../../membership/session-ending.ts';
 import { BEARER_SCHEME } from '../../security/authentication/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { AccessTokenValidator } from '../../tokens/access-token-validator.ts';
-import type { CookieSignIn } from '../cookie-sign-in.ts';
+import type { CookieSignIn } from '../../endpoints/cookie-sign-in.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { membershipPolicies } from '../membership-policies.ts';
 import { isFormPost, seeOther, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
+import { replyCookies } from '../reply-cookies.ts';
 
 /** An opaque session id as the list hands it out; anything else of this length is simply unknown (404). */
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -57,7 +58,7 @@ export async function accountSessionRoutes(app: FastifyInstance, useCases: Accou
     const ended = await sessions.end(userId, request.params.id, { by: userId, ip: request.ip });
     if (ended === null) throw GatehouseError.notFound('There is no such session.');
     const signedOut = ended.kind === 'cookie' && ended.id === own.sessionId;
-    if (signedOut) cookies.forgetSession(reply);
+    if (signedOut) cookies.forgetSession(replyCookies(reply));
     if (isFormPost(request)) return seeOther(noStore(reply), signedOut ? paths.login : `${paths.profile}?status=session-ended#sessions`);
     return noStore(reply).code(204).send();
   };

@@ -8,18 +8,19 @@ import type { UserManager } from '../../identity/user-manager.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
-import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
-import type { Html } from '../pages/html.ts';
+import type { Html } from '../../pages/html.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
-import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
+import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../../endpoints/recent-sign-in-check.ts';
 import { type RateLimitDependencies, rateLimited, userAccount } from '../rate-limit.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
+import { replyCookies } from '../reply-cookies.ts';
 
 /** What two-factor sign-in and set-up use: the second step, the two-factor use cases, the cookies, and where the routes are. */
 export interface AccountTwoFactorRouteOptions extends CookieSignInDependencies, RateLimitDependencies, RecentSignInCheckDependencies {
@@ -141,8 +142,8 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, options: Acco
       const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
       return sendPage(reply, await renderLogin(request, reply, { errors: { '': [message] } }), 401);
     }
-    cookies.setGrantedSession(request, reply, result);
-    if (isOn(options.rememberClient)) cookies.rememberClient(reply, result.user);
+    cookies.setGrantedSession(request, replyCookies(reply), result);
+    if (isOn(options.rememberClient)) cookies.rememberClient(replyCookies(reply), result.user);
     if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
     return noStore(reply).send({ succeeded: true });
   };
@@ -298,7 +299,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, options: Acco
   // goes on under the new stamp (as with a password change), opened as it was.
   change<Static<typeof RequiredCode>>('/account/2fa/enable', RequiredCode, async (user, body, request, reply) => {
     const { recoveryCodes, session } = await twoFactor.enable(user, body.code, { ip: request.ip, session: cookies.presented(request) });
-    if (session !== null) cookies.setSession(request, reply, session);
+    if (session !== null) cookies.setSession(request, replyCookies(reply), session);
     return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' } };
   });
 
@@ -307,7 +308,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, options: Acco
     RequiredCode,
     async (user, body, request, reply) => {
       const session = await twoFactor.disable(user, body.code, { ip: request.ip, session: cookies.presented(request) });
-      if (session !== null) cookies.setSession(request, reply, session);
+      if (session !== null) cookies.setSession(request, replyCookies(reply), session);
       return { status: 204, page: { notice: 'Two-factor sign-in is off.' } };
     },
     authenticatorArea,

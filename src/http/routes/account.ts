@@ -12,20 +12,21 @@ import type { PasswordChange } from '../../membership/password-change.ts';
 import type { SignOut } from '../../membership/sign-out.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
-import type { ProfileSession } from '../pages/profile-sessions.ts';
+import type { ProfileSession } from '../../pages/profile-sessions.ts';
 import { accountLockedError } from '../account-locked.ts';
-import { clearAuthCookie } from '../auth-cookie.ts';
+import { clearAuthCookie } from '../../endpoints/auth-cookie.ts';
 import { clientKey } from '../../endpoints/client-key.ts';
-import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { type RateLimitDependencies, rateLimited, userAccount } from '../rate-limit.ts';
-import type { PasskeyView } from '../pages/passkeys/passkey-markup.ts';
+import type { PasskeyView } from '../../pages/passkeys/passkey-markup.ts';
 import { localReturnUrl } from '../return-url.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
+import { replyCookies } from '../reply-cookies.ts';
 
 /** What the cookie side of membership uses: its use cases, the reads of the profile, and where the routes are. */
 export interface AccountRouteOptions extends CookieSignInDependencies, RateLimitDependencies {
@@ -145,7 +146,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
             grant: cookies.sessionGrant(request, persistent, 'password'),
           });
           if (result.requiresTwoFactor) {
-            cookies.startTwoFactor(reply, result.user, persistent, { method: 'two-factor' });
+            cookies.startTwoFactor(replyCookies(reply), result.user, persistent, { method: 'two-factor' });
             const returnUrl = returnUrlOf(request.query);
             if (isFormPost(request)) return seeOther(noStore(reply), paths.withReturnUrl(paths.twoFactorLogin, returnUrl));
             return noStore(reply).send({ succeeded: false, requiresTwoFactor: true });
@@ -156,7 +157,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
             const failed = { login, errors: { '': [message] }, unconfirmedEmail: result.isNotAllowed === true };
             return sendPage(reply, renderLogin(request, reply, failed), 401);
           }
-          cookies.setGrantedSession(request, reply, result);
+          cookies.setGrantedSession(request, replyCookies(reply), result);
           if (isFormPost(request)) return seeOther(noStore(reply), returnUrlOf(request.query) ?? paths.profile);
           return noStore(reply).send({ succeeded: true });
         },
@@ -167,7 +168,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
   app.post('/account/logout', { config: { successStatus: 204 } }, async (request, reply) => {
     const token = presentedSession(request);
     if (token !== null) await options.signOut.signOut(token);
-    clearAuthCookie(reply, config);
+    clearAuthCookie(replyCookies(reply), config);
     if (isFormPost(request)) return seeOther(noStore(reply), paths.login);
     return noStore(reply).code(204).send();
   });
@@ -237,7 +238,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
           }
           // Every other session, refresh token and access token ended with the security stamp; the
           // session that asked goes on under the new one.
-          if (session !== null) cookies.setSession(request, reply, session);
+          if (session !== null) cookies.setSession(request, replyCookies(reply), session);
           if (isFormPost(request)) return seeOther(noStore(reply), `${paths.profile}?status=password-changed`);
           return noStore(reply).code(204).send();
         },

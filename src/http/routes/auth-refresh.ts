@@ -14,5 +14,5 @@ export interface AuthRefreshRouteOptions {
 
 /** `POST /auth/refresh` and `POST /auth/revoke` (endpoints/tokens/refresh-endpoints.ts) on Fastify. */
 export async function authRefreshRoutes(app: FastifyInstance, { config, paths, refreshTokens }: AuthRefreshRouteOptions): Promise<void> {
-  registerEndpoints(app, refreshEndpoints({ config, authPath: paths.auth, refreshTokens }));
+  await registerEndpoints(app, refreshEndpoints({ config, authPath: paths.auth, refreshTokens }));
 }

@@ -14,6 +14,6 @@ export interface AuthTokenRouteOptions extends RateLimitDependencies {
 /** `POST /auth/token` (endpoints/tokens/token-endpoint.ts) on Fastify, with its sign-in limits. */
 export async function authTokenRoutes(app: FastifyInstance, options: AuthTokenRouteOptions): Promise<void> {
   const { config, signIn, paths } = options;
-  registerEndpoints(app, [tokenEndpoint({ config, authPath: paths.auth, signIn })], { limits: options });
+  await registerEndpoints(app, [tokenEndpoint({ config, authPath: paths.auth, signIn })], { limits: options });
   // The limiter's Redis connection ends with the app; closing twice is harmless.
 }

@@ -13,16 +13,17 @@ import { authorizationErrorCode, ExternalProviderUnavailable, ExternalResponseRe
 import { GatehouseError } from '../../security/errors.ts';
 import { signInClient } from '../../identity/sign-in-client.ts';
 import { externalMethod } from '../../store/ports.ts';
-import { readCookie } from '../antiforgery.ts';
-import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
+import { readCookie } from '../../endpoints/cookies.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
 import { userIdOf } from '../pipeline.ts';
 import { formBodiesPlugin } from '../plugins/form-bodies.ts';
 import { problem, sendProblem } from '../problem.ts';
 import { type RateLimitDependencies, rateLimited } from '../rate-limit.ts';
-import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
+import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../../endpoints/recent-sign-in-check.ts';
 import { localReturnUrl } from '../return-url.ts';
+import { replyCookies } from '../reply-cookies.ts';
 
 /** What external sign-in uses: the provider's sign-in and unlinking, the cookies, the recent-sign-in rule, and where the routes are. */
 export interface ExternalLoginRouteOptions extends CookieSignInDependencies, RateLimitDependencies, RecentSignInCheckDependencies {
@@ -154,7 +155,7 @@ export async function externalLoginRoutes(app: FastifyInstance, options: Externa
       // The last way to sign in stays: without a password, one login must remain.
       if (unlinked.outcome !== 'unlinked') throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
       const signedOut = unlinked.askingEnded;
-      if (signedOut) cookies.forgetSession(reply);
+      if (signedOut) cookies.forgetSession(replyCookies(reply));
       reply.header('cache-control', 'no-store');
       if (isFormPost(request)) return seeOther(reply, signedOut ? paths.login : paths.profile);
       return reply.code(204).send();
@@ -215,10 +216,10 @@ export async function externalLoginRoutes(app: FastifyInstance, options: Externa
         return refused(reply, request, outcome.reason, 403, EMAIL_TAKEN);
       }
       if (outcome.kind === 'two-factor') {
-        cookies.startTwoFactor(reply, outcome.user, false, { method: externalMethod(provider.name), link: outcome.link });
+        cookies.startTwoFactor(replyCookies(reply), outcome.user, false, { method: externalMethod(provider.name), link: outcome.link });
         return reply.code(302).header('cache-control', 'no-store').header('location', paths.withReturnUrl(paths.twoFactorLogin, opened.returnUrl)).send();
       }
-      cookies.setSession(request, reply, outcome.session);
+      cookies.setSession(request, replyCookies(reply), outcome.session);
       return reply.code(302).header('cache-control', 'no-store').header('location', opened.returnUrl ?? paths.profile).send();
     },
   );

@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PasskeyCredentialJSON, PasskeyManager } from '../../identity/passkeys.ts';
 import type { SignInManager } from '../../identity/sign-in-manager.ts';
 import { GatehouseError } from '../../security/errors.ts';
-import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
-import { PasskeyChallengeCookie } from '../passkey-challenge-cookie.ts';
+import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
+import { PasskeyChallengeCookie } from '../../endpoints/passkey-challenge-cookie.ts';
 import { type RateLimitDependencies, rateLimited, userAccount } from '../rate-limit.ts';
 import { sendSignInFailure } from '../sign-in-failure.ts';
 import { PasskeyLogin } from './passkey-schemas.ts';
+import { replyCookies } from '../reply-cookies.ts';
 
 /** What a passkey sign-in uses: its challenges, the sign-in's rules, and the cookies. */
 export interface PasskeyLoginRouteOptions extends CookieSignInDependencies, RateLimitDependencies {
@@ -29,7 +30,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance, options: PasskeyL
 
   app.post('/account/login/passkey/options', { preValidation: onlyAnEmptyBody, config: ANONYMOUS, ...rateLimited(options) }, async (_request, reply) => {
     const { options, challenge, expiresAt } = await passkeys.authenticationOptions();
-    challenges.set(reply, challenge, expiresAt);
+    challenges.set(replyCookies(reply), challenge, expiresAt);
     return noStore(reply).send(options);
   });
 
@@ -40,7 +41,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance, options: PasskeyL
       noStore(reply);
       // The cookie goes whatever happens: its challenge is spent by this attempt.
       const challenge = challenges.read(request);
-      challenges.clear(reply);
+      challenges.clear(replyCookies(reply));
       // No cookie (or an expired one) is a spent challenge: still counted when the passkey is known.
       const response = request.body.response as unknown as PasskeyCredentialJSON;
       const persistent = request.body.rememberMe === true;
@@ -50,11 +51,11 @@ export async function passkeyLoginRoutes(app: FastifyInstance, options: PasskeyL
         grant: cookies.sessionGrant(request, persistent, 'passkey'),
       });
       if (result.requiresTwoFactor) {
-        cookies.startTwoFactor(reply, result.user, persistent, { method: 'passkey' });
+        cookies.startTwoFactor(replyCookies(reply), result.user, persistent, { method: 'passkey' });
         return reply.send({ succeeded: false, requiresTwoFactor: true });
       }
       if (!result.succeeded) return sendSignInFailure(reply, result);
-      cookies.setGrantedSession(request, reply, result);
+      cookies.setGrantedSession(request, replyCookies(reply), result);
       return reply.send({ succeeded: true });
     },
   );

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { PASSKEY_SCRIPT_FOLDER, type PasskeyScript } from '../pages/passkeys/passkey-script.ts';
+import { PASSKEY_SCRIPT_FOLDER, type PasskeyScript } from '../../pages/passkeys/passkey-script.ts';
 
 /**
  * `GET /account/assets/passkeys.<hash>.js`: the passkey script of the login and profile pages,

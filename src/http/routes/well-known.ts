@@ -10,5 +10,5 @@ export interface WellKnownRouteOptions {
 
 /** `GET /.well-known/jwks.json` (endpoints/tokens/jwks-endpoint.ts) on Fastify. */
 export async function wellKnownRoutes(app: FastifyInstance, { keyRing }: WellKnownRouteOptions): Promise<void> {
-  registerEndpoints(app, [jwksEndpoint(keyRing)]);
+  await registerEndpoints(app, [jwksEndpoint(keyRing)]);
 }

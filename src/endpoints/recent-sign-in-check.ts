@@ -1,9 +1,16 @@
-import type { FastifyRequest } from 'fastify';
 import type { RecentSignIn } from '../identity/recent-sign-in.ts';
 import type { SessionManager } from '../identity/sessions.ts';
 import { BEARER_SCHEME, COOKIES_SCHEME } from '../security/authentication/index.ts';
 import type { AccessTokenValidator } from '../tokens/access-token-validator.ts';
+import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { CookieSignIn } from './cookie-sign-in.ts';
+import type { CookieSource } from './cookies.ts';
+
+/** A request as the check reads it: its caller and the credentials it presented. */
+export interface SignedInRequest extends CookieSource {
+  readonly user: ClaimsPrincipal;
+  readonly headers: { readonly cookie?: string | string[] | undefined; readonly authorization?: string | string[] | undefined };
+}
 
 /** What the check reads: the rule, and the credentials that say when the caller signed in. */
 export interface RecentSignInCheckDependencies {
@@ -25,17 +32,17 @@ export class RecentSignInCheck {
   ) {}
 
   /** Throws `GH_REAUTHENTICATION_REQUIRED` (403) unless the caller signed in at most `REAUTH_MINUTES` ago. */
-  async require(request: FastifyRequest): Promise<void> {
+  async require(request: SignedInRequest): Promise<void> {
     this.dependencies.recentSignIn.require(await this.signedInAt(request));
   }
 
   /** Whether the caller signed in recently enough (for pages that offer a change or ask to sign in first). */
-  async isRecent(request: FastifyRequest): Promise<boolean> {
+  async isRecent(request: SignedInRequest): Promise<boolean> {
     return this.dependencies.recentSignIn.isRecent(await this.signedInAt(request));
   }
 
   /** When the caller signed in (epoch ms), or null when the credential does not say. */
-  private async signedInAt(request: FastifyRequest): Promise<number | null> {
+  private async signedInAt(request: SignedInRequest): Promise<number | null> {
     switch (request.user.identity?.authenticationType) {
       case BEARER_SCHEME:
         return this.tokenAuthTime(request);
@@ -47,7 +54,7 @@ export class RecentSignInCheck {
   }
 
   /** The `auth_time` of the request's access token (verified a moment ago by the pipeline: remembered, so no second signature check). */
-  private async tokenAuthTime(request: FastifyRequest): Promise<number | null> {
+  private async tokenAuthTime(request: SignedInRequest): Promise<number | null> {
     const header = request.headers.authorization;
     const token = typeof header === 'string' && /^bearer /i.test(header) ? header.slice('Bearer '.length) : null;
     if (token === null) return null;
@@ -56,7 +63,7 @@ export class RecentSignInCheck {
   }
 
   /** The sign-in of the request's cookie session, looked at without counting as another use. */
-  private async sessionSignIn(request: FastifyRequest): Promise<number | null> {
+  private async sessionSignIn(request: SignedInRequest): Promise<number | null> {
     const token = this.cookies.presentedSession(request);
     if (token === null) return null;
     const session = await this.dependencies.sessions.current(token);

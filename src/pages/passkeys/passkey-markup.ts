@@ -4,7 +4,7 @@
  * a page without script shows nothing that cannot work. The script finds what it needs through
  * `data-` attributes, URLs included: it builds no path itself.
  */
-import { PASSKEY_NAME_MAX } from '../../../identity/passkeys.ts';
+import { PASSKEY_NAME_MAX } from '../../identity/passkeys.ts';
 import { html, type Html } from '../html.ts';
 import { type AccountPaths, withQuery } from '../paths.ts';
 

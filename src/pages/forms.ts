@@ -1,4 +1,4 @@
-import { ANTIFORGERY_FIELD } from '../../security/crypto/antiforgery.ts';
+import { ANTIFORGERY_FIELD } from '../security/crypto/antiforgery.ts';
 import { type Html, html } from './html.ts';
 
 /** Messages by field name, as problem+json's `errors` member carries them; `''` for the whole form. */

@@ -1,7 +1,6 @@
-import { serialize } from 'cookie';
-import type { FastifyReply } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { authCookieName } from '../schemes/auth-cookie.ts';
+import type { ResponseCookies } from './cookies.ts';
 
 /**
  * Writing the auth cookie of docs/reference/http.md (its name and protector: schemes/auth-cookie.ts).
@@ -16,15 +15,15 @@ export interface AuthCookie {
 }
 
 /** `now` is the clock's time, so Max-Age agrees with Expires under an injected clock. */
-export function setAuthCookie(reply: FastifyReply, config: Pick<Config, 'production'>, cookie: AuthCookie, now: number): void {
+export function setAuthCookie(cookies: ResponseCookies, config: Pick<Config, 'production'>, cookie: AuthCookie, now: number): void {
   const lifetime = cookie.persistent
     ? { expires: new Date(cookie.expiresAt), maxAge: Math.max(0, Math.floor((cookie.expiresAt - now) / 1000)) }
     : {};
-  reply.header('set-cookie', serialize(authCookieName(config), cookie.value, { ...attributes(config), ...lifetime }));
+  cookies.set(authCookieName(config), cookie.value, { ...attributes(config), ...lifetime });
 }
 
-export function clearAuthCookie(reply: FastifyReply, config: Pick<Config, 'production'>): void {
-  reply.header('set-cookie', serialize(authCookieName(config), '', { ...attributes(config), expires: new Date(0), maxAge: 0 }));
+export function clearAuthCookie(cookies: ResponseCookies, config: Pick<Config, 'production'>): void {
+  cookies.set(authCookieName(config), '', { ...attributes(config), expires: new Date(0), maxAge: 0 });
 }
 
 function attributes(config: Pick<Config, 'production'>) {

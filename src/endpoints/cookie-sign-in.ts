@@ -1,5 +1,3 @@
-import { serialize } from 'cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { PresentedSession, SignedInSession } from '../identity/sessions.ts';
 import { signInClient } from '../identity/sign-in-client.ts';
@@ -8,9 +6,15 @@ import type { Clock } from '../platform/clock.ts';
 import type { SignInMethod, User } from '../store/ports.ts';
 import type { KeyRing } from '../tokens/key-ring.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
-import { readCookie } from './antiforgery.ts';
+import { type CookieSource, readCookie, type ResponseCookies } from './cookies.ts';
 import { authCookieName, authCookieProtector } from '../schemes/auth-cookie.ts';
 import { clearAuthCookie, setAuthCookie } from './auth-cookie.ts';
+
+/** A browser's request as a sign-in reads it: its cookies, its address and its user agent. */
+export interface BrowserRequest extends CookieSource {
+  readonly ip: string;
+  readonly headers: { readonly cookie?: string | string[] | undefined; readonly 'user-agent'?: string | string[] | undefined };
+}
 
 /** The first step's proof lasts five minutes (docs/reference/http.md). */
 const TWO_FACTOR_MS = 5 * 60 * 1000;
@@ -76,37 +80,37 @@ export class CookieSignIn {
   }
 
   /** The session token in the auth cookie the request carries, when it opens. */
-  presentedSession(request: FastifyRequest): string | null {
+  presentedSession(request: CookieSource): string | null {
     const value = readCookie(request, this.authCookie);
     return value === undefined ? null : this.sessionProtector.unprotect(value);
   }
 
   /** The request's cookie session and where the request comes from, for a use case that reads or renews it; null without one. */
-  presented(request: FastifyRequest): PresentedSession | null {
+  presented(request: BrowserRequest): PresentedSession | null {
     const token = this.presentedSession(request);
     return token === null ? null : { token, client: signInClient(request.ip, request.headers['user-agent']) };
   }
 
   /** What a browser's sign-in is granted: a session in place of the one this browser holds (no fixation). */
-  sessionGrant(request: FastifyRequest, persistent: boolean, method: SignInMethod): SignInGrant {
+  sessionGrant(request: BrowserRequest, persistent: boolean, method: SignInMethod): SignInGrant {
     return { kind: 'session', persistent, method, client: signInClient(request.ip, request.headers['user-agent']), replacing: this.presentedSession(request) };
   }
 
   /** The session a completed sign-in opened under its `sessionGrant` goes to the browser. */
-  setGrantedSession(request: FastifyRequest, reply: FastifyReply, result: { readonly session?: SignedInSession }): void {
+  setGrantedSession(request: BrowserRequest, cookies: ResponseCookies, result: { readonly session?: SignedInSession }): void {
     if (result.session === undefined) throw new Error('The sign-in was granted no cookie session.');
-    this.setSession(request, reply, result.session);
+    this.setSession(request, cookies, result.session);
   }
 
   /** The browser holds `session` from now on (a sign-in's, or one a security change re-issued); a pending second step is over. */
-  setSession(request: FastifyRequest, reply: FastifyReply, session: SignedInSession): void {
-    setAuthCookie(reply, this.dependencies.config, { ...session, value: this.sessionProtector.protect(session.token) }, this.dependencies.clock.now());
-    if (readCookie(request, this.pendingCookie) !== undefined) this.clear(reply, this.pendingCookie);
+  setSession(request: BrowserRequest, cookies: ResponseCookies, session: SignedInSession): void {
+    setAuthCookie(cookies, this.dependencies.config, { ...session, value: this.sessionProtector.protect(session.token) }, this.dependencies.clock.now());
+    if (readCookie(request, this.pendingCookie) !== undefined) this.clear(cookies, this.pendingCookie);
   }
 
   /** The browser forgets its auth cookie, whose session has ended. */
-  forgetSession(reply: FastifyReply): void {
-    clearAuthCookie(reply, this.dependencies.config);
+  forgetSession(cookies: ResponseCookies): void {
+    clearAuthCookie(cookies, this.dependencies.config);
   }
 
   /**
@@ -115,35 +119,35 @@ export class CookieSignIn {
    * alone would leave a captured copy working). `completion` travels sealed with it: nothing of it
    * happens unless the second step succeeds.
    */
-  startTwoFactor(reply: FastifyReply, user: User, persistent: boolean, completion: TwoFactorCompletion): void {
+  startTwoFactor(cookies: ResponseCookies, user: User, persistent: boolean, completion: TwoFactorCompletion): void {
     const startedAt = this.dependencies.clock.now();
     const value: PendingCookie = { userId: user.id, securityStamp: user.securityStamp, startedAt, persistent, expiresAt: startedAt + TWO_FACTOR_MS, ...completion };
-    this.set(reply, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
+    this.set(cookies, this.pendingCookie, this.pendingProtector.protect(JSON.stringify(value)), { maxAge: TWO_FACTOR_MS / 1000 });
   }
 
   /** Who passed the first step on this browser, while the two-factor cookie lasts. */
-  pendingTwoFactor(request: FastifyRequest): PendingCookie | null {
+  pendingTwoFactor(request: BrowserRequest): PendingCookie | null {
     const value = this.open<PendingCookie>(request, this.pendingCookie, this.pendingProtector);
     return value !== null && typeof value.persistent === 'boolean' && Number.isFinite(value.startedAt) ? value : null;
   }
 
-  rememberClient(reply: FastifyReply, user: User): void {
+  rememberClient(cookies: ResponseCookies, user: User): void {
     const expiresAt = this.dependencies.clock.now() + REMEMBER_CLIENT_MS;
     const value: RememberedCookie = { userId: user.id, securityStamp: user.securityStamp, expiresAt };
-    this.set(reply, this.rememberCookie, this.rememberProtector.protect(JSON.stringify(value)), {
+    this.set(cookies, this.rememberCookie, this.rememberProtector.protect(JSON.stringify(value)), {
       maxAge: REMEMBER_CLIENT_MS / 1000,
       expires: new Date(expiresAt),
     });
   }
 
   /** Whether this browser's remember-client cookie is the user's, unexpired, with the current security stamp. */
-  rememberedClient(request: FastifyRequest): (user: User) => boolean {
+  rememberedClient(request: BrowserRequest): (user: User) => boolean {
     const value = this.open<RememberedCookie>(request, this.rememberCookie, this.rememberProtector);
     return (user) => value !== null && value.userId === user.id && value.securityStamp === user.securityStamp;
   }
 
   private open<T extends { userId: number; securityStamp: number; expiresAt: number }>(
-    request: FastifyRequest,
+    request: BrowserRequest,
     name: string,
     protector: CookieProtector,
   ): T | null {
@@ -159,12 +163,12 @@ export class CookieSignIn {
     }
   }
 
-  private set(reply: FastifyReply, name: string, value: string, lifetime: { maxAge: number; expires?: Date }): void {
-    reply.header('set-cookie', serialize(name, value, { ...this.attributes(), ...lifetime }));
+  private set(cookies: ResponseCookies, name: string, value: string, lifetime: { maxAge: number; expires?: Date }): void {
+    cookies.set(name, value, { ...this.attributes(), ...lifetime });
   }
 
-  private clear(reply: FastifyReply, name: string): void {
-    reply.header('set-cookie', serialize(name, '', { ...this.attributes(), expires: new Date(0), maxAge: 0 }));
+  private clear(cookies: ResponseCookies, name: string): void {
+    cookies.set(name, '', { ...this.attributes(), expires: new Date(0), maxAge: 0 });
   }
 
   private attributes() {

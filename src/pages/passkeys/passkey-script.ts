@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertPeerInstalled } from '../../../platform/optional-peers.ts';
+import { assertPeerInstalled } from '../../platform/optional-peers.ts';
 
 /**
  * The one script of the account pages: @simplewebauthn/browser's browser build (its functions on

@@ -1,4 +1,4 @@
-import type { SignInMethod } from '../../store/ports.ts';
+import type { SignInMethod } from '../store/ports.ts';
 import { postForm } from './forms.ts';
 import { type Html, html } from './html.ts';
 import type { AccountPaths } from './paths.ts';

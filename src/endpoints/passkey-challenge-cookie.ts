@@ -1,10 +1,8 @@
-import { serialize } from 'cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../platform/clock.ts';
 import { CookieProtector } from '../security/authentication/index.ts';
 import type { KeyRing } from '../tokens/key-ring.ts';
-import { readCookie } from './antiforgery.ts';
+import { type CookieSource, readCookie, type ResponseCookies } from './cookies.ts';
 
 interface ChallengeValue {
   readonly challenge: string;
@@ -26,14 +24,14 @@ export class PasskeyChallengeCookie {
     this.name = dependencies.config.production ? '__Host-gh.passkey' : 'gh.passkey';
   }
 
-  set(reply: FastifyReply, challenge: string, expiresAt: number): void {
+  set(cookies: ResponseCookies, challenge: string, expiresAt: number): void {
     const value: ChallengeValue = { challenge, expiresAt };
     const maxAge = Math.max(0, Math.floor((expiresAt - this.dependencies.clock.now()) / 1000));
-    reply.header('set-cookie', serialize(this.name, this.protector.protect(JSON.stringify(value)), { ...this.attributes(), maxAge }));
+    cookies.set(this.name, this.protector.protect(JSON.stringify(value)), { ...this.attributes(), maxAge });
   }
 
   /** The challenge this browser holds, while its cookie lasts; null otherwise. */
-  read(request: FastifyRequest): string | null {
+  read(request: CookieSource): string | null {
     const sealed = readCookie(request, this.name);
     const plain = sealed === undefined ? null : this.protector.unprotect(sealed);
     if (plain === null) return null;
@@ -46,8 +44,8 @@ export class PasskeyChallengeCookie {
     }
   }
 
-  clear(reply: FastifyReply): void {
-    reply.header('set-cookie', serialize(this.name, '', { ...this.attributes(), expires: new Date(0), maxAge: 0 }));
+  clear(cookies: ResponseCookies): void {
+    cookies.set(this.name, '', { ...this.attributes(), expires: new Date(0), maxAge: 0 });
   }
 
   private attributes() {

@@ -1,0 +1,33 @@
+import { type FieldErrors, GatehouseError } from '../security/errors.ts';
+import type { Endpoint, EndpointRequest, EndpointResponse } from './endpoint.ts';
+
+/**
+ * The endpoint's answer, as every host gets it. A form post the endpoint refuses with a caller's
+ * error (a `GatehouseError` below 500) is answered with the endpoint's page again, listing the
+ * errors by field, at the error's status; JSON callers get the error, which the host writes as
+ * problem+json.
+ */
+export async function endpointAnswer(endpoint: Endpoint, request: EndpointRequest): Promise<EndpointResponse> {
+  if (!request.form || endpoint.formErrors === undefined) return endpoint.handle(request);
+  try {
+    return await endpoint.handle(request);
+  } catch (error) {
+    if (!(error instanceof GatehouseError) || error.status >= 500) throw error;
+    const errors = (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
+    return refusedForm(endpoint, request, errors, error.status);
+  }
+}
+
+/**
+ * A form post whose parameters, query or body failed validation: the endpoint's page with the
+ * errors at 400, or undefined when the caller gets problem+json (not a form, or no page).
+ */
+export async function invalidFormAnswer(endpoint: Endpoint, request: EndpointRequest, errors: FieldErrors): Promise<EndpointResponse | undefined> {
+  if (!request.form || endpoint.formErrors === undefined) return undefined;
+  return refusedForm(endpoint, request, errors, 400);
+}
+
+async function refusedForm(endpoint: Endpoint, request: EndpointRequest, errors: FieldErrors, status: number): Promise<EndpointResponse> {
+  const page = await endpoint.formErrors!(request as EndpointRequest<never>, errors);
+  return { ...page, status };
+}
