@@ -14,7 +14,9 @@ export async function endpointAnswer(endpoint: Endpoint, request: EndpointReques
   } catch (error) {
     if (!(error instanceof GatehouseError) || error.status >= 500) throw error;
     const errors = (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
-    return refusedForm(endpoint, request, errors, error.status);
+    const page = await refusedForm(endpoint, request, errors, error.status);
+    if (error.retryAfterSeconds === undefined) return page;
+    return { ...page, headers: { ...page.headers, 'retry-after': String(error.retryAfterSeconds) } };
   }
 }
 

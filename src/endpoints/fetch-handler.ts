@@ -310,7 +310,8 @@ async function answer(endpoint: Endpoint, request: EndpointRequest, received: Re
 }
 
 function errorResponse(error: GatehouseError): EndpointResponse {
-  return problemResponse(problem(error.code, error.detail, { ...error.extensions }));
+  const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
+  return problemResponse(problem(error.code, error.detail, { ...error.extensions }), headers);
 }
 
 /** The Cookies scheme's success among the schemes tried, if it vouched for the caller. */

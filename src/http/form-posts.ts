@@ -27,6 +27,7 @@ export async function jsonOrForm(
   } catch (error) {
     if (!form || !(error instanceof GatehouseError) || error.status >= 500) throw error;
     const errors = (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return sendPage(reply, await renderWithErrors(errors), error.status);
   }
 }

@@ -36,17 +36,20 @@ export type FieldErrors = Record<string, string[]>;
 export class GatehouseError extends Error {
   readonly status: number;
   readonly title: string;
+  /** When the caller may try again (a 429): every host sends it as `Retry-After`. */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly code: GatehouseErrorCode,
     readonly detail?: string,
     readonly extensions: Readonly<Record<string, unknown>> = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(detail ?? ERROR_CODES[code].title, options);
     this.name = 'GatehouseError';
     this.status = ERROR_CODES[code].status;
     this.title = ERROR_CODES[code].title;
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   static validation(errors: FieldErrors, detail = 'The request is not valid.'): GatehouseError {

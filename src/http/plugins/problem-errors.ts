@@ -91,7 +91,10 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
   const resultHandler = options.resultHandler ?? problemResultHandler;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AuthorizationRefusal) return renderRefusal(resultHandler, request, reply, error.outcome);
-    if (error instanceof GatehouseError) return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
+    if (error instanceof GatehouseError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+      return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
+    }
     if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
     if (error instanceof HashingBusyError) return sendProblem(reply, overloadedProblem(reply, error));
     if (error instanceof RevocationsStaleError) {

@@ -7,7 +7,7 @@ import { TwoFactorError, type TwoFactorManager } from '../../identity/two-factor
 import type { UserManager } from '../../identity/user-manager.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
-import { accountLockedError } from '../account-locked.ts';
+import { accountLockedError } from '../../endpoints/account-locked.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
 import { jsonOrForm } from '../form-posts.ts';
 import { isFormPost, seeOther, sendPage, wantsPage } from '../negotiation.ts';
@@ -271,7 +271,7 @@ export async function accountTwoFactorRoutes(app: FastifyInstance, options: Acco
             outcome = await run(user, request.body as Body, request, reply);
           } catch (error) {
             if (error instanceof TwoFactorError) throw GatehouseError.validation(REFUSALS[error.reason]);
-            if (error instanceof AccountLockedError) throw accountLockedError(reply, error, options.clock, options.config.lockoutSeconds);
+            if (error instanceof AccountLockedError) throw accountLockedError(error, options.clock, options.config.lockoutSeconds);
             throw error;
           }
           if (!isFormPost(request)) return noStore(reply).code(outcome.status).send(outcome.body);

@@ -13,7 +13,7 @@ import type { SignOut } from '../../membership/sign-out.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import type { ProfileSession } from '../../pages/profile-sessions.ts';
-import { accountLockedError } from '../account-locked.ts';
+import { accountLockedError } from '../../endpoints/account-locked.ts';
 import { clearAuthCookie } from '../../endpoints/auth-cookie.ts';
 import { clientKey } from '../../endpoints/client-key.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../../endpoints/cookie-sign-in.ts';
@@ -233,7 +233,7 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRouteO
           try {
             session = await options.passwordChange.change(user, request.body, { by: user.id, ip: request.ip }, cookies.presented(request));
           } catch (error) {
-            if (error instanceof AccountLockedError) throw accountLockedError(reply, error, clock, config.lockoutSeconds);
+            if (error instanceof AccountLockedError) throw accountLockedError(error, clock, config.lockoutSeconds);
             throw error;
           }
           // Every other session, refresh token and access token ended with the security stamp; the

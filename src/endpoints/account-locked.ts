@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type { AccountLockedError } from '../identity/credential-checks.ts';
 import type { Clock } from '../platform/clock.ts';
 import { GatehouseError } from '../security/errors.ts';
@@ -12,8 +11,7 @@ const LOCKED = 'Too many wrong passwords or codes: the account is locked for now
  * retyping a right code that is not being checked. An admin lock has no end; such a caller's
  * sessions end with it, so only a request racing the lock sees it (told to wait a lockout time).
  */
-export function accountLockedError(reply: FastifyReply, error: AccountLockedError, clock: Clock, lockoutSeconds: number): GatehouseError {
+export function accountLockedError(error: AccountLockedError, clock: Clock, lockoutSeconds: number): GatehouseError {
   const seconds = error.until === null ? lockoutSeconds : (error.until - clock.now()) / 1000;
-  reply.header('retry-after', String(Math.max(1, Math.ceil(seconds))));
-  return new GatehouseError('GH_LOCKED_OUT', LOCKED);
+  return new GatehouseError('GH_LOCKED_OUT', LOCKED, {}, { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) });
 }
