@@ -8,6 +8,7 @@
 import { ANTIFORGERY_FIELD, Antiforgery } from '../security/crypto/antiforgery.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { type CookieSource, readCookie, type ResponseCookies } from './cookies.ts';
+import { UNSAFE_METHODS } from './cross-site.ts';
 
 export interface AntiforgeryOptions {
   /** The key ring's antiforgery secret. */
@@ -16,7 +17,6 @@ export interface AntiforgeryOptions {
   readonly production: boolean;
 }
 
-const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\s*(;|$)/i;
 
 export function antiforgeryCookieName(production: boolean): string {

@@ -56,14 +56,29 @@ const ANONYMOUS: EndpointAuthorization = Object.freeze({ principal: ClaimsPrinci
  * The same outcomes the Fastify pipeline renders (http/pipeline.ts): hosts only render them.
  */
 export function endpointAuthorizer(options: EndpointAuthorizationOptions, protection: EndpointProtection = {}): EndpointAuthorizer {
+  return endpointAuthorization(options, protection).authorize ?? (async () => ANONYMOUS);
+}
+
+/**
+ * An endpoint's protection, decided once: the policy it runs (null for none), and its
+ * authorizer, null for an anonymous endpoint, whose caller is anonymous without reading anything
+ * (a host answers those without waiting for a promise).
+ */
+export interface ResolvedEndpointAuthorization {
+  readonly policy: AuthorizationPolicy | null;
+  readonly authorize: EndpointAuthorizer | null;
+}
+
+/** `endpointAuthorizer`, with the policy it resolved: the Fastify host keeps it in the route's config. */
+export function endpointAuthorization(options: EndpointAuthorizationOptions, protection: EndpointProtection = {}): ResolvedEndpointAuthorization {
   const { policies, evaluator } = options;
   const groups = protection.groups ?? [];
   const policy = resolveEndpointPolicy(policies, protection.authorization, groups);
-  if (policy !== null) return (request) => authorizeFor(evaluator, policy, request);
+  if (policy !== null) return { policy, authorize: (request) => authorizeFor(evaluator, policy, request) };
   // Without a fallback policy, an endpoint that says nothing is open, yet its caller is still known.
   const unprotected = !isAnonymousEndpoint(protection.authorization, groups);
-  if (protection.readCredentials || unprotected) return (request) => authorizeFor(evaluator, null, request);
-  return async () => ANONYMOUS;
+  if (protection.readCredentials || unprotected) return { policy, authorize: (request) => authorizeFor(evaluator, null, request) };
+  return { policy, authorize: null };
 }
 
 async function authorizeFor(evaluator: PolicyEvaluator, policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<EndpointAuthorization> {

@@ -21,7 +21,8 @@
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { HashingBusyError } from '../identity/hashing-busy.ts';
 import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
-import { type AuthenticateResult, type AuthenticationRequest, COOKIES_SCHEME, type PolicyAuthentication } from '../security/authentication/index.ts';
+import type { AuthenticationRequest } from '../security/authentication/index.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import { GatehouseError } from '../security/errors.ts';
@@ -34,7 +35,7 @@ import { endpointAnswer, invalidFormAnswer } from './endpoint-answer.ts';
 import { readFormBody } from './form-body.ts';
 import { AuthorizationRefusal, resourceChecks } from './resource-checks.ts';
 import { clientKey } from './client-key.ts';
-import { CrossSitePolicy } from './cross-site.ts';
+import { cookieSessionCheck } from './cookie-session-check.ts';
 import type { Endpoint, EndpointLog, EndpointRequest, EndpointResponse } from './endpoint.ts';
 import { problemResponse } from './problem-response.ts';
 import { type LoginPage, refusalResponse } from './refusal-response.ts';
@@ -48,6 +49,12 @@ export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
   readonly limits?: RateLimitDependencies;
   /** The origins trusted with the auth cookie (`PUBLIC_URL`'s and `CORS_ORIGINS`): unsafe requests it authenticates from others are 403. */
   readonly trustedOrigins: readonly string[];
+  /**
+   * The auth cookie's sliding renewal: a persistent cookie whose session moved on is sent again
+   * with the answer, with these attributes. Without it the cookie is not renewed in the browser
+   * (its session still is, on the server).
+   */
+  readonly sessionCookies?: { readonly production: boolean; readonly clock: Pick<Clock, 'now'> };
   /** Where a browser is sent to sign in; without it a challenge is always a 401. */
   readonly loginPage?: LoginPage;
   /** The largest raw body read (`BODY_LIMIT_BYTES`). @default 1 MiB */
@@ -88,7 +95,7 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
  */
 export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandlerOptions): FetchHandler {
   const mounted = endpoints.map((endpoint) => mount(endpoint, options));
-  const crossSite = new CrossSitePolicy(options.trustedOrigins);
+  const cookieSession = cookieSessionCheck({ trustedOrigins: options.trustedOrigins, production: false, clock: { now: Date.now }, ...options.sessionCookies });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const antiforgery = options.antiforgery === undefined ? undefined : new AntiforgeryTokens(options.antiforgery);
   const checks = resourceChecks(options);
@@ -103,11 +110,11 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
     const credentials = authenticationRequest(request, url, requestOptions.ip ?? '');
     const { principal, outcome, authentication } = await authorize(credentials);
     if (outcome.kind !== 'success') return toResponse(refusalResponse(outcome, credentials, options.loginPage));
-    if (authentication !== undefined && cookieSuccess(authentication) !== undefined && !crossSite.allows(credentials)) {
-      return toResponse(problemResponse(problem('GH_FORBIDDEN', 'Cross-site requests with the auth cookie are refused.', { policy: [COOKIES_SCHEME] })));
-    }
-    // Cookies set on the way (the antiforgery cookie of a page's forms) go out with whatever is answered.
+    const verdict = authentication === undefined ? undefined : cookieSession(credentials, authentication);
+    if (verdict?.kind === 'refused') return toResponse(problemResponse(verdict.problem));
+    // Cookies set on the way (the renewed auth cookie, the antiforgery cookie of a page's forms) go out with whatever is answered.
     const pending = new CookieList();
+    if (verdict?.renewed !== undefined && options.sessionCookies !== undefined) pending.cookies.push(verdict.renewed);
     const form = isFormContentType(credentials.headers['content-type']);
     const endpointRequest = (body: unknown): EndpointRequest => ({
       ...credentials,
@@ -314,10 +321,6 @@ function errorResponse(error: GatehouseError): EndpointResponse {
   return problemResponse(problem(error.code, error.detail, { ...error.extensions }), headers);
 }
 
-/** The Cookies scheme's success among the schemes tried, if it vouched for the caller. */
-function cookieSuccess(authentication: PolicyAuthentication): AuthenticateResult | undefined {
-  return authentication.attempts.find(({ result }) => result.kind === 'success' && result.scheme === COOKIES_SCHEME)?.result;
-}
 
 /**
  * The `Response` of an endpoint's answer, as Fastify writes it: one `Set-Cookie` a cookie; a body

@@ -19,13 +19,8 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import {
-  type AuthorizationMetadata,
-  type AuthorizationPolicy,
-  type PolicyProvider,
-  isAnonymousEndpoint,
-  resolveEndpointPolicy,
-} from '../security/authorization/index.ts';
+import { type EndpointAuthorizer, endpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
+import type { AuthorizationMetadata, AuthorizationPolicy, PolicyProvider } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from './authorization-result-handler.ts';
@@ -124,40 +119,24 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
     done();
   };
 
-  /** The hook of an endpoint with a policy, built once per route with the policy in hand. */
+  /** The hook of a route that reads credentials, built once per route with its authorizer in hand. */
   const authorizeHook =
-    (policy: AuthorizationPolicy): RouteCheck =>
+    (authorize: EndpointAuthorizer): RouteCheck =>
     (request, reply, done) => {
-      goOnWhen(authorizeRequest(policy, request, reply), done);
+      goOnWhen(authorizeRequest(authorize, request, reply), done);
     };
 
-  /** True when the request may go on; otherwise it has been answered (401 or 403). */
-  async function authorizeRequest(policy: AuthorizationPolicy, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const credentials = authenticationRequest(request);
-    const authentication = await evaluator.authenticate(policy, credentials);
-    request.user = authentication.principal;
-    const result = await evaluator.authorize(policy, authentication, credentials);
-    // Authorized: a request the cookie authenticated is then checked for cross-site origin.
-    if (result.kind === 'success') return authorized === undefined || authorized(request, reply, authentication);
-    renderRefusal(resultHandler, request, reply, result);
+  /**
+   * True when the request may go on; otherwise it has been answered (401, 403 or the login
+   * redirect). Authorized, a request the auth cookie authenticated is then checked for its origin.
+   */
+  async function authorizeRequest(authorize: EndpointAuthorizer, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const { principal, outcome, authentication } = await authorize(authenticationRequest(request));
+    request.user = principal;
+    if (outcome.kind === 'success') return authorized === undefined || authentication === undefined || authorized(request, reply, authentication);
+    renderRefusal(resultHandler, request, reply, outcome);
     return false;
   }
-
-  /** Anonymous endpoints that read credentials: a presented credential must be valid. */
-  async function readCredentials(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const credentials = authenticationRequest(request);
-    const authentication = await evaluator.authenticate(null, credentials);
-    request.user = authentication.principal;
-    const result = await evaluator.authorize(null, authentication, credentials);
-    // A cookie caller is checked for cross-site origin here as on any protected endpoint.
-    if (result.kind === 'success') return !authentication.succeeded || authorized === undefined || authorized(request, reply, authentication);
-    renderRefusal(resultHandler, request, reply, result);
-    return false;
-  }
-
-  const readCredentialsHook: RouteCheck = (request, reply, done) => {
-    goOnWhen(readCredentials(request, reply), done);
-  };
 
   /**
    * The route's check, from one hook of the application's: Fastify runs a route's own hooks after
@@ -181,13 +160,12 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
     // config: per request, nothing is looked up but that config.
     forRoute(route, instance) {
       // CORS preflights carry no credentials by design: OPTIONS routes are anonymous (docs/reference/configuration.md).
-      const around = groupsOf(instance);
-      const endpoint = route.config?.authorization;
-      const policy = isOptionsOnly(route) ? null : routePolicy(route, () => resolveEndpointPolicy(policies, endpoint, around));
-      // Without a fallback policy (ASP.NET's default), a route that says nothing is open, yet its
-      // caller is still known: credentials are read, and presented ones must be valid.
-      const unprotected = policy === null && !isOptionsOnly(route) && !isAnonymousEndpoint(endpoint, around);
-      const check = policy ? authorizeHook(policy) : route.config?.readCredentials || unprotected ? readCredentialsHook : anonymousHook;
+      // The one decision of every host (endpoints/authorize-endpoint.ts): the route's policy, or
+      // none; without a fallback policy (ASP.NET's default) a route that says nothing is open, yet
+      // its caller is still known: credentials are read, and presented ones must be valid.
+      const protection = { authorization: route.config?.authorization, groups: groupsOf(instance), readCredentials: route.config?.readCredentials === true };
+      const { policy, authorize } = isOptionsOnly(route) ? OPTIONS_ROUTE : routePolicy(route, () => endpointAuthorization({ policies, evaluator }, protection));
+      const check = authorize === null ? anonymousHook : authorizeHook(authorize);
       pipelineChecks.add(check);
       route.config = { ...route.config, policy, [ROUTE_CHECK]: check };
     },
@@ -196,6 +174,9 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
     },
   };
 }
+
+/** A CORS preflight's route: anonymous, whatever its group says. */
+const OPTIONS_ROUTE: ResolvedEndpointAuthorization = Object.freeze({ policy: null, authorize: null });
 
 /** The checks of any pipeline: a route without one is served outside it. */
 const pipelineChecks = new WeakSet<RouteCheck>();
@@ -237,8 +218,8 @@ function isPipelineCheck(check: RouteCheck | undefined): boolean {
   return check !== undefined && pipelineChecks.has(check);
 }
 
-/** The route's policy; an unknown policy name stops the start naming the route that asked for it. */
-function routePolicy(route: RouteOptions, resolve: () => AuthorizationPolicy | null): AuthorizationPolicy | null {
+/** The route's protection; an unknown policy name stops the start naming the route that asked for it. */
+function routePolicy(route: RouteOptions, resolve: () => ResolvedEndpointAuthorization): ResolvedEndpointAuthorization {
   try {
     return resolve();
   } catch (error) {
