@@ -56,8 +56,11 @@ const ANONYMOUS: EndpointAuthorization = Object.freeze({ principal: ClaimsPrinci
  * The same outcomes the Fastify pipeline renders (http/pipeline.ts): hosts only render them.
  */
 export function endpointAuthorizer(options: EndpointAuthorizationOptions, protection: EndpointProtection = {}): EndpointAuthorizer {
-  return endpointAuthorization(options, protection).authorize ?? (async () => ANONYMOUS);
+  return endpointAuthorization(options, protection).authorize ?? anonymousCaller;
 }
+
+/** An anonymous endpoint's authorizer: the caller is anonymous, nothing is read. */
+export const anonymousCaller: EndpointAuthorizer = async () => ANONYMOUS;
 
 /**
  * An endpoint's protection, decided once: the policy it runs (null for none), and its

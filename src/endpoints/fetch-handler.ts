@@ -27,7 +27,10 @@ import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { problem, type ProblemBody } from '../security/problem-details.ts';
-import { type EndpointAuthorizationOptions, type EndpointAuthorizer, endpointAuthorizer } from './authorize-endpoint.ts';
+import { anonymousCaller, type EndpointAuthorizationOptions, type EndpointAuthorizer, endpointAuthorization } from './authorize-endpoint.ts';
+import { carriesCredentials, isNoStoreEndpoint, type ResponseHeadersOptions, STRICT_TRANSPORT_SECURITY } from './response-headers.ts';
+import { refusalPageFor } from './refusal-page.ts';
+import type { PageRendering } from '../pages/rendering.ts';
 import { type AntiforgeryOptions, AntiforgeryTokens, isFormContentType, isUnsafeMethod } from './antiforgery.ts';
 import { type BodyValidator, partValidator } from './body-validation.ts';
 import { CookieList } from './cookies.ts';
@@ -63,6 +66,13 @@ export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
   readonly antiforgery?: AntiforgeryOptions;
   /** Where endpoints report what failed beside their answer. @default console.error */
   readonly log?: EndpointLog;
+  /**
+   * The security headers' settings (HSTS in production; the paths and headers that make an answer
+   * `no-store`). @default development, the contract's credential headers, no credential paths
+   */
+  readonly responseHeaders?: Partial<ResponseHeadersOptions>;
+  /** A browser's 403 or 404 under the membership paths (at `prefix`) is answered with the pages' error page. */
+  readonly refusalPages?: { readonly pages: Pick<PageRendering, 'headers' | 'render'>; readonly prefix: string };
 }
 
 /** What the host tells of one request beside the `Request`. */
@@ -84,6 +94,8 @@ interface MountedEndpoint {
   readonly validators: readonly BodyValidator[];
   /** What its sign-in limits count with, when it has limits. */
   readonly limits: RateLimitDependencies | undefined;
+  /** Its answers are never stored, whoever asks (it reads credentials, or lies under a credential path). */
+  readonly noStore: boolean;
 }
 
 const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -101,17 +113,23 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
   const checks = resourceChecks(options);
   const log = options.log ?? CONSOLE_LOG;
 
+  const finish = answerFinisher(options);
+
   return async (request, requestOptions = {}) => {
     const url = new URL(request.url);
+    const received = authenticationRequest(request, url, requestOptions.ip ?? '');
     const found = route(mounted, request.method, url.pathname);
-    if (found === undefined) return toResponse(problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.')));
-    if ('problem' in found) return toResponse(problemResponse(found.problem));
+    const response = found === undefined ? NOT_FOUND : 'problem' in found ? problemResponse(found.problem) : await respond(found, request, received, requestOptions);
+    return toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
+  };
+
+  /** The answer of a routed request, through the phases in the order above. */
+  async function respond(found: RoutedEndpoint, request: Request, credentials: ReceivedRequest, requestOptions: FetchRequestOptions): Promise<EndpointResponse> {
     const { endpoint, validators, authorize, limits } = found.mounted;
-    const credentials = authenticationRequest(request, url, requestOptions.ip ?? '');
     const { principal, outcome, authentication } = await authorize(credentials);
-    if (outcome.kind !== 'success') return toResponse(refusalResponse(outcome, credentials, options.loginPage));
+    if (outcome.kind !== 'success') return refusalResponse(outcome, credentials, options.loginPage);
     const verdict = authentication === undefined ? undefined : cookieSession(credentials, authentication);
-    if (verdict?.kind === 'refused') return toResponse(problemResponse(verdict.problem));
+    if (verdict?.kind === 'refused') return problemResponse(verdict.problem);
     // Cookies set on the way (the renewed auth cookie, the antiforgery cookie of a page's forms) go out with whatever is answered.
     const pending = new CookieList();
     if (verdict?.renewed !== undefined && options.sessionCookies !== undefined) pending.cookies.push(verdict.renewed);
@@ -133,33 +151,59 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
     try {
       if (limits !== undefined) {
         const turn = await clientTurn(limits, credentials.ip);
-        if ('refusal' in turn) return toResponse(turn.refusal);
+        if ('refusal' in turn) return turn.refusal;
         leave = turn.leave;
       }
       const body = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit, endpoint.forms === true);
-      if ('error' in body) return toResponse(errorResponse(body.error));
+      if ('error' in body) return errorResponse(body.error);
       if (form && isUnsafeMethod(request.method)) {
         const refusal = antiforgeryRefusal(antiforgery, credentials, body.value, principal);
-        if (refusal !== null) return toResponse(errorResponse(refusal));
+        if (refusal !== null) return errorResponse(refusal);
       }
       const values = [found.params, body.value, credentials.query];
       const errors = validators.reduce<ReturnType<BodyValidator>>((first, validate, i) => first ?? validate(values[i]), null);
       if (errors !== null) {
         const page = await invalidFormAnswer(endpoint, endpointRequest(body.value), errors);
-        return toResponse(withCookies(page ?? problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })), pending));
+        return withCookies(page ?? problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })), pending);
       }
       const account = endpoint.rateLimits?.account?.(body.value);
       if (account !== undefined && limits !== undefined) {
         const refusal = limitRefusal(await consumeAccountLimit(limits, credentials.ip, account));
-        if (refusal !== undefined) return toResponse(refusal);
+        if (refusal !== undefined) return refusal;
       }
-      const answered = await answer(endpoint, endpointRequest(body.value), credentials, options.loginPage);
-      return toResponse(withCookies(answered, pending));
+      return withCookies(await answer(endpoint, endpointRequest(body.value), credentials, options.loginPage), pending);
     } finally {
       leave?.();
     }
+  }
+}
+
+const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
+
+/**
+ * What every answer gets last, as the Fastify host's `onSend` hooks give it: a browser's 403 or
+ * 404 under the membership paths as a page, then the security headers, `no-store` for a request
+ * that carried credentials or an endpoint that reads them.
+ */
+function answerFinisher(options: FetchHandlerOptions) {
+  const { production = false, credentialHeaders = DEFAULT_CREDENTIAL_HEADERS } = options.responseHeaders ?? {};
+  const pageFor = options.refusalPages === undefined ? undefined : refusalPageFor(options.refusalPages.pages, options.refusalPages.prefix);
+  return (response: EndpointResponse, request: ReceivedRequest, mounted: MountedEndpoint | undefined): EndpointResponse => {
+    const page = pageFor?.({ status: response.status, contentType: response.headers?.['content-type'], url: request.url, headers: request.headers });
+    const answer = page === undefined ? response : { ...response, headers: page.headers, body: page.body };
+    const noStore = mounted?.noStore === true || carriesCredentials(request.headers, credentialHeaders);
+    const headers = {
+      ...answer.headers,
+      'x-content-type-options': 'nosniff',
+      ...(production ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
+      ...(noStore ? { 'cache-control': 'no-store' } : {}),
+    };
+    return { ...answer, headers };
   };
 }
+
+/** The contract's credential headers, when the host names no others (docs/reference/http.md). */
+const DEFAULT_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'];
 
 const CONSOLE_LOG: EndpointLog = { error: (details, message) => console.error(message, details.err) };
 
@@ -181,10 +225,12 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
   const protection = { authorization: endpoint.authorization, ...(options.groups ? { groups: options.groups } : {}) };
   const { method, path, params, body, query } = endpoint;
   const always = () => null;
+  const { authorize } = endpointAuthorization(options, protection);
   return {
     endpoint,
     segments: endpoint.path.split('/'),
-    authorize: endpointAuthorizer(options, protection),
+    authorize: authorize ?? anonymousCaller,
+    noStore: isNoStoreEndpoint(path, authorize !== null, options.responseHeaders?.credentialPaths ?? []),
     validators: [
       params === undefined ? always : partValidator(params, method, path, 'params'),
       body === undefined ? always : partValidator(body, method, path, 'body'),
@@ -194,7 +240,8 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
   };
 }
 
-type Routed = { readonly mounted: MountedEndpoint; readonly params: Record<string, string> } | { readonly problem: ProblemBody };
+type RoutedEndpoint = { readonly mounted: MountedEndpoint; readonly params: Record<string, string> };
+type Routed = RoutedEndpoint | { readonly problem: ProblemBody };
 
 /** The endpoint of the method and path, with the path's parameters; a parameter that is not valid percent-encoding is a 400. */
 function route(mounted: readonly MountedEndpoint[], method: string, pathname: string): Routed | undefined {

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, onSendHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { carriesCredentials, isNoStoreEndpoint, type ResponseHeadersOptions, STRICT_TRANSPORT_SECURITY } from '../../endpoints/response-headers.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -8,36 +9,7 @@ declare module 'fastify' {
   }
 }
 
-/** One year, subdomains included: once a browser has seen the service over https, it never tries http. */
-export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
-
-/**
- * The headers of an answer written outside the routes' hooks (Fastify's refusals before routing,
- * Node's client errors): every header of docs/reference/http.md, `no-store` included, since whether the
- * request carried credentials is not known there.
- */
-export function refusalHeaders(production: boolean): Readonly<Record<string, string>> {
-  return {
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-    ...(production ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
-  };
-}
-
-export interface ResponseHeadersOptions {
-  /** Production answers carry `Strict-Transport-Security` (PUBLIC_URL is https there). */
-  readonly production: boolean;
-  /**
-   * Endpoints under these paths issue or manage credentials, whatever the request carries
-   * (`MembershipPaths.credentialPaths`: `/auth/`, `/account/`, `/signin-` under the prefix).
-   */
-  readonly credentialPaths: readonly string[];
-  /**
-   * The headers that carry credentials, in lower case: the contract's (Authorization, X-Api-Key,
-   * Cookie) and those the registered schemes declare they read.
-   */
-  readonly credentialHeaders: readonly string[];
-}
+export { refusalHeaders, type ResponseHeadersOptions, STRICT_TRANSPORT_SECURITY } from '../../endpoints/response-headers.ts';
 
 /**
  * The headers docs/reference/http.md puts on answers, in one hook for every route, every error and the
@@ -52,9 +24,8 @@ export interface ResponseHeadersOptions {
  */
 async function responseHeaders(app: FastifyInstance, options: ResponseHeadersOptions): Promise<void> {
   app.addHook('onRoute', (route: RouteOptions) => {
-    const credentialPath = options.credentialPaths.some((prefix) => route.url.startsWith(prefix));
-    const protectedRoute = route.config?.policy !== undefined && route.config.policy !== null;
-    route.config = { ...route.config, noStore: credentialPath || protectedRoute || route.config?.readCredentials === true };
+    const readsCredentials = (route.config?.policy !== undefined && route.config.policy !== null) || route.config?.readCredentials === true;
+    route.config = { ...route.config, noStore: isNoStoreEndpoint(route.url, readsCredentials, options.credentialPaths) };
   });
 
   const hsts = options.production;
@@ -62,16 +33,11 @@ async function responseHeaders(app: FastifyInstance, options: ResponseHeadersOpt
   const addHeaders: onSendHookHandler = (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     if (hsts) reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(request, credentialHeaders) || request.routeOptions.config?.noStore === true) reply.header('cache-control', 'no-store');
+    if (carriesCredentials(request.headers, credentialHeaders) || request.routeOptions.config?.noStore === true) reply.header('cache-control', 'no-store');
     done(null, payload);
   };
   app.addHook('onSend', addHeaders);
 }
 
-function carriesCredentials(request: FastifyRequest, names: readonly string[]): boolean {
-  const { headers } = request;
-  for (let i = 0; i < names.length; i++) if (headers[names[i]!] !== undefined) return true;
-  return false;
-}
 
 export const responseHeadersPlugin = fp(responseHeaders, { name: 'gatehouse-response-headers', fastify: '5.x', dependencies: ['gatehouse-pipeline'] });
