@@ -74,6 +74,7 @@ import { warnOfUnhandledRequirements } from './unhandled-requirements-warning.ts
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
+import { ADMIN_GROUP } from '../endpoints/admin/admin-group.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { adminSessionRoutes } from './routes/admin-sessions.ts';
 import { accountSessionRoutes } from './routes/account-sessions.ts';
@@ -383,7 +384,7 @@ async function membershipRoutes(
       }
       if (features.admin) {
         await membership.register(
-          routeGroup({ authorize: [{ policy: membershipPolicies.admin }] }, async (admin) => {
+          routeGroup(ADMIN_GROUP, async (admin) => {
             await admin.register(adminRoutes, { users, auditTrail, authorization });
             if (listsSessions(features)) await admin.register(adminSessionRoutes, { users, sessions });
           }),

@@ -1,12 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionManager } from '../../identity/sessions.ts';
-import type { ListedSession, OwnSession } from '../../identity/user-sessions.ts';
+import type { OwnSession } from '../../identity/user-sessions.ts';
 import type { SessionEnding } from '../../membership/session-ending.ts';
 import { BEARER_SCHEME } from '../../security/authentication/index.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { AccessTokenValidator } from '../../tokens/access-token-validator.ts';
 import type { CookieSignIn } from '../../endpoints/cookie-sign-in.ts';
+import { sessionJson } from '../../endpoints/session-json.ts';
 import type { MembershipPaths } from '../membership-paths.ts';
 import { membershipPolicies } from '../membership-policies.ts';
 import { isFormPost, seeOther, wantsPage } from '../negotiation.ts';
@@ -89,25 +90,6 @@ export async function accountSessionRoutes(app: FastifyInstance, useCases: Accou
     const verified = await useCases.bearerTokens.validate(token);
     return verified.valid ? verified.familyId : null;
   }
-}
-
-/**
- * A listed session as JSON: times in ISO-8601 UTC, as every answer writes them (`/admin/audit`'s `at`).
- * Also the admin API's list (`GET /admin/users/:id/sessions`).
- */
-export function sessionJson(session: ListedSession) {
-  const { id, kind, current, userAgent, ip, method } = session;
-  return {
-    id,
-    kind,
-    current,
-    createdAt: new Date(session.createdAt).toISOString(),
-    lastSeenAt: new Date(session.lastSeenAt).toISOString(),
-    expiresAt: new Date(session.expiresAt).toISOString(),
-    userAgent,
-    ip,
-    method,
-  };
 }
 
 /** Answers about a signed-in user are never cached by the browser or a proxy. */

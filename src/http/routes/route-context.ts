@@ -24,9 +24,6 @@ export interface RouteContext {
   readonly sessionsListed?: boolean;
 }
 
-/** `:id` in a path: a positive integer, checked as text so that `1.5`, `1e3` and `-1` are 400s. */
-export const IdParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,14}$' }) });
-
 /** Titles 1–200 characters and bodies 1–10,000, for documents and posts alike. */
 export const Title = Type.String({ minLength: 1, maxLength: 200 });
 export const Body = Type.String({ minLength: 1, maxLength: 10_000 });
