@@ -385,7 +385,7 @@ async function membershipRoutes(
       if (features.admin) {
         await membership.register(
           routeGroup(ADMIN_GROUP, async (admin) => {
-            await admin.register(adminRoutes, { users, auditTrail, authorization });
+            await admin.register(adminRoutes, { users, auditTrail });
             if (listsSessions(features)) await admin.register(adminSessionRoutes, { users, sessions });
           }),
         );

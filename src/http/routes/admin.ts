@@ -2,15 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { adminEndpoints } from '../../endpoints/admin/admin-endpoints.ts';
 import type { AuditTrail } from '../../membership/audit-trail.ts';
 import type { UserAdministration } from '../../membership/user-administration.ts';
-import type { AuthorizationService } from '../../security/authorization/index.ts';
 import { registerEndpoints } from '../endpoint-route.ts';
 
-/** What the admin API calls: the administration of users and the audit trail, and the engine of its resource check. */
+/** What the admin API calls: the administration of users and the audit trail. */
 export interface AdminRouteUseCases {
   readonly users: UserAdministration;
   readonly auditTrail: AuditTrail;
-  /** The role grant's check runs through `request.authorize`, which the plugin wires to this engine. */
-  readonly authorization: AuthorizationService;
 }
 
 /**
