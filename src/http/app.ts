@@ -367,7 +367,7 @@ async function membershipRoutes(
   app: FastifyInstance,
   { context, useCases, features, script }: { context: RouteContext; useCases: Membership; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
 ): Promise<void> {
-  const { services, authorization, paths } = context;
+  const { services, paths } = context;
   const { users, sessions, auditTrail } = useCases;
   const routes = membershipRouteOptions(context);
   // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
