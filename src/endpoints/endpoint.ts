@@ -89,6 +89,11 @@ export interface Endpoint<Body = unknown> {
   /** The path, under the mount point: literal segments and `:name` parameters. */
   readonly path: string;
   readonly authorization: AuthorizationMetadata<PolicyName>;
+  /**
+   * The groups it lies in, nearest first (ASP.NET's `MapGroup(…).RequireAuthorization(…)`): their
+   * rules combine with its own on every host, as a Fastify route group's do (`inGroup`).
+   */
+  readonly groups?: readonly AuthorizationMetadata<PolicyName>[];
   /** The path parameters' schema (TypeBox), validated as the body is (400 naming the parameter). */
   readonly params?: TSchema;
   /** The query's schema (TypeBox), validated as the body is. */
@@ -112,6 +117,11 @@ export interface Endpoint<Body = unknown> {
   /** The per-client limit and line of sign-ins, and the per-account limit when it names an account. */
   readonly rateLimits?: EndpointRateLimits<Body>;
   readonly handle: (request: EndpointRequest<Body>) => Promise<EndpointResponse>;
+}
+
+/** `endpoints` inside a group whose protection combines with theirs (the admin API under `AdminOnly`). */
+export function inGroup(group: AuthorizationMetadata<PolicyName>, endpoints: readonly Endpoint[]): Endpoint[] {
+  return endpoints.map((endpoint) => ({ ...endpoint, groups: [...(endpoint.groups ?? []), group] }));
 }
 
 /**

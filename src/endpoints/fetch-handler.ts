@@ -222,7 +222,7 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
   if (endpoint.rateLimits !== undefined && limits === undefined) {
     throw new Error(`${endpoint.method} ${endpoint.path} has rate limits: fetchHandler needs the limits' dependencies.`);
   }
-  const protection = { authorization: endpoint.authorization, ...(options.groups ? { groups: options.groups } : {}) };
+  const protection = { authorization: endpoint.authorization, groups: [...(endpoint.groups ?? []), ...(options.groups ?? [])] };
   const { method, path, params, body, query } = endpoint;
   const always = () => null;
   const { authorize } = endpointAuthorization(options, protection);

@@ -74,7 +74,6 @@ import { warnOfUnhandledRequirements } from './unhandled-requirements-warning.ts
 import { accountRoutes } from './routes/account.ts';
 import { accountRegistrationRoutes } from './routes/account-registration.ts';
 import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
-import { ADMIN_GROUP } from '../endpoints/admin/admin-group.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { adminSessionRoutes } from './routes/admin-sessions.ts';
 import { accountSessionRoutes } from './routes/account-sessions.ts';
@@ -383,12 +382,8 @@ async function membershipRoutes(
         });
       }
       if (features.admin) {
-        await membership.register(
-          routeGroup(ADMIN_GROUP, async (admin) => {
-            await admin.register(adminRoutes, { users, auditTrail });
-            if (listsSessions(features)) await admin.register(adminSessionRoutes, { users, sessions });
-          }),
-        );
+        await membership.register(adminRoutes, { users, auditTrail });
+        if (listsSessions(features)) await membership.register(adminSessionRoutes, { users, sessions });
       }
       if (listsSessions(features)) {
         const cookies = new CookieSignIn(services);

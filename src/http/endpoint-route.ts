@@ -39,7 +39,7 @@ function registerEndpoint(app: FastifyInstance, endpoint: Endpoint, { limits }: 
     // A form post's invalid body reaches the handler, which answers with the endpoint's page.
     ...(endpoint.formErrors === undefined ? {} : { attachValidation: true }),
     ...(endpoint.forms ? {} : { preParsing: refuseForms }),
-    config: { authorization, ...(successStatus === undefined ? {} : { successStatus }) },
+    config: { authorization, ...(endpoint.groups === undefined ? {} : { groups: endpoint.groups }), ...(successStatus === undefined ? {} : { successStatus }) },
     ...limitsOf(endpoint, limits),
     handler: async (request: FastifyRequest, reply: FastifyReply) => writeResponse(reply, await answer(endpoint, endpointRequest(request, reply))),
   });

@@ -37,6 +37,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What this endpoint says about its protection. */
     authorization?: AuthorizationMetadata<PolicyName>;
+    /** Groups it lies in besides those of the plugins around it, nearest first (a neutral endpoint's `groups`). */
+    groups?: readonly AuthorizationMetadata<PolicyName>[];
     /** Resolved at registration: the policy to run, or null for an anonymous endpoint. */
     policy?: AuthorizationPolicy | null;
     /**
@@ -163,7 +165,8 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
       // The one decision of every host (endpoints/authorize-endpoint.ts): the route's policy, or
       // none; without a fallback policy (ASP.NET's default) a route that says nothing is open, yet
       // its caller is still known: credentials are read, and presented ones must be valid.
-      const protection = { authorization: route.config?.authorization, groups: groupsOf(instance), readCredentials: route.config?.readCredentials === true };
+      const groups = [...(route.config?.groups ?? []), ...groupsOf(instance)];
+      const protection = { authorization: route.config?.authorization, groups, readCredentials: route.config?.readCredentials === true };
       const { policy, authorize } = isOptionsOnly(route) ? OPTIONS_ROUTE : routePolicy(route, () => endpointAuthorization({ policies, evaluator }, protection));
       const check = authorize === null ? anonymousHook : authorizeHook(authorize);
       pipelineChecks.add(check);

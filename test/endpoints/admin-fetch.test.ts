@@ -1,6 +1,6 @@
 /**
- * The admin API (endpoints/admin) through the Web-standard handler (`fetchHandler`) in the group
- * `ADMIN_GROUP`, over the use cases of a real instance on SQLite, beside the same requests
+ * The admin API (endpoints/admin) through the Web-standard handler (`fetchHandler`), its endpoints
+ * carrying their group `ADMIN_GROUP` themselves, over the use cases of a real instance on SQLite, beside the same requests
  * through the Fastify app: the same status, content type and body for the list of users, role
  * grants (a SuperAdmin grant by an Admin 403, nothing changed), lock and unlock, deletion, audit
  * paging (a bad limit 400), a user's sessions listed and ended; 401 to an anonymous caller and
@@ -8,7 +8,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_GROUP, adminEndpoints, adminSessionEndpoints } from '../../src/endpoints/admin/admin-endpoints.ts';
+import { adminEndpoints, adminSessionEndpoints } from '../../src/endpoints/admin/admin-endpoints.ts';
 import { type FetchHandler, fetchHandler } from '../../src/endpoints/fetch-handler.ts';
 import type { User } from '../../src/store/ports.ts';
 import { testEngines } from '../helpers/databases.ts';
@@ -38,7 +38,7 @@ describe('the admin API through fetchHandler', () => {
   beforeEach(() => {
     const { evaluator, policies, config, users, audit, sessions } = ctx.app.gatehouse;
     const endpoints = [...adminEndpoints({ users, auditTrail: audit }), ...adminSessionEndpoints({ users, sessions })];
-    handle = fetchHandler(endpoints, { evaluator, policies, groups: [ADMIN_GROUP], trustedOrigins: [config.publicUrl.origin] });
+    handle = fetchHandler(endpoints, { evaluator, policies, trustedOrigins: [config.publicUrl.origin] });
   });
 
   async function viaFetch(method: Method, url: string, headers: Headers = {}, payload?: object): Promise<Shape> {

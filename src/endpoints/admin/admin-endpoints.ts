@@ -1,4 +1,5 @@
-import type { Endpoint } from '../endpoint.ts';
+import { type Endpoint, inGroup } from '../endpoint.ts';
+import { ADMIN_GROUP } from './admin-group.ts';
 import { type AdminAuditUseCases, adminAuditEndpoint } from './audit-endpoint.ts';
 import { type AdminUserUseCases, adminUserEndpoints } from './user-endpoints.ts';
 
@@ -10,9 +11,9 @@ export type AdminUseCases = AdminUserUseCases & AdminAuditUseCases;
 
 /**
  * The admin API but its sessions (session-endpoints.ts, on only where sessions are listed): the
- * users and the audit trail. Every endpoint says nothing of its protection: it lies in
- * `ADMIN_GROUP` (role `Admin`) on every host.
+ * users and the audit trail. No endpoint says anything of its protection: all lie in
+ * `ADMIN_GROUP` (role `Admin`), which every host honours.
  */
 export function adminEndpoints(useCases: AdminUseCases): readonly Endpoint[] {
-  return [...adminUserEndpoints(useCases), adminAuditEndpoint(useCases)];
+  return inGroup(ADMIN_GROUP, [...adminUserEndpoints(useCases), adminAuditEndpoint(useCases)]);
 }

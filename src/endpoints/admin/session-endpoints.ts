@@ -1,6 +1,7 @@
 import type { SessionEnding } from '../../membership/session-ending.ts';
 import type { UserAdministration } from '../../membership/user-administration.ts';
-import { defineEndpoint, type Endpoint } from '../endpoint.ts';
+import { defineEndpoint, type Endpoint, inGroup } from '../endpoint.ts';
+import { ADMIN_GROUP } from './admin-group.ts';
 import { IdParams } from '../id-params.ts';
 import { sessionJson } from '../session-json.ts';
 import { adminActor } from './admin-actor.ts';
@@ -43,5 +44,5 @@ export function adminSessionEndpoints({ users, sessions }: AdminSessionUseCases)
     },
   });
 
-  return [list, endAll];
+  return inGroup(ADMIN_GROUP, [list, endAll]);
 }

@@ -11,8 +11,8 @@ export interface AdminRouteUseCases {
 }
 
 /**
- * The admin API (endpoints/admin/admin-endpoints.ts) on Fastify, registered inside the route
- * group `ADMIN_GROUP` (policy `AdminOnly`), which protects every route of it.
+ * The admin API (endpoints/admin/admin-endpoints.ts) on Fastify, its endpoints in the group
+ * `ADMIN_GROUP` (policy `AdminOnly`), which protects every route of it.
  */
 export async function adminRoutes(app: FastifyInstance, { users, auditTrail }: AdminRouteUseCases): Promise<void> {
   await registerEndpoints(app, adminEndpoints({ users, auditTrail }));
