@@ -10,6 +10,7 @@ const EMAIL_FIELD_MAX = 254;
 
 const Flag = Type.Union([Type.Boolean(), Type.Literal('true')]);
 
+/** A new account: its address, its password and, if the user wants one, a user name. */
 export const RegisterRequest = Type.Object(
   {
     email: Type.String({ maxLength: EMAIL_FIELD_MAX }),
@@ -20,6 +21,7 @@ export const RegisterRequest = Type.Object(
 );
 export type RegisterRequest = Static<typeof RegisterRequest>;
 
+/** The confirmation mail's link: the account and its code (either may be missing or wrong: the page says so). */
 export const ConfirmQuery = Type.Object({ userId: Type.Optional(Type.String({ maxLength: 20 })), code: Type.Optional(Type.String({ maxLength: 100 })) });
 export type ConfirmQuery = Static<typeof ConfirmQuery>;
 
@@ -27,6 +29,7 @@ export type ConfirmQuery = Static<typeof ConfirmQuery>;
 export const EmailRequest = Type.Object({ email: Type.String({ maxLength: EMAIL_FIELD_MAX }) }, { additionalProperties: false });
 export type EmailRequest = Static<typeof EmailRequest>;
 
+/** A reset: the address, the mailed code, the new password, and what else to remove with it. */
 export const ResetRequest = Type.Object(
   {
     email: Type.String({ maxLength: EMAIL_FIELD_MAX }),
@@ -41,6 +44,7 @@ export const ResetRequest = Type.Object(
 );
 export type ResetRequest = Static<typeof ResetRequest>;
 
+/** The reset page: the mailed link's address and code, or the status after a post. */
 export const ResetQuery = Type.Object({
   email: Type.Optional(Type.String({ maxLength: EMAIL_FIELD_MAX })),
   code: Type.Optional(Type.String({ maxLength: 100 })),
@@ -48,9 +52,11 @@ export const ResetQuery = Type.Object({
 });
 export type ResetQuery = Static<typeof ResetQuery>;
 
+/** A page shown after its form's post (`?status=sent`). */
 export const StatusQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 10 })) });
 export type StatusQuery = Static<typeof StatusQuery>;
 
+/** The page that sends a confirmation again: the address to fill in, or the status after a post. */
 export const ResendQuery = Type.Object({ status: Type.Optional(Type.String({ maxLength: 10 })), email: Type.Optional(Type.String({ maxLength: EMAIL_FIELD_MAX })) });
 export type ResendQuery = Static<typeof ResendQuery>;
 
