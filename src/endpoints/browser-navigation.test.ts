@@ -15,6 +15,12 @@ describe('prefersHtml', () => {
       expect(prefersHtml(accept)).toBe(false);
     }
   });
+
+  it('is false without Accept, and reads several Accept lines as one list', () => {
+    expect(prefersHtml(undefined)).toBe(false);
+    expect(prefersHtml(['application/json;q=0.5', 'text/html'])).toBe(true);
+    expect(prefersHtml(['application/json', 'text/html;q=0.9'])).toBe(false);
+  });
 });
 
 describe('isBrowserNavigation', () => {

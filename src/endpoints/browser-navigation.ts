@@ -17,12 +17,14 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 /**
  * `Accept` ranks HTML first: an HTML type has a quality above zero and no other specific type
- * (wildcards aside) is ranked higher. `*\/*` alone, or JSON first, is an API client.
+ * (wildcards aside) is ranked higher. `*\/*` alone, or JSON first, is an API client; so is a
+ * request without `Accept`. Several `Accept` lines count as one list, as HTTP joins them.
  */
-export function prefersHtml(accept: string): boolean {
+export function prefersHtml(accept: string | readonly string[] | undefined): boolean {
+  if (accept === undefined) return false;
   let html = 0;
   let other = 0;
-  for (const range of accept.split(',')) {
+  for (const range of (typeof accept === 'string' ? accept : accept.join(',')).split(',')) {
     const [type = '', ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
     if (type === '' || type.endsWith('/*')) continue;
     const q = quality(parameters);

@@ -1,0 +1,86 @@
+import { GatehouseError } from '../../security/errors.ts';
+import { prefersHtml } from '../browser-navigation.ts';
+import { clientKey } from '../client-key.ts';
+import { defineEndpoint, type Endpoint } from '../endpoint.ts';
+import { pageResponse, seeOther } from '../page-response.ts';
+import { ANONYMOUS, type RegistrationEndpointOptions } from './registration-options.ts';
+import { EmailRequest, perAddress, ResetQuery, ResetRequest } from './registration-schemas.ts';
+
+const INVALID_RESET = 'The reset link is wrong, expired or already used.';
+
+/**
+ * `POST /account/forgot-password` (the mail with a reset link) and `GET|POST
+ * /account/reset-password` (the form, from that link; the reset itself).
+ */
+export function passwordResetEndpoints({ config, pages, paths, links, passwordReset }: RegistrationEndpointOptions): readonly Endpoint[] {
+  const forgotPassword = defineEndpoint<EmailRequest>({
+    method: 'POST',
+    path: '/account/forgot-password',
+    authorization: ANONYMOUS,
+    body: EmailRequest,
+    forms: true,
+    successStatus: 202,
+    rateLimits: perAddress,
+    async handle(request) {
+      // Answered before the look-up and the mail: the time taken must not tell whether the address is known.
+      void passwordReset.requestReset(request.body.email, links).catch((error: unknown) => {
+        request.log.error({ err: error }, 'could not send a password reset link');
+      });
+      if (request.form) return seeOther(`${paths.resetPassword}?status=sent`);
+      return { status: 202 };
+    },
+    formErrors: (request, errors) => pageResponse(pages, pages.render('forgotPassword', { antiforgeryToken: request.antiforgeryToken(), email: request.body?.email, errors })),
+  });
+
+  const resetForm = defineEndpoint({
+    method: 'GET',
+    path: '/account/reset-password',
+    authorization: ANONYMOUS,
+    query: ResetQuery,
+    async handle(request) {
+      if (!prefersHtml(request.headers.accept)) return { status: 200, body: { passwordMinLength: config.passwordMinLength } };
+      const { email, code, status } = request.query as ResetQuery;
+      const antiforgeryToken = request.antiforgeryToken();
+      if (status === 'done') return pageResponse(pages, pages.render('passwordResetDone', {}));
+      if (email !== undefined && code !== undefined) {
+        return pageResponse(pages, pages.render('resetPassword', { antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
+      }
+      return pageResponse(pages, pages.render('forgotPassword', { antiforgeryToken, sent: status === 'sent' }));
+    },
+  });
+
+  const reset = defineEndpoint<ResetRequest>({
+    method: 'POST',
+    path: '/account/reset-password',
+    authorization: ANONYMOUS,
+    body: ResetRequest,
+    forms: true,
+    successStatus: 204,
+    rateLimits: perAddress,
+    async handle(request) {
+      const { email, code, newPassword } = request.body;
+      const remove = { passkeys: isOn(request.body.removePasskeys), externalLogins: isOn(request.body.removeExternalLogins) };
+      const done = await passwordReset.reset(email, code, newPassword, { ip: request.ip, clientKey: clientKey(request.ip), remove });
+      if (!done) throw GatehouseError.validation({ code: [INVALID_RESET] }, INVALID_RESET);
+      if (request.form) return seeOther(`${paths.resetPassword}?status=done`);
+      return { status: 204 };
+    },
+    formErrors: (request, errors) =>
+      pageResponse(
+        pages,
+        pages.render('resetPassword', {
+          antiforgeryToken: request.antiforgeryToken(),
+          email: request.body?.email ?? '',
+          code: request.body?.code ?? '',
+          passwordMinLength: config.passwordMinLength,
+          errors,
+        }),
+      ),
+  });
+
+  return [forgotPassword, resetForm, reset];
+}
+
+function isOn(flag: boolean | 'true' | undefined): boolean {
+  return flag === true || flag === 'true';
+}
