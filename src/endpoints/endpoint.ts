@@ -8,6 +8,8 @@ import type { ResourcePolicy } from './resource-checks.ts';
 /** Where an endpoint reports what went wrong beside its answer (a mail that could not be sent); never a secret. */
 export interface EndpointLog {
   error(details: { readonly err: unknown }, message: string): void;
+  /** A failure the endpoint answered itself (a provider out of reach), with what helps to tell why. */
+  warn(details: { readonly err: unknown; readonly [detail: string]: unknown }, message: string): void;
 }
 
 /** The request an endpoint reads, whatever host received it. */
@@ -86,7 +88,7 @@ export interface EndpointRateLimits<Body = unknown> {
  */
 export interface Endpoint<Body = unknown> {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** The path, under the mount point: literal segments and `:name` parameters. */
+  /** The path, under the mount point: literal segments and `:name` parameters, a parameter taking the rest of its segment (`/signin-:provider`). */
   readonly path: string;
   readonly authorization: AuthorizationMetadata<PolicyName>;
   /**

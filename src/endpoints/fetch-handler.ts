@@ -205,7 +205,10 @@ function answerFinisher(options: FetchHandlerOptions) {
 /** The contract's credential headers, when the host names no others (docs/reference/http.md). */
 const DEFAULT_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'];
 
-const CONSOLE_LOG: EndpointLog = { error: (details, message) => console.error(message, details.err) };
+const CONSOLE_LOG: EndpointLog = {
+  error: (details, message) => console.error(message, details.err),
+  warn: (details, message) => console.warn(message, details),
+};
 
 /** The antiforgery check of a form post; without antiforgery options every form post is refused. */
 function antiforgeryRefusal(antiforgery: AntiforgeryTokens | undefined, request: ReceivedRequest, body: unknown, user: ClaimsPrincipal): GatehouseError | null {
@@ -253,10 +256,12 @@ function route(mounted: readonly MountedEndpoint[], method: string, pathname: st
     for (let i = 0; i < segments.length && matches; i++) {
       const pattern = candidate.segments[i]!;
       const segment = segments[i]!;
-      if (pattern.startsWith(':')) {
-        const value = decoded(segment);
+      // A parameter takes the rest of its segment, after any literal start (`/signin-:provider`).
+      const at = pattern.indexOf(':');
+      if (at >= 0 && segment.startsWith(pattern.slice(0, at))) {
+        const value = decoded(segment.slice(at));
         if (value === undefined) return { problem: problem('GH_VALIDATION_FAILED', 'The URL is not valid.', { errors: { url: ['The URL is not valid: a % must start an escape such as %2F.'] } }) };
-        params[pattern.slice(1)] = value;
+        params[pattern.slice(at + 1)] = value;
       } else matches = pattern === segment;
     }
     if (matches) return { mounted: candidate, params };

@@ -1,0 +1,52 @@
+import type { ProviderSignIn } from '../../membership/provider-sign-in.ts';
+import type { PageRendering } from '../../pages/rendering.ts';
+import { problem } from '../../security/problem-details.ts';
+import { prefersHtml } from '../browser-navigation.ts';
+import { CookieList } from '../cookies.ts';
+import type { EndpointRequest, EndpointResponse } from '../endpoint.ts';
+import { pageResponse } from '../page-response.ts';
+import { problemResponse } from '../problem-response.ts';
+import type { CorrelationCookie } from './correlation-cookie.ts';
+
+/** The statuses a failed flow answers with: the caller's mistake, a refusal, or the provider out of reach. */
+export type RefusalStatus = 400 | 403 | 502;
+
+/**
+ * The answers to an external sign-in that fails: the correlation cookie cleared, nothing kept by
+ * a cache, and a page (for a browser) or problem+json saying what to do. No session is opened.
+ */
+export class RefusedFlow {
+  constructor(
+    private readonly providerSignIn: Pick<ProviderSignIn, 'refuse'>,
+    private readonly correlation: CorrelationCookie,
+    private readonly pages: Pick<PageRendering, 'render' | 'headersFor'>,
+  ) {}
+
+  /**
+   * A failure of the flow before it reached a user: one `external.refused` event (its `reason` a
+   * fixed code, never the provider's text), then its answer.
+   */
+  async refuse(request: EndpointRequest, provider: string, reason: string, status: RefusalStatus, message: string): Promise<EndpointResponse> {
+    await this.providerSignIn.refuse(provider, reason, request.ip);
+    return this.refused(request, reason, status, message);
+  }
+
+  /** The provider could not be reached (discovery, the token endpoint, its keys). */
+  unavailable(request: EndpointRequest, provider: string): Promise<EndpointResponse> {
+    return this.refuse(request, provider, 'provider-unavailable', 502, `${provider} cannot be reached right now. Try again later, or sign in with your password.`);
+  }
+
+  /** The answer to a failure the use case has recorded already. */
+  refused(request: EndpointRequest, reason: string, status: RefusalStatus, message: string): EndpointResponse {
+    const cookies = new CookieList();
+    this.correlation.clear(cookies);
+    const headers = { 'cache-control': 'no-store' };
+    const accept = request.headers.accept;
+    if (typeof accept === 'string' && prefersHtml(accept)) {
+      const page = pageResponse(this.pages, this.pages.render('externalLoginRefused', { message }), status);
+      return { ...page, headers: { ...headers, ...page.headers }, cookies: cookies.cookies };
+    }
+    const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';
+    return { ...problemResponse(problem(code, message, { reason }), headers), cookies: cookies.cookies };
+  }
+}
