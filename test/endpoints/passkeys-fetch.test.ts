@@ -34,8 +34,9 @@ function request(method: string, path: string, headers: Record<string, string> =
 
 /**
  * Status, the headers both hosts must agree on, and the body's keys (or its problem, or a list's
- * length). Not `Cache-Control`: Fastify's security headers add `no-store` to every answer under
- * `/account/`, which a host of fetchHandler does as it sees fit; the endpoints' own is asserted apart.
+ * length). Not `Cache-Control`: the Fastify app adds `no-store` to every answer under `/account/`
+ * (its credential paths), which this handler is not given (`responseHeaders`), so that the
+ * endpoints' own `no-store` is what the tests below see.
  */
 async function shapeOfFetch(response: Response) {
   const headers = { type: response.headers.get('content-type'), challenge: response.headers.get('www-authenticate') };
