@@ -103,6 +103,12 @@ export interface Endpoint<Body = unknown> {
   /** The JSON body's schema (TypeBox); the host validates it as Fastify does. None: no body is read. */
   readonly body?: TSchema;
   /**
+   * The body taken when none came (no content, or JSON `null`), validated and handed over as if
+   * sent: `{}` for an endpoint whose fields are all optional, so `fetch(url, { method: 'POST' })`
+   * is answered as `{}` is. None: no body is validated as `null`.
+   */
+  readonly absentBody?: Readonly<Record<string, unknown>>;
+  /**
    * Form posts (url-encoded, and multipart with text fields only) are read too, beside JSON, each
    * checked for its antiforgery token before validation (400 naming the field when it is missing
    * or wrong). Without it a form body is 415.

@@ -154,12 +154,13 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         if ('refusal' in turn) return turn.refusal;
         leave = turn.leave;
       }
-      const body = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit, endpoint.forms === true);
-      if ('error' in body) return errorResponse(body.error);
+      const read = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit, endpoint.forms === true);
+      if ('error' in read) return errorResponse(read.error);
       if (form && isUnsafeMethod(request.method)) {
-        const refusal = antiforgeryRefusal(antiforgery, credentials, body.value, principal);
+        const refusal = antiforgeryRefusal(antiforgery, credentials, read.value, principal);
         if (refusal !== null) return errorResponse(refusal);
       }
+      const body = withAbsentBody(endpoint, read);
       const values = [found.params, body.value, credentials.query];
       const errors = validators.reduce<ReturnType<BodyValidator>>((first, validate, i) => first ?? validate(values[i]), null);
       if (errors !== null) {
@@ -214,6 +215,12 @@ const CONSOLE_LOG: EndpointLog = {
 function antiforgeryRefusal(antiforgery: AntiforgeryTokens | undefined, request: ReceivedRequest, body: unknown, user: ClaimsPrincipal): GatehouseError | null {
   if (antiforgery === undefined) return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.');
   return antiforgery.check(request, body, user.subject);
+}
+
+/** The endpoint's `absentBody` in place of no body: a copy, since validation may fill in defaults. */
+function withAbsentBody(endpoint: Endpoint, read: { readonly value: unknown }): { readonly value: unknown } {
+  const { absentBody } = endpoint;
+  return absentBody !== undefined && (read.value === undefined || read.value === null) ? { value: structuredClone(absentBody) } : read;
 }
 
 function withCookies(response: EndpointResponse, pending: CookieList): EndpointResponse {

@@ -51,6 +51,15 @@ export async function consumeAccountLimit({ config, rateLimiter }: RateLimitDepe
 const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
 
 /**
+ * The account of a known user (a signed-in caller, or the one a two-factor cookie names): the
+ * second steps of the user's sign-ins and the account operations that check a password or code
+ * share one budget.
+ */
+export function userAccount(userId: number): string {
+  return `user#${userId}`;
+}
+
+/**
  * The account in its canonical form (so `Ada@X.io` and `ada@x.io` share a budget), hashed:
  * counters in Redis hold no e-mail addresses.
  */

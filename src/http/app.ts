@@ -85,7 +85,7 @@ import { accountPasskeyRoutes } from './routes/account-passkeys.ts';
 import { passkeyScript, type PasskeyScript } from '../pages/passkeys/passkey-script.ts';
 import { passkeyScriptRoutes } from './routes/passkey-script.ts';
 import { passkeyLoginRoutes } from './routes/passkey-login.ts';
-import { CREDENTIAL_ID_MAX_CHARS } from './routes/passkey-schemas.ts';
+import { CREDENTIAL_ID_MAX_CHARS } from '../endpoints/passkeys/passkey-schemas.ts';
 import { assertPeerInstalled } from '../platform/optional-peers.ts';
 import type { RouteContext } from './routes/route-context.ts';
 import { membershipRouteOptions } from './routes/membership-route-options.ts';

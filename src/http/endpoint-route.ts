@@ -8,7 +8,7 @@
  * endpoint of that scope still answers a form with 415. Per request, the endpoint is handed the
  * Fastify request's own headers, cookies, query and parsed body, not copies.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify';
 import { isFormContentType } from '../endpoints/antiforgery.ts';
 import { validationErrors } from './plugins/problem-errors.ts';
 import type { Endpoint, EndpointRequest, EndpointResponse } from '../endpoints/endpoint.ts';
@@ -39,6 +39,7 @@ function registerEndpoint(app: FastifyInstance, endpoint: Endpoint, { limits }: 
     // A form post's invalid body reaches the handler, which answers with the endpoint's page.
     ...(endpoint.formErrors === undefined ? {} : { attachValidation: true }),
     ...(endpoint.forms ? {} : { preParsing: refuseForms }),
+    ...(endpoint.absentBody === undefined ? {} : { preValidation: absentBodyHook(endpoint.absentBody) }),
     config: { authorization, ...(endpoint.groups === undefined ? {} : { groups: endpoint.groups }), ...(successStatus === undefined ? {} : { successStatus }) },
     ...limitsOf(endpoint, limits),
     handler: async (request: FastifyRequest, reply: FastifyReply) => writeResponse(reply, await answer(endpoint, endpointRequest(request, reply))),
@@ -54,6 +55,14 @@ const refuseForms: preParsingHookHandler = (request, _reply, payload, done) => {
   if (isFormContentType(request.headers['content-type'])) return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
   done(null, payload);
 };
+
+/** No body (or JSON `null`) is taken as the endpoint's `absentBody`, before validation. */
+function absentBodyHook(absentBody: Readonly<Record<string, unknown>>): preValidationHookHandler {
+  return (request, _reply, done) => {
+    if (request.body === undefined || request.body === null) request.body = structuredClone(absentBody);
+    done();
+  };
+}
 
 async function answer(endpoint: Endpoint, request: EndpointRequest & { readonly validationError?: FastifyError | undefined }): Promise<EndpointResponse> {
   const invalid = request.validationError;
