@@ -48,6 +48,15 @@ export async function consumeAccountLimit({ config, rateLimiter }: RateLimitDepe
   return rateLimiter.consume(accountKey(clientKey(ip), account), limit);
 }
 
+/**
+ * The account of a known user (a signed-in caller, or the one a two-factor cookie names): the
+ * second steps of the user's sign-ins and the account operations that check a password or code
+ * share one budget.
+ */
+export function userAccount(userId: number): string {
+  return `user#${userId}`;
+}
+
 const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
 
 /**

@@ -7,6 +7,7 @@ import { sendProblem } from './problem.ts';
 import type { RoutePhase } from './request-pipeline.ts';
 
 export type { RateLimitDependencies } from '../endpoints/sign-in-limits.ts';
+export { userAccount } from '../endpoints/sign-in-limits.ts';
 
 export interface RateLimitedOptions {
   /** The account a request names (the submitted e-mail or user name), read from the parsed body. */
@@ -75,15 +76,6 @@ export const clientRateLimit: RoutePhase = { scope: 'route', forRoute: (route) =
 
 /** The pipeline's "rate limit per account" phase: the route's per-account limit, when it has one. */
 export const accountRateLimit: RoutePhase = { scope: 'route', forRoute: (route) => limitsOf(route)?.perAccount };
-
-/**
- * The account of a known user (a signed-in caller, or the one a two-factor cookie names): the
- * second steps of the user's sign-ins and the account operations that check a password or code
- * share one budget.
- */
-export function userAccount(userId: number): string {
-  return `user#${userId}`;
-}
 
 /**
  * Holds the request, before its body is read, until it is one of the few of its client running
