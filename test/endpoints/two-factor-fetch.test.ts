@@ -10,7 +10,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { fetchHandler, type FetchHandlerOptions } from '../../src/endpoints/fetch-handler.ts';
-import { membershipPolicies } from '../../src/endpoints/membership-policies.ts';
+import { membershipPolicies } from '../../src/policies/membership-policies.ts';
 import { twoFactorEndpoints } from '../../src/endpoints/two-factor/two-factor-endpoints.ts';
 import { MembershipPaths } from '../../src/http/membership-paths.ts';
 import { ManualClock } from '../../src/platform/clock.ts';

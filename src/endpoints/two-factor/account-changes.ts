@@ -10,7 +10,7 @@ import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type LimitedRequest, type ResponseCookie } from '../endpoint.ts';
-import { membershipPolicies } from '../membership-policies.ts';
+import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { pageResponse } from '../page-response.ts';
 import type { RecentSignInCheck } from '../recent-sign-in-check.ts';
 import { userAccount } from '../sign-in-limits.ts';
