@@ -74,10 +74,17 @@ export interface EndpointResponse {
   readonly body?: unknown;
 }
 
+/** What a limit may read of a request besides its body: who is calling, and the cookies that name a user (the two-factor cookie). */
+export type LimitedRequest = Pick<EndpointRequest, 'headers' | 'ip' | 'user'>;
+
 /** The limits of the sign-in routes (docs/reference/configuration.md) an endpoint counts against. */
 export interface EndpointRateLimits<Body = unknown> {
-  /** The account the request names, read from the valid body: counted per account and client. */
-  readonly account?: (body: Body) => string | undefined;
+  /**
+   * The account the request names, read from the valid body, or from the request for a user it
+   * knows already (the signed-in caller, the user of a pending second step): counted per account
+   * and client.
+   */
+  readonly account?: (body: Body, request: LimitedRequest) => string | undefined;
 }
 
 /**

@@ -167,7 +167,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         const page = await invalidFormAnswer(endpoint, endpointRequest(body.value), errors);
         return withCookies(page ?? problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })), pending);
       }
-      const account = endpoint.rateLimits?.account?.(body.value);
+      const account = endpoint.rateLimits?.account?.(body.value, endpointRequest(body.value));
       if (account !== undefined && limits !== undefined) {
         const refusal = limitRefusal(await consumeAccountLimit(limits, credentials.ip, account));
         if (refusal !== undefined) return refusal;

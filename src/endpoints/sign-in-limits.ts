@@ -48,8 +48,6 @@ export async function consumeAccountLimit({ config, rateLimiter }: RateLimitDepe
   return rateLimiter.consume(accountKey(clientKey(ip), account), limit);
 }
 
-const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
-
 /**
  * The account of a known user (a signed-in caller, or the one a two-factor cookie names): the
  * second steps of the user's sign-ins and the account operations that check a password or code
@@ -58,6 +56,8 @@ const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
 export function userAccount(userId: number): string {
   return `user#${userId}`;
 }
+
+const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
 
 /**
  * The account in its canonical form (so `Ada@X.io` and `ada@x.io` share a budget), hashed:

@@ -74,7 +74,7 @@ function limitsOf(endpoint: Endpoint, limits: RateLimitDependencies | undefined)
   if (endpoint.rateLimits === undefined) return {};
   if (limits === undefined) throw new Error(`${endpoint.method} ${endpoint.path} has rate limits: registerEndpoints needs the limits' dependencies.`);
   const account = endpoint.rateLimits.account;
-  return rateLimited(limits, account === undefined ? {} : { account: (request) => account(request.body) });
+  return rateLimited(limits, account === undefined ? {} : { account: (request) => account(request.body, request) });
 }
 
 const NO_COOKIES: Readonly<Record<string, string | undefined>> = Object.freeze({});
