@@ -12,12 +12,25 @@ export async function endpointAnswer(endpoint: Endpoint, request: EndpointReques
   try {
     return await endpoint.handle(request);
   } catch (error) {
-    if (!(error instanceof GatehouseError) || error.status >= 500) throw error;
-    const errors = (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
-    const page = await refusedForm(endpoint, request, errors, error.status);
-    if (error.retryAfterSeconds === undefined) return page;
-    return { ...page, headers: { ...page.headers, 'retry-after': String(error.retryAfterSeconds) } };
+    if (!isCallersError(error)) throw error;
+    return formRefusal(error, await endpoint.formErrors(request as EndpointRequest<never>, fieldErrorsOf(error)));
   }
+}
+
+/** A refusal a form post answers with its page: the caller's mistake, not the service's failure. */
+export function isCallersError(error: unknown): error is GatehouseError {
+  return error instanceof GatehouseError && error.status < 500;
+}
+
+/** The errors by field a refusal lists on its form; one without fields is the form's own error. */
+export function fieldErrorsOf(error: GatehouseError): FieldErrors {
+  return (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
+}
+
+/** `page`, the form again with the refusal's errors, answered at the refusal's status (with `Retry-After` for a 429). */
+export function formRefusal(error: GatehouseError, page: EndpointResponse): EndpointResponse {
+  const retry: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
+  return { ...page, status: error.status, headers: { ...page.headers, ...retry } };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type LimitedRequest, type ResponseCookie } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { fieldErrorsOf, formRefusal, isCallersError } from '../endpoint-answer.ts';
 import { pageResponse } from '../page-response.ts';
 import type { RecentSignInCheck } from '../recent-sign-in-check.ts';
 import { userAccount } from '../sign-in-limits.ts';
@@ -90,8 +91,6 @@ export async function currentUser(users: Pick<UserManager, 'findById'>, request:
  * sign-ins share.
  */
 export function accountChanges({ users, recent, pages, clock, config }: AccountChangeOptions) {
-  // A form post's page is prepared before the change runs, by request, for its refusal to show.
-  const preparedPages = new WeakMap<object, (extra: PageExtra) => Html>();
   const rateLimits = { account: (_body: unknown, request: LimitedRequest) => userAccount(signedInUserId(request)) };
   const attempt = async <Body>(run: AccountChange<Body>['run'], user: User, request: EndpointRequest<Body>): Promise<ChangeOutcome> => {
     try {
@@ -112,20 +111,28 @@ export function accountChanges({ users, recent, pages, clock, config }: AccountC
       forms: true,
       rateLimits,
       ...(successStatus === undefined ? {} : { successStatus }),
+      // A body that failed validation: the page as it is, with the errors.
       async formErrors(request, errors) {
-        const prepared = preparedPages.get(request) ?? (await area(request, await currentUser(users, request)));
-        return pageResponse(pages, prepared({ errors }));
+        const page = await area(request, await currentUser(users, request));
+        return pageResponse(pages, page({ errors }));
       },
       async handle(request) {
         const user = await currentUser(users, request);
-        if (request.form) preparedPages.set(request, await area(request, user));
-        // Before any code is checked: a caller without a recent sign-in spends no guess.
-        if (recentSignIn) await recent.require(request);
-        const outcome = await attempt(run, user, request);
-        const cookies = outcome.cookies === undefined ? {} : { cookies: outcome.cookies };
-        if (!request.form) return { status: outcome.status, headers: NO_STORE, ...cookies, ...(outcome.body === undefined ? {} : { body: outcome.body }) };
-        const page = await area(request, await currentUser(users, request));
-        return { ...noStore(pageResponse(pages, page(outcome.page ?? {}))), ...cookies };
+        // A refused form shows the page as the user saw it before the change was tried (which
+        // may have made a pending key since): prepared first.
+        const before = request.form ? await area(request, user) : undefined;
+        try {
+          // Before any code is checked: a caller without a recent sign-in spends no guess.
+          if (recentSignIn) await recent.require(request);
+          const outcome = await attempt(run, user, request);
+          const cookies = outcome.cookies === undefined ? {} : { cookies: outcome.cookies };
+          if (!request.form) return { status: outcome.status, headers: NO_STORE, ...cookies, ...(outcome.body === undefined ? {} : { body: outcome.body }) };
+          const page = await area(request, await currentUser(users, request));
+          return { ...noStore(pageResponse(pages, page(outcome.page ?? {}))), ...cookies };
+        } catch (error) {
+          if (before === undefined || !isCallersError(error)) throw error;
+          return formRefusal(error, pageResponse(pages, before({ errors: fieldErrorsOf(error) })));
+        }
       },
     });
 }
