@@ -70,7 +70,10 @@ export interface EndpointResponse {
   /** By lower-case name; `content-type` for a body that is not plain JSON (`application/json`). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly cookies?: readonly ResponseCookie[];
-  /** Sent as JSON; text is JSON serialized already (the key ring's JWKS) and goes as it is. None for an empty answer. */
+  /**
+   * Sent as JSON; text (JSON serialized already, such as the key ring's JWKS, or a page) and bytes
+   * (a script) go as they are, typed by `content-type`. None for an empty answer.
+   */
   readonly body?: unknown;
 }
 

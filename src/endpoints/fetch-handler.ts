@@ -393,5 +393,6 @@ function toResponse(response: EndpointResponse): Response {
   if (body === undefined) return new Response(null, { status, headers });
   const type = headers.get('content-type') ?? 'application/json';
   headers.set('content-type', /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`);
-  return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers });
+  const sent = typeof body === 'string' ? body : body instanceof Uint8Array ? new Uint8Array(body) : JSON.stringify(body);
+  return new Response(sent, { status, headers });
 }

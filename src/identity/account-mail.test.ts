@@ -9,7 +9,7 @@ import {
   resetMail,
   signInCodeMail,
 } from './account-mail.ts';
-import { MembershipPaths } from '../http/membership-paths.ts';
+import { MembershipPaths } from '../endpoints/membership-paths.ts';
 
 const user = { id: 42, email: 'Ada+Test@Example.com' };
 const links = MembershipPaths.ROOT.accountLinks(new URL('https://id.example.com'));

@@ -1,21 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { PASSKEY_SCRIPT_FOLDER, type PasskeyScript } from '../../pages/passkeys/passkey-script.ts';
+import { passkeyScriptEndpoint } from '../../endpoints/passkeys/passkey-script-endpoint.ts';
+import type { PasskeyScript } from '../../pages/passkeys/passkey-script.ts';
+import { registerEndpoints } from '../endpoint-route.ts';
 
-/**
- * `GET /account/assets/passkeys.<hash>.js`: the passkey script of the login and profile pages,
- * from memory (built at start, pages/passkeys/passkey-script.ts). Anonymous, since the login page
- * needs it before anyone is signed in; one fixed URL, so no request path reaches the file system.
- */
+/** The passkey script of the login and profile pages (endpoints/passkeys/passkey-script-endpoint.ts) on Fastify. */
 export async function passkeyScriptRoutes(app: FastifyInstance, { script }: { script: PasskeyScript }): Promise<void> {
-  app.get(`${PASSKEY_SCRIPT_FOLDER}${script.fileName}`, { config: { authorization: { allowAnonymous: true } } }, async (_request, reply) =>
-    reply
-      .headers({
-        'content-type': 'text/javascript; charset=utf-8',
-        // No caching header of its own: like every answer under /account/ (and every answer to a
-        // request with a cookie, which a page's always is), it is `no-store`. About 17 kB per
-        // page that loads it; its URL still names its content, so nothing stale can run.
-        'cross-origin-resource-policy': 'same-origin',
-      })
-      .send(script.content),
-  );
+  await registerEndpoints(app, [passkeyScriptEndpoint(script)]);
 }

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { useMigratedStore } from '../../../test/contracts/migrated-store.ts';
 import { testEngines } from '../../../test/helpers/databases.ts';
-import { MembershipPaths } from '../../http/membership-paths.ts';
+import { MembershipPaths } from '../../endpoints/membership-paths.ts';
 import { confirmationMail, signInCodeMail } from '../../identity/account-mail.ts';
 import { ManualClock } from '../clock.ts';
 import { createLogger } from '../logger.ts';
