@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/config-error.ts';
 import type { AccountLinks } from '../identity/account-mail.ts';
-import { localReturnUrl } from './return-url.ts';
+import { localReturnUrl } from '../endpoints/return-url.ts';
 
 /** One or more segments of unreserved URL characters, none of them `.` or `..`. */
 const PREFIX = /^(\/(?!\.{1,2}(\/|$))[A-Za-z0-9._~-]+)+$/;
