@@ -10,7 +10,8 @@ import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
 import { problemResponse, signInFailureProblem } from '../problem-response.ts';
-import { NO_STORE, wantsPage } from './account-answers.ts';
+import { prefersHtml } from '../browser-navigation.ts';
+import { NO_STORE } from './account-answers.ts';
 import { type AccountRedirects, returnUrlOf, withReturnUrl } from './account-paths.ts';
 import { PASSWORD_FIELD_MAX } from './password-field.ts';
 
@@ -74,7 +75,7 @@ export function loginEndpoints({ config, pages, paths, signIn, cookies }: LoginE
     authorization: { allowAnonymous: true },
     query: ReturnQuery,
     async handle(request) {
-      if (!wantsPage(request)) return { status: 200, body: { providers } };
+      if (!prefersHtml(request.headers.accept)) return { status: 200, body: { providers } };
       return pageResponse(pages, loginPage(request));
     },
   });

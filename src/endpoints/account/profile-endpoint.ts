@@ -7,7 +7,8 @@ import type { User } from '../../store/ports.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { pageResponse } from '../page-response.ts';
-import { NO_STORE, wantsPage } from './account-answers.ts';
+import { prefersHtml } from '../browser-navigation.ts';
+import { NO_STORE } from './account-answers.ts';
 import type { ProfilePage } from './profile-page.ts';
 import { signedInUser } from './signed-in-user.ts';
 
@@ -45,7 +46,7 @@ export function profileEndpoint({ pages, users, externalLogins, passkeys, provid
     async handle(request) {
       const user = await signedInUser(users, request);
       const logins = await externalLogins.providersOf(user.id);
-      if (wantsPage(request)) {
+      if (prefersHtml(request.headers.accept)) {
         const { status } = request.query;
         const notice = PROFILE_NOTICES.get(typeof status === 'string' ? status : '');
         const linkable = providers.filter((provider) => !logins.includes(provider));
