@@ -17,7 +17,7 @@ import { NO_STORE } from './account-answers.ts';
 import type { AccountRedirects } from './account-paths.ts';
 import { PASSWORD_FIELD_MAX } from './password-field.ts';
 import type { ProfilePage } from './profile-page.ts';
-import { signedInUser, signedInUserId } from './signed-in-user.ts';
+import { signedInUser, signedInUserId } from '../signed-in-user.ts';
 
 /** What the password change uses. */
 export interface PasswordChangeEndpointOptions {

@@ -10,7 +10,7 @@ import { pageResponse } from '../page-response.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import { NO_STORE } from './account-answers.ts';
 import type { ProfilePage } from './profile-page.ts';
-import { signedInUser } from './signed-in-user.ts';
+import { signedInUser } from '../signed-in-user.ts';
 
 /** What the profile reads. */
 export interface ProfileEndpointOptions {

@@ -7,7 +7,7 @@ import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import type { EndpointRequest } from '../endpoint.ts';
-import { signedInUserId } from './signed-in-user.ts';
+import { signedInUserId } from '../signed-in-user.ts';
 
 /** What the profile page shows beside the user's own fields. */
 export type ProfileExtras = Partial<Pick<ProfilePageData, 'errors' | 'notice' | 'logins' | 'linkable' | 'passkeys' | 'sessions'>>;

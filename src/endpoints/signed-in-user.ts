@@ -1,7 +1,7 @@
-import type { UserManager } from '../../identity/user-manager.ts';
-import { GatehouseError } from '../../security/errors.ts';
-import type { User } from '../../store/ports.ts';
-import type { EndpointRequest } from '../endpoint.ts';
+import type { UserManager } from '../identity/user-manager.ts';
+import { GatehouseError } from '../security/errors.ts';
+import type { User } from '../store/ports.ts';
+import type { EndpointRequest } from './endpoint.ts';
 
 /** The caller's user id (`sub`), for endpoints whose policy guarantees one. */
 export function signedInUserId(request: Pick<EndpointRequest, 'user'>): number {
