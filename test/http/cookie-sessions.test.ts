@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { localReturnUrl } from '../../src/http/return-url.ts';
+import { localReturnUrl } from '../../src/endpoints/return-url.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { authSetCookie, cookiePair, signInWithCookie } from '../helpers/auth-cookie.ts';
 import { bearer, json, useTestApp } from '../helpers/test-app.ts';

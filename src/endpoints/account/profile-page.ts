@@ -1,0 +1,54 @@
+import type { SessionManager } from '../../identity/sessions.ts';
+import type { UserSessions } from '../../identity/user-sessions.ts';
+import type { Html } from '../../pages/html.ts';
+import type { ProfilePageData } from '../../pages/profile.ts';
+import type { ProfileSession } from '../../pages/profile-sessions.ts';
+import type { PageRendering } from '../../pages/rendering.ts';
+import type { User } from '../../store/ports.ts';
+import type { CookieSignIn } from '../cookie-sign-in.ts';
+import type { EndpointRequest } from '../endpoint.ts';
+import { signedInUserId } from '../signed-in-user.ts';
+
+/** What the profile page shows beside the user's own fields. */
+export type ProfileExtras = Partial<Pick<ProfilePageData, 'errors' | 'notice' | 'logins' | 'linkable' | 'passkeys' | 'sessions'>>;
+
+/** What the profile page reads: the pages, this browser's session, and the user's sessions when they are listed. */
+export interface ProfilePageDependencies {
+  readonly pages: Pick<PageRendering, 'render'>;
+  readonly cookies: Pick<CookieSignIn, 'presentedSession'>;
+  readonly sessions: Pick<SessionManager, 'current'>;
+  /** "Where you are signed in", when the profile page lists the user's sessions; else null. */
+  readonly userSessions: Pick<UserSessions, 'list'> | null;
+}
+
+/**
+ * The signed-in user's profile page: shown by `GET /account/profile`, and again by the forms on it
+ * that are refused (the password change), with their errors.
+ */
+export class ProfilePage {
+  constructor(private readonly dependencies: ProfilePageDependencies) {}
+
+  render(request: Pick<EndpointRequest, 'antiforgeryToken'>, user: User, extras: ProfileExtras = {}): Html {
+    return this.dependencies.pages.render('profile', {
+      antiforgeryToken: request.antiforgeryToken(),
+      email: user.email,
+      userName: user.userName,
+      emailConfirmed: user.emailConfirmed,
+      phoneNumber: user.phoneNumber,
+      phoneConfirmed: user.phoneConfirmed,
+      twoFactorEnabled: user.twoFactorEnabled,
+      roles: user.roles,
+      logins: [],
+      ...extras,
+    });
+  }
+
+  /** The user's sessions for the page, this browser's marked; undefined when sessions are not listed. */
+  async sessionsOf(request: Pick<EndpointRequest, 'user' | 'headers'>): Promise<readonly ProfileSession[] | undefined> {
+    const { userSessions, sessions, cookies } = this.dependencies;
+    if (userSessions === null) return undefined;
+    const token = cookies.presentedSession(request);
+    const current = token === null ? null : await sessions.current(token);
+    return userSessions.list(signedInUserId(request), current?.valid ? { sessionId: current.sessionId } : {});
+  }
+}
