@@ -50,7 +50,6 @@ import { DEFAULT_METRICS_PATH, metricsPlugin } from './metrics-plugin.ts';
 import { validatorsByPart } from './request-validation.ts';
 import { logAuthorizationFailure } from './authorization-log.ts';
 import type { Store } from '../store/ports.ts';
-import fastifyCookie from '@fastify/cookie';
 import { authenticationSchemes, defaultSchemeChoices, type SchemeOptions } from '../schemes/authentication-schemes.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
 import { MembershipPaths } from './membership-paths.ts';
@@ -71,25 +70,12 @@ import { refusalHeaders, responseHeadersPlugin } from './plugins/response-header
 import { problem, sendProblem } from './problem.ts';
 import { decorateResourceChecks } from './resource-authorization.ts';
 import { warnOfUnhandledRequirements } from './unhandled-requirements-warning.ts';
-import { accountRoutes } from './routes/account.ts';
-import { accountRegistrationRoutes } from './routes/account-registration.ts';
-import { accountTwoFactorRoutes } from './routes/account-two-factor.ts';
-import { adminRoutes } from './routes/admin.ts';
-import { adminSessionRoutes } from './routes/admin-sessions.ts';
-import { accountSessionRoutes } from './routes/account-sessions.ts';
-import { CookieSignIn } from '../endpoints/cookie-sign-in.ts';
-import { authRefreshRoutes } from './routes/auth-refresh.ts';
-import { authTokenRoutes } from './routes/auth-token.ts';
-import { externalLoginRoutes } from './routes/external-login.ts';
-import { accountPasskeyRoutes } from './routes/account-passkeys.ts';
 import { passkeyScript, type PasskeyScript } from '../pages/passkeys/passkey-script.ts';
-import { passkeyScriptRoutes } from './routes/passkey-script.ts';
-import { passkeyLoginRoutes } from './routes/passkey-login.ts';
 import { CREDENTIAL_ID_MAX_CHARS } from '../endpoints/passkeys/passkey-schemas.ts';
 import { assertPeerInstalled } from '../platform/optional-peers.ts';
-import type { RouteContext } from './routes/route-context.ts';
-import { membershipRouteOptions } from './routes/membership-route-options.ts';
-import { wellKnownRoutes } from './routes/well-known.ts';
+import { MEMBERSHIP_GROUP, type MembershipEndpoints, membershipEndpoints, signsInWithPasswords } from '../endpoints/membership-endpoints.ts';
+import { registerEndpoints } from './endpoint-route.ts';
+import type { RateLimitDependencies } from './rate-limit.ts';
 
 /** Which parts of Gatehouse an application turns on; all of them by default. */
 export interface GatehouseFeatures {
@@ -279,7 +265,6 @@ async function wireGatehouse(
   checkPolicySchemes(options.policies ?? {}, policies, schemes.schemes);
   const paths = new MembershipPaths(options.prefix ?? '');
   const passkeys = passkeysOn(features, services, app);
-  const context: RouteContext = { services, authorization, policies, schemeOptions, paths, passkeys, sessionsListed: listsSessions(features) };
   const resultHandler = options.resultHandler ?? createProblemResultHandler(paths);
   const metricsOptions = options.metrics ?? config.metrics;
   const metrics = metricsOptions === false ? undefined : new GatehouseMetrics(services.clock);
@@ -348,7 +333,9 @@ async function wireGatehouse(
     const defaultSchemes = defaultSchemeChoices(schemes.schemes, schemeOptions);
     await app.register(openApiPlugin, { ...(options.openapi === true ? {} : options.openapi), schemes: schemes.schemes, defaultSchemes });
   }
-  await app.register(routeGroup({ authorize: [{ policy: membershipPolicies.authenticated }] }, membershipRoutes), { context, useCases: membership, features, script });
+  const endpoints = membershipEndpoints({ services, membership, features, passkeys, passkeyScript: script, paths, pages: app.pages });
+  const limits = { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns };
+  await app.register(routeGroup(MEMBERSHIP_GROUP, membershipRoutes), { endpoints, limits, prefix: paths.prefix });
   await startBackgroundWork(app, services);
 }
 
@@ -359,48 +346,14 @@ async function wireGatehouse(
 export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x' });
 
 /**
- * Gatehouse's routes, in a group of their own: a route of theirs that says nothing needs an
- * authenticated caller whatever the application's fallback policy is.
+ * Gatehouse's endpoints (endpoints/membership-endpoints.ts, the list every host serves), in a
+ * group of their own: an endpoint of theirs that says nothing needs an authenticated caller
+ * whatever the application's fallback policy is. The JWKS stays at the root whatever the prefix
+ * (RFC 8615's well-known paths); the rest lie under it.
  */
-async function membershipRoutes(
-  app: FastifyInstance,
-  { context, useCases, features, script }: { context: RouteContext; useCases: Membership; features: Required<GatehouseFeatures>; script: PasskeyScript | null },
-): Promise<void> {
-  const { services, paths } = context;
-  const { users, sessions, auditTrail } = useCases;
-  const routes = membershipRouteOptions(context);
-  // The JWKS stays at the root whatever the prefix (RFC 8615's well-known paths).
-  if (features.tokens) await app.register(wellKnownRoutes, { keyRing: services.keyRing });
-  await app.register(
-    async (membership) => {
-      if (features.tokens) {
-        await membership.register(async (auth) => {
-          // Only the token endpoints read or write cookies (gh.refresh), so only they pay for parsing them.
-          await auth.register(fastifyCookie);
-          await auth.register(authTokenRoutes, routes.token);
-          await auth.register(authRefreshRoutes, routes.refresh);
-        });
-      }
-      if (features.admin) {
-        await membership.register(adminRoutes, { users, auditTrail });
-        if (listsSessions(features)) await membership.register(adminSessionRoutes, { users, sessions });
-      }
-      if (listsSessions(features)) {
-        const cookies = new CookieSignIn(services);
-        await membership.register(accountSessionRoutes, { sessions, cookies, cookieSessions: services.sessions, bearerTokens: services.bearerTokens, paths });
-      }
-      if (features.cookies) await membership.register(accountRoutes, routes.account);
-      if (signsInWithPasswords(features)) await membership.register(accountRegistrationRoutes, routes.registration);
-      if (features.twoFactor) await membership.register(accountTwoFactorRoutes, routes.twoFactor);
-      if (features.externalLogins && features.cookies) await membership.register(externalLoginRoutes, routes.externalLogin);
-      if (context.passkeys) {
-        await membership.register(accountPasskeyRoutes, routes.passkeys);
-        if (script !== null) await membership.register(passkeyScriptRoutes, { script });
-        await membership.register(passkeyLoginRoutes, routes.passkeyLogin);
-      }
-    },
-    { prefix: context.paths.prefix },
-  );
+async function membershipRoutes(app: FastifyInstance, { endpoints, limits, prefix }: { endpoints: MembershipEndpoints; limits: RateLimitDependencies; prefix: string }): Promise<void> {
+  await registerEndpoints(app, endpoints.atRoot);
+  await app.register((membership) => registerEndpoints(membership, endpoints.underPrefix, { limits }), { prefix });
 }
 
 function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config): void {
@@ -434,16 +387,6 @@ function passkeysOn(features: Required<GatehouseFeatures>, services: Services, a
   }
   assertPeerInstalled('@simplewebauthn/server', 'Passkeys (features.passkeys)');
   return true;
-}
-
-/** "Where you are signed in" lists what Gatehouse signs users in with: cookie sessions or its tokens. */
-function listsSessions(features: Required<GatehouseFeatures>): boolean {
-  return features.sessions && (features.cookies || features.tokens);
-}
-
-/** Registration, confirmation and reset (and their mail) serve a sign-in with a password: by cookie or for Gatehouse's tokens. */
-function signsInWithPasswords(features: Required<GatehouseFeatures>): boolean {
-  return features.cookies || features.tokens;
 }
 
 function policyProvider(options: GatehouseOptions): PolicyProvider<string> {

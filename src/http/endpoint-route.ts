@@ -9,6 +9,7 @@
  * Fastify request's own headers, cookies, query and parsed body, not copies.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify';
+import { parse as parseCookies } from 'cookie';
 import { isFormContentType } from '../endpoints/antiforgery.ts';
 import { validationErrors } from './plugins/problem-errors.ts';
 import type { Endpoint, EndpointRequest, EndpointResponse } from '../endpoints/endpoint.ts';
@@ -88,8 +89,10 @@ function endpointRequest(request: FastifyRequest, reply: FastifyReply): Endpoint
     params: request.params as EndpointRequest['params'],
     query: request.query as EndpointRequest['query'],
     headers: request.headers,
-    // Parsed only under the routes that register @fastify/cookie.
-    cookies: (request.cookies as EndpointRequest['cookies'] | undefined) ?? NO_COOKIES,
+    // Parsed from the header when an endpoint reads them (the refresh cookie's two).
+    get cookies() {
+      return request.headers.cookie === undefined ? NO_COOKIES : parseCookies(request.headers.cookie);
+    },
     ip: request.ip,
     user: request.user,
     body: request.body,
