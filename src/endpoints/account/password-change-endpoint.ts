@@ -13,7 +13,7 @@ import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
 import { userAccount } from '../sign-in-limits.ts';
-import { NO_STORE } from './account-answers.ts';
+import { NO_STORE } from '../no-store.ts';
 import type { AccountRedirects } from './account-paths.ts';
 import { PASSWORD_FIELD_MAX } from './password-field.ts';
 import type { ProfilePage } from './profile-page.ts';

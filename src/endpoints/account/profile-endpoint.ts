@@ -8,7 +8,7 @@ import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { pageResponse } from '../page-response.ts';
 import { prefersHtml } from '../browser-navigation.ts';
-import { NO_STORE } from './account-answers.ts';
+import { NO_STORE } from '../no-store.ts';
 import type { ProfilePage } from './profile-page.ts';
 import { signedInUser } from '../signed-in-user.ts';
 

@@ -7,6 +7,7 @@ import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.t
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { NO_STORE } from '../no-store.ts';
 import { seeOther } from '../page-response.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import { localReturnUrl } from '../return-url.ts';
@@ -25,8 +26,6 @@ export interface ExternalLoginEndpointOptions extends CookieSignInDependencies, 
   readonly users: Pick<UserManager, 'findById'>;
   readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
 }
-
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 /**
  * External sign-in with OpenID Connect (docs/reference/http.md): authorization code flow with PKCE

@@ -7,6 +7,7 @@ import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.t
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { NO_STORE } from '../no-store.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import { PasskeyParams, PasskeyRegistration, PasskeyRename, RegistrationOptionsRequest } from './passkey-schemas.ts';
 import { registrationRefused } from './registration-refusals.ts';
@@ -18,7 +19,6 @@ export interface AccountPasskeyEndpointOptions extends CookieSignInDependencies,
 }
 
 const SIGNED_IN_USER = { authorize: [{ policy: membershipPolicies.user }] };
-const NO_STORE = Object.freeze({ 'cache-control': 'no-store' });
 const NO_SUCH_PASSKEY = 'You have no passkey with this id.';
 
 /**

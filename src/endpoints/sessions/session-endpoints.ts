@@ -6,6 +6,7 @@ import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { NO_STORE } from '../no-store.ts';
 import { found, seeOther } from '../page-response.ts';
 import { sessionJson } from '../session-json.ts';
 import { ownSession, type OwnSessionSources } from './own-session.ts';
@@ -15,8 +16,6 @@ const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 6
 type SessionParams = Static<typeof SessionParams>;
 
 const FOR_USER = { authorize: [{ policy: membershipPolicies.user }] };
-/** Answers about a signed-in user are never cached by the browser or a proxy. */
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 /** What the sessions list calls, how it tells the caller's own session, and where its forms go back to. */
 export interface SessionEndpointOptions extends OwnSessionSources {

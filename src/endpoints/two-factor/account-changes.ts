@@ -12,10 +12,10 @@ import { accountLockedError } from '../account-locked.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type LimitedRequest, type ResponseCookie } from '../endpoint.ts';
 import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { fieldErrorsOf, formRefusal, isCallersError } from '../endpoint-answer.ts';
+import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
 import type { RecentSignInCheck } from '../recent-sign-in-check.ts';
 import { userAccount } from '../sign-in-limits.ts';
-import { NO_STORE, noStore } from './answers.ts';
 
 /** What an action adds to its page. */
 export interface PageExtra {
