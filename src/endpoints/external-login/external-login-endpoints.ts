@@ -11,6 +11,7 @@ import { NO_STORE } from '../no-store.ts';
 import { seeOther } from '../page-response.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import { localReturnUrl } from '../return-url.ts';
+import { signedInUserId } from '../signed-in-user.ts';
 import { callbackEndpoint } from './callback-endpoint.ts';
 import { CorrelationCookie } from './correlation-cookie.ts';
 import type { ExternalLoginPaths } from './external-login-paths.ts';
@@ -71,7 +72,7 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
       // The profile's button is a form: its browser is sent to sign in again, and back.
       if (request.form && !(await recent.isRecent(request))) return seeOther(paths.loginFor(paths.profile), { headers: NO_STORE });
       await recent.require(request);
-      return start(request, provider, paths.profile, userIdOf(request));
+      return start(request, provider, paths.profile, signedInUserId(request));
     },
   });
 
@@ -83,7 +84,7 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
     successStatus: 204,
     async handle(request) {
       const provider = request.params.provider!;
-      const user = await options.users.findById(userIdOf(request));
+      const user = await options.users.findById(signedInUserId(request));
       // The sessions opened through the provider end with it: the asking one too, when it is one.
       const unlinked = user === null ? { outcome: 'not-linked' as const } : await options.externalLogins.unlink(user, provider, { ip: request.ip, session: cookies.presented(request) });
       if (unlinked.outcome === 'not-linked') throw GatehouseError.notFound('This provider is not linked.');
@@ -98,11 +99,4 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
   });
 
   return [signIn, link, unlink, callbackEndpoint({ config, paths, providerSignIn: options.providerSignIn, providers, correlation, refusals, cookies })];
-}
-
-/** The caller's user id (`sub`): the endpoints that read it require a user. */
-function userIdOf(request: EndpointRequest): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
 }

@@ -9,6 +9,7 @@ import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { NO_STORE } from '../no-store.ts';
 import { found, seeOther } from '../page-response.ts';
 import { sessionJson } from '../session-json.ts';
+import { signedInUserId } from '../signed-in-user.ts';
 import { ownSession, type OwnSessionSources } from './own-session.ts';
 
 /** An opaque session id as the list hands it out; anything else of this length is simply unknown (404). */
@@ -44,13 +45,13 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
     async handle(request) {
       // The list lives on the profile page.
       if (prefersHtml(request.headers.accept)) return found(`${paths.profile}#sessions`, { headers: NO_STORE });
-      const listed = await sessions.list(userIdOf(request), await ownSession(request, options));
+      const listed = await sessions.list(signedInUserId(request), await ownSession(request, options));
       return { status: 200, headers: NO_STORE, body: listed.map(sessionJson) };
     },
   });
 
   const endOne = async (request: EndpointRequest<unknown>): Promise<EndpointResponse> => {
-    const userId = userIdOf(request);
+    const userId = signedInUserId(request);
     const own = await ownSession(request, options);
     // Its sockets close and its access tokens are refused now here and, through Redis, everywhere.
     const ended = await sessions.end(userId, (request.params as SessionParams).id, { by: userId, ip: request.ip });
@@ -72,7 +73,7 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
     forms: true,
     successStatus: 204,
     async handle(request) {
-      const userId = userIdOf(request);
+      const userId = signedInUserId(request);
       await sessions.endOthers(userId, await ownSession(request, options), { by: userId, ip: request.ip });
       if (request.form) return seeOther(`${paths.profile}?status=sessions-ended#sessions`, { headers: NO_STORE });
       return { status: 204, headers: NO_STORE };
@@ -80,11 +81,4 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
   });
 
   return [list, endOneOf('DELETE', '/account/sessions/:id'), endOneOf('POST', '/account/sessions/:id/revoke'), endOthers];
-}
-
-/** The signed-in user's id; the policy `User` has made sure there is one. */
-function userIdOf(request: Pick<EndpointRequest, 'user'>): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
 }

@@ -15,6 +15,7 @@ import { fieldErrorsOf, formRefusal, isCallersError } from '../endpoint-answer.t
 import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
 import type { RecentSignInCheck } from '../recent-sign-in-check.ts';
+import { signedInUser, signedInUserId } from '../signed-in-user.ts';
 import { userAccount } from '../sign-in-limits.ts';
 
 /** What an action adds to its page. */
@@ -69,20 +70,6 @@ const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
   'phone-unavailable': { phoneNumber: ['Text messages are not available.'] },
 };
 
-/** The caller's user id (`sub`), which the endpoints' policy guarantees. */
-export function signedInUserId(request: Pick<EndpointRequest, 'user'>): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
-}
-
-/** The signed-in user, read afresh. */
-export async function currentUser(users: Pick<UserManager, 'findById'>, request: Pick<EndpointRequest, 'user'>): Promise<User> {
-  const user = await users.findById(signedInUserId(request));
-  if (user === null) throw GatehouseError.notFound('The account no longer exists.');
-  return user;
-}
-
 /**
  * The endpoint of a two-factor change of the signed-in user, from JSON or from the set-up pages'
  * forms. A refusal is 400 with the reason by field (a locked account: 429 with `Retry-After`); a
@@ -113,11 +100,11 @@ export function accountChanges({ users, recent, pages, clock, config }: AccountC
       ...(successStatus === undefined ? {} : { successStatus }),
       // A body that failed validation: the page as it is, with the errors.
       async formErrors(request, errors) {
-        const page = await area(request, await currentUser(users, request));
+        const page = await area(request, await signedInUser(users, request));
         return pageResponse(pages, page({ errors }));
       },
       async handle(request) {
-        const user = await currentUser(users, request);
+        const user = await signedInUser(users, request);
         // A refused form shows the page as the user saw it before the change was tried (which
         // may have made a pending key since): prepared first.
         const before = request.form ? await area(request, user) : undefined;
@@ -127,7 +114,7 @@ export function accountChanges({ users, recent, pages, clock, config }: AccountC
           const outcome = await attempt(run, user, request);
           const cookies = outcome.cookies === undefined ? {} : { cookies: outcome.cookies };
           if (!request.form) return { status: outcome.status, headers: NO_STORE, ...cookies, ...(outcome.body === undefined ? {} : { body: outcome.body }) };
-          const page = await area(request, await currentUser(users, request));
+          const page = await area(request, await signedInUser(users, request));
           return { ...noStore(pageResponse(pages, page(outcome.page ?? {}))), ...cookies };
         } catch (error) {
           if (before === undefined || !isCallersError(error)) throw error;

@@ -9,7 +9,8 @@ import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
 import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
-import { type AreaPage, currentUser, SIGNED_IN_USER } from './account-changes.ts';
+import { signedInUser } from '../signed-in-user.ts';
+import { type AreaPage, SIGNED_IN_USER } from './account-changes.ts';
 import type { accountChanges } from './account-changes.ts';
 
 /** What the authenticator's set-up uses. */
@@ -51,7 +52,7 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
     path: '/account/2fa',
     authorization: SIGNED_IN_USER,
     async handle(request) {
-      const user = await currentUser(users, request);
+      const user = await signedInUser(users, request);
       if (!prefersHtml(request.headers.accept)) {
         const recoveryCodesLeft = user.twoFactorEnabled ? await twoFactor.countRecoveryCodes(user) : 0;
         return { status: 200, headers: NO_STORE, body: { twoFactorEnabled: user.twoFactorEnabled, recoveryCodesLeft } };

@@ -7,7 +7,8 @@ import { prefersHtml } from '../browser-navigation.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
 import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
-import { type AreaPage, currentUser, SIGNED_IN_USER } from './account-changes.ts';
+import { signedInUser } from '../signed-in-user.ts';
+import { type AreaPage, SIGNED_IN_USER } from './account-changes.ts';
 import type { accountChanges } from './account-changes.ts';
 
 /** What the phone number for sign-in codes uses. */
@@ -46,7 +47,7 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
     path: '/account/phone',
     authorization: SIGNED_IN_USER,
     async handle(request) {
-      const user = await currentUser(users, request);
+      const user = await signedInUser(users, request);
       if (!prefersHtml(request.headers.accept)) {
         return { status: 200, headers: NO_STORE, body: { available: twoFactor.textMessagesAvailable, phoneNumber: user.phoneNumber, phoneConfirmed: user.phoneConfirmed } };
       }
