@@ -6,7 +6,7 @@ import { GatehouseError } from '../../security/errors.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { NO_STORE } from '../no-store.ts';
 import { seeOther } from '../page-response.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
@@ -63,7 +63,7 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
   const link = defineEndpoint({
     method: 'POST',
     path: '/account/logins/:provider',
-    authorization: { authorize: [{ policy: membershipPolicies.user }] },
+    authorization: SIGNED_IN_USER,
     // The profile page's "Link <provider>" buttons post a form (with its antiforgery token) here.
     forms: true,
     async handle(request) {
@@ -79,7 +79,7 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
   const unlink = defineEndpoint({
     method: 'DELETE',
     path: '/account/logins/:provider',
-    authorization: { authorize: [{ policy: membershipPolicies.user }] },
+    authorization: SIGNED_IN_USER,
     forms: true,
     successStatus: 204,
     async handle(request) {

@@ -6,7 +6,7 @@ import type { Passkey } from '../../store/ports.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { NO_STORE } from '../no-store.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import { signedInUser, signedInUserId } from '../signed-in-user.ts';
@@ -19,7 +19,6 @@ export interface AccountPasskeyEndpointOptions extends CookieSignInDependencies,
   readonly users: Pick<UserManager, 'findById'>;
 }
 
-const SIGNED_IN_USER = { authorize: [{ policy: membershipPolicies.user }] };
 const NO_SUCH_PASSKEY = 'You have no passkey with this id.';
 
 /**

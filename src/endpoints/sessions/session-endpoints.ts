@@ -5,7 +5,7 @@ import { prefersHtml } from '../browser-navigation.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { NO_STORE } from '../no-store.ts';
 import { found, seeOther } from '../page-response.ts';
 import { sessionJson } from '../session-json.ts';
@@ -16,7 +16,6 @@ import { ownSession, type OwnSessionSources } from './own-session.ts';
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 type SessionParams = Static<typeof SessionParams>;
 
-const FOR_USER = { authorize: [{ policy: membershipPolicies.user }] };
 
 /** What the sessions list calls, how it tells the caller's own session, and where its forms go back to. */
 export interface SessionEndpointOptions extends OwnSessionSources {
@@ -41,7 +40,7 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
   const list = defineEndpoint({
     method: 'GET',
     path: '/account/sessions',
-    authorization: FOR_USER,
+    authorization: SIGNED_IN_USER,
     async handle(request) {
       // The list lives on the profile page.
       if (prefersHtml(request.headers.accept)) return found(`${paths.profile}#sessions`, { headers: NO_STORE });
@@ -64,12 +63,12 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
   };
   // A form cannot send DELETE: the profile's buttons post to `…/revoke`.
   const endOneOf = (method: 'DELETE' | 'POST', path: string) =>
-    defineEndpoint({ method, path, authorization: FOR_USER, params: SessionParams, forms: true, successStatus: 204, handle: endOne });
+    defineEndpoint({ method, path, authorization: SIGNED_IN_USER, params: SessionParams, forms: true, successStatus: 204, handle: endOne });
 
   const endOthers = defineEndpoint({
     method: 'POST',
     path: '/account/sessions/revoke-others',
-    authorization: FOR_USER,
+    authorization: SIGNED_IN_USER,
     forms: true,
     successStatus: 204,
     async handle(request) {

@@ -9,8 +9,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type LimitedRequest, type ResponseCookie } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { fieldErrorsOf, formRefusal, isCallersError } from '../endpoint-answer.ts';
 import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
@@ -58,9 +58,6 @@ export interface AccountChangeOptions {
   readonly clock: Clock;
   readonly config: Pick<Config, 'lockoutSeconds'>;
 }
-
-/** A signed-in user: API-key callers act for no user. */
-export const SIGNED_IN_USER = { authorize: [{ policy: membershipPolicies.user }] };
 
 const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
   'code-required': { code: ['Enter a current code from your authenticator app to replace its key.'] },

@@ -3,6 +3,7 @@ import type { TwoFactorManager } from '../../identity/two-factor/two-factor-mana
 import type { UserManager } from '../../identity/user-manager.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
@@ -10,7 +11,7 @@ import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint
 import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
 import { signedInUser } from '../signed-in-user.ts';
-import { type AreaPage, SIGNED_IN_USER } from './account-changes.ts';
+import type { AreaPage } from './account-changes.ts';
 import type { accountChanges } from './account-changes.ts';
 
 /** What the authenticator's set-up uses. */

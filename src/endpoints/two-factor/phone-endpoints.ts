@@ -3,12 +3,13 @@ import type { TwoFactorManager } from '../../identity/two-factor/two-factor-mana
 import type { UserManager } from '../../identity/user-manager.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
 import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
 import { signedInUser } from '../signed-in-user.ts';
-import { type AreaPage, SIGNED_IN_USER } from './account-changes.ts';
+import type { AreaPage } from './account-changes.ts';
 import type { accountChanges } from './account-changes.ts';
 
 /** What the phone number for sign-in codes uses. */

@@ -6,6 +6,7 @@ import type { Html } from '../../pages/html.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import { problem } from '../../security/problem-details.ts';
+import { ANONYMOUS } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import type { BrowserRequest, CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
@@ -51,8 +52,6 @@ interface LoginExtra {
   readonly errors?: FieldErrors;
   readonly notice?: string;
 }
-
-const ANONYMOUS = { allowAnonymous: true };
 
 /**
  * The second step of a browser sign-in (docs/reference/http.md), which the two-factor cookie of
