@@ -9,8 +9,7 @@ export function isBrowserNavigation(headers: Readonly<Record<string, string | st
   if (typeof requestedWith === 'string' && requestedWith.toLowerCase() === 'xmlhttprequest') return false;
   const mode = headers['sec-fetch-mode'];
   if (mode !== undefined && mode !== 'navigate') return false;
-  const accept = headers.accept;
-  return typeof accept === 'string' && prefersHtml(accept);
+  return prefersHtml(headers.accept);
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);

@@ -11,7 +11,7 @@ import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointRespo
 import { pageResponse, seeOther } from '../page-response.ts';
 import { problemResponse, signInFailureProblem } from '../problem-response.ts';
 import { prefersHtml } from '../browser-navigation.ts';
-import { NO_STORE } from './account-answers.ts';
+import { NO_STORE } from '../no-store.ts';
 import { type AccountRedirects, returnUrlOf, withReturnUrl } from './account-paths.ts';
 import { PASSWORD_FIELD_MAX } from './password-field.ts';
 

@@ -5,7 +5,7 @@ import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { seeOther } from '../page-response.ts';
-import { NO_STORE } from './account-answers.ts';
+import { NO_STORE } from '../no-store.ts';
 import type { AccountRedirects } from './account-paths.ts';
 
 /** What the sign-out uses. */

@@ -7,13 +7,13 @@ import type { PasswordChange } from '../../membership/password-change.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { accountLockedError } from '../account-locked.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
 import { userAccount } from '../sign-in-limits.ts';
-import { NO_STORE } from './account-answers.ts';
+import { NO_STORE } from '../no-store.ts';
 import type { AccountRedirects } from './account-paths.ts';
 import { PASSWORD_FIELD_MAX } from './password-field.ts';
 import type { ProfilePage } from './profile-page.ts';
@@ -50,7 +50,7 @@ export function passwordChangeEndpoint(options: PasswordChangeEndpointOptions): 
   return defineEndpoint<PasswordChangeRequest>({
     method: 'POST',
     path: '/account/password',
-    authorization: { authorize: [{ policy: membershipPolicies.user }] },
+    authorization: SIGNED_IN_USER,
     body: PasswordChangeRequest,
     forms: true,
     successStatus: 204,

@@ -5,10 +5,10 @@ import type { PasskeyView } from '../../pages/passkeys/passkey-markup.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { pageResponse } from '../page-response.ts';
 import { prefersHtml } from '../browser-navigation.ts';
-import { NO_STORE } from './account-answers.ts';
+import { NO_STORE } from '../no-store.ts';
 import type { ProfilePage } from './profile-page.ts';
 import { signedInUser } from '../signed-in-user.ts';
 
@@ -42,7 +42,7 @@ export function profileEndpoint({ pages, users, externalLogins, passkeys, provid
   return defineEndpoint({
     method: 'GET',
     path: '/account/profile',
-    authorization: { authorize: [{ policy: membershipPolicies.user }] },
+    authorization: SIGNED_IN_USER,
     async handle(request) {
       const user = await signedInUser(users, request);
       const logins = await externalLogins.providersOf(user.id);

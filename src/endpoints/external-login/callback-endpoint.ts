@@ -7,6 +7,7 @@ import { externalMethod } from '../../store/ports.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
+import { NO_STORE } from '../no-store.ts';
 import { found, seeOther } from '../page-response.ts';
 import { type Correlation, type CorrelationCookie, correlationId } from './correlation-cookie.ts';
 import type { ExternalLoginPaths } from './external-login-paths.ts';
@@ -23,9 +24,6 @@ export interface CallbackDependencies {
   readonly refusals: RefusedFlow;
   readonly cookies: CookieSignIn;
 }
-
-// Every answer here may set or clear cookies that sign someone in: none is kept by a cache.
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 const EMAIL_TAKEN = 'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.';
 

@@ -6,10 +6,12 @@ import { GatehouseError } from '../../security/errors.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
+import { NO_STORE } from '../no-store.ts';
 import { seeOther } from '../page-response.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
 import { localReturnUrl } from '../return-url.ts';
+import { signedInUserId } from '../signed-in-user.ts';
 import { callbackEndpoint } from './callback-endpoint.ts';
 import { CorrelationCookie } from './correlation-cookie.ts';
 import type { ExternalLoginPaths } from './external-login-paths.ts';
@@ -25,8 +27,6 @@ export interface ExternalLoginEndpointOptions extends CookieSignInDependencies, 
   readonly users: Pick<UserManager, 'findById'>;
   readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
 }
-
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 /**
  * External sign-in with OpenID Connect (docs/reference/http.md): authorization code flow with PKCE
@@ -63,7 +63,7 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
   const link = defineEndpoint({
     method: 'POST',
     path: '/account/logins/:provider',
-    authorization: { authorize: [{ policy: membershipPolicies.user }] },
+    authorization: SIGNED_IN_USER,
     // The profile page's "Link <provider>" buttons post a form (with its antiforgery token) here.
     forms: true,
     async handle(request) {
@@ -72,19 +72,19 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
       // The profile's button is a form: its browser is sent to sign in again, and back.
       if (request.form && !(await recent.isRecent(request))) return seeOther(paths.loginFor(paths.profile), { headers: NO_STORE });
       await recent.require(request);
-      return start(request, provider, paths.profile, userIdOf(request));
+      return start(request, provider, paths.profile, signedInUserId(request));
     },
   });
 
   const unlink = defineEndpoint({
     method: 'DELETE',
     path: '/account/logins/:provider',
-    authorization: { authorize: [{ policy: membershipPolicies.user }] },
+    authorization: SIGNED_IN_USER,
     forms: true,
     successStatus: 204,
     async handle(request) {
       const provider = request.params.provider!;
-      const user = await options.users.findById(userIdOf(request));
+      const user = await options.users.findById(signedInUserId(request));
       // The sessions opened through the provider end with it: the asking one too, when it is one.
       const unlinked = user === null ? { outcome: 'not-linked' as const } : await options.externalLogins.unlink(user, provider, { ip: request.ip, session: cookies.presented(request) });
       if (unlinked.outcome === 'not-linked') throw GatehouseError.notFound('This provider is not linked.');
@@ -99,11 +99,4 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
   });
 
   return [signIn, link, unlink, callbackEndpoint({ config, paths, providerSignIn: options.providerSignIn, providers, correlation, refusals, cookies })];
-}
-
-/** The caller's user id (`sub`): the endpoints that read it require a user. */
-function userIdOf(request: EndpointRequest): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
 }

@@ -1,5 +1,6 @@
 import { CookieList } from '../cookies.ts';
 import type { EndpointRequest, EndpointResponse } from '../endpoint.ts';
+import { NO_STORE } from '../no-store.ts';
 import { found } from '../page-response.ts';
 import type { CorrelationCookie } from './correlation-cookie.ts';
 import { type ConfiguredProvider, errorSummary } from './providers.ts';
@@ -34,5 +35,5 @@ export async function startFlow(
   const cookies = new CookieList();
   const { state, nonce, verifier } = authorization;
   flow.correlation.set(cookies, { provider: name, state, nonce, verifier, ...purpose });
-  return found(authorization.url.href, { headers: { 'cache-control': 'no-store' }, cookies: cookies.cookies });
+  return found(authorization.url.href, { headers: NO_STORE, cookies: cookies.cookies });
 }

@@ -4,6 +4,7 @@ import { problem } from '../../security/problem-details.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import { CookieList } from '../cookies.ts';
 import type { EndpointRequest, EndpointResponse } from '../endpoint.ts';
+import { NO_STORE } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
 import { problemResponse } from '../problem-response.ts';
 import type { CorrelationCookie } from './correlation-cookie.ts';
@@ -40,13 +41,11 @@ export class RefusedFlow {
   refused(request: EndpointRequest, reason: string, status: RefusalStatus, message: string): EndpointResponse {
     const cookies = new CookieList();
     this.correlation.clear(cookies);
-    const headers = { 'cache-control': 'no-store' };
-    const accept = request.headers.accept;
-    if (typeof accept === 'string' && prefersHtml(accept)) {
+    if (prefersHtml(request.headers.accept)) {
       const page = pageResponse(this.pages, this.pages.render('externalLoginRefused', { message }), status);
-      return { ...page, headers: { ...headers, ...page.headers }, cookies: cookies.cookies };
+      return { ...page, headers: { ...NO_STORE, ...page.headers }, cookies: cookies.cookies };
     }
     const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';
-    return { ...problemResponse(problem(code, message, { reason }), headers), cookies: cookies.cookies };
+    return { ...problemResponse(problem(code, message, { reason }), NO_STORE), cookies: cookies.cookies };
   }
 }

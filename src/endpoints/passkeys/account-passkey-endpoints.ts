@@ -2,12 +2,14 @@ import type { PasskeyCredentialJSON, PasskeyManager } from '../../identity/passk
 import type { UserManager } from '../../identity/user-manager.ts';
 import { sha256Hex } from '../../security/crypto/digest.ts';
 import { GatehouseError } from '../../security/errors.ts';
-import type { Passkey, User } from '../../store/ports.ts';
+import type { Passkey } from '../../store/ports.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
+import { NO_STORE } from '../no-store.ts';
 import { RecentSignInCheck, type RecentSignInCheckDependencies } from '../recent-sign-in-check.ts';
+import { signedInUser, signedInUserId } from '../signed-in-user.ts';
 import { PasskeyParams, PasskeyRegistration, PasskeyRename, RegistrationOptionsRequest } from './passkey-schemas.ts';
 import { registrationRefused } from './registration-refusals.ts';
 
@@ -17,8 +19,6 @@ export interface AccountPasskeyEndpointOptions extends CookieSignInDependencies,
   readonly users: Pick<UserManager, 'findById'>;
 }
 
-const SIGNED_IN_USER = { authorize: [{ policy: membershipPolicies.user }] };
-const NO_STORE = Object.freeze({ 'cache-control': 'no-store' });
 const NO_SUCH_PASSKEY = 'You have no passkey with this id.';
 
 /**
@@ -33,18 +33,13 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
   // A passkey signs in on its own, as both factors: adding one needs a recent sign-in, at both steps (decision 0065).
   const recent = new RecentSignInCheck(options, cookies);
 
-  const currentUser = async (request: EndpointRequest): Promise<User> => {
-    const user = await users.findById(userIdOf(request));
-    if (user === null) throw GatehouseError.notFound('The account no longer exists.');
-    return user;
-  };
   /**
    * Who may answer a registration challenge: the cookie session that asked for it, or, for a
    * caller with a bearer token, that user. Only a hash of the session token is kept.
    */
   const bindingOf = (request: EndpointRequest): string => {
     const session = cookies.presentedSession(request);
-    return session === null ? `user:${userIdOf(request)}` : `session:${sha256Hex(session)}`;
+    return session === null ? `user:${signedInUserId(request)}` : `session:${sha256Hex(session)}`;
   };
 
   const registrationOptions = defineEndpoint<RegistrationOptionsRequest>({
@@ -56,7 +51,7 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
     absentBody: {},
     async handle(request) {
       await recent.require(request);
-      const user = await currentUser(request);
+      const user = await signedInUser(users, request);
       const creationOptions = await passkeys.registrationOptions(user, bindingOf(request), request.body.name?.trim() ?? null).catch(registrationRefused);
       return { status: 200, headers: NO_STORE, body: creationOptions };
     },
@@ -70,7 +65,7 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
     successStatus: 201,
     async handle(request) {
       await recent.require(request);
-      const user = await currentUser(request);
+      const user = await signedInUser(users, request);
       const response = request.body.response as unknown as PasskeyCredentialJSON;
       const passkey = await passkeys.register(user, bindingOf(request), response, request.body.name?.trim() ?? null, { ip: request.ip }).catch(registrationRefused);
       return { status: 201, headers: NO_STORE, body: { id: passkey.credentialId, name: passkey.name, createdAt: iso(passkey.createdAt) } };
@@ -82,7 +77,7 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
     path: '/account/passkeys',
     authorization: SIGNED_IN_USER,
     async handle(request) {
-      const listed = await passkeys.list({ id: userIdOf(request) });
+      const listed = await passkeys.list({ id: signedInUserId(request) });
       return { status: 200, headers: NO_STORE, body: listed.map(summary) };
     },
   });
@@ -95,7 +90,7 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
     body: PasskeyRename,
     successStatus: 204,
     async handle(request) {
-      const renamed = await passkeys.rename({ id: userIdOf(request) }, credentialIdOf(request), request.body.name.trim());
+      const renamed = await passkeys.rename({ id: signedInUserId(request) }, credentialIdOf(request), request.body.name.trim());
       if (!renamed) throw GatehouseError.notFound(NO_SUCH_PASSKEY);
       return { status: 204, headers: NO_STORE };
     },
@@ -108,7 +103,7 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
     params: PasskeyParams,
     successStatus: 204,
     async handle(request) {
-      const user = await currentUser(request);
+      const user = await signedInUser(users, request);
       // Every session, refresh family and token of the user ended with the security stamp: the
       // sockets close now, here and elsewhere, and the session that asked goes on under the new stamp.
       const removed = await passkeys.remove(user, credentialIdOf(request), { ip: request.ip, session: cookies.presented(request) });
@@ -121,13 +116,6 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
   });
 
   return [registrationOptions, registration, list, rename, removal];
-}
-
-/** The caller's user id (`sub`): the endpoints' policy requires one. */
-function userIdOf(request: EndpointRequest): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
 }
 
 /** The passkey the path names (`:id`, a credential id valid against `PasskeyParams`). */

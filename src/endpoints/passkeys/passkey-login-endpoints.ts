@@ -4,6 +4,7 @@ import { GatehouseError } from '../../security/errors.ts';
 import { CookieSignIn, type CookieSignInDependencies } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointResponse } from '../endpoint.ts';
+import { NO_STORE } from '../no-store.ts';
 import { PasskeyChallengeCookie } from '../passkey-challenge-cookie.ts';
 import { problemResponse, signInFailureProblem } from '../problem-response.ts';
 import { userAccount } from '../sign-in-limits.ts';
@@ -14,8 +15,6 @@ export interface PasskeyLoginEndpointOptions extends CookieSignInDependencies {
   readonly passkeys: Pick<PasskeyManager, 'authenticationOptions'>;
   readonly signIn: Pick<SignInManager, 'passkeySignIn'>;
 }
-
-const NO_STORE = Object.freeze({ 'cache-control': 'no-store' });
 
 /**
  * Sign-in with a passkey (docs/reference/http.md): `POST /account/login/passkey/options`, with a

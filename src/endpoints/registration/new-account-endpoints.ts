@@ -1,9 +1,10 @@
 import { GatehouseError } from '../../security/errors.ts';
+import { ANONYMOUS } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import { clientKey } from '../client-key.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
-import { ANONYMOUS, type RegistrationEndpointOptions } from './registration-options.ts';
+import type { RegistrationEndpointOptions } from './registration-options.ts';
 import { ConfirmQuery, perAddress, RegisterRequest, StatusQuery } from './registration-schemas.ts';
 
 const USER_NAME_PATTERN = '[A-Za-z0-9._-]{3,64}';

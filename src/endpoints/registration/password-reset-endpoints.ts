@@ -1,9 +1,10 @@
 import { GatehouseError } from '../../security/errors.ts';
+import { ANONYMOUS } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import { clientKey } from '../client-key.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
-import { ANONYMOUS, type RegistrationEndpointOptions } from './registration-options.ts';
+import type { RegistrationEndpointOptions } from './registration-options.ts';
 import { EmailRequest, perAddress, ResetQuery, ResetRequest } from './registration-schemas.ts';
 
 const INVALID_RESET = 'The reset link is wrong, expired or already used.';

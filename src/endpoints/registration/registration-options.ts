@@ -15,6 +15,3 @@ export interface RegistrationEndpointOptions {
   readonly registration: Pick<Registration, 'register' | 'confirmEmail' | 'resendConfirmation'>;
   readonly passwordReset: Pick<PasswordReset, 'requestReset' | 'reset'>;
 }
-
-/** Anyone may register, confirm and reset. */
-export const ANONYMOUS = { allowAnonymous: true } as const;

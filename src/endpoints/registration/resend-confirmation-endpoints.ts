@@ -1,7 +1,8 @@
+import { ANONYMOUS } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
-import { ANONYMOUS, type RegistrationEndpointOptions } from './registration-options.ts';
+import type { RegistrationEndpointOptions } from './registration-options.ts';
 import { EmailRequest, perAddress, ResendQuery } from './registration-schemas.ts';
 
 /**

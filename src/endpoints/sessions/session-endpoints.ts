@@ -5,18 +5,17 @@ import { prefersHtml } from '../browser-navigation.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
+import { NO_STORE } from '../no-store.ts';
 import { found, seeOther } from '../page-response.ts';
 import { sessionJson } from '../session-json.ts';
+import { signedInUserId } from '../signed-in-user.ts';
 import { ownSession, type OwnSessionSources } from './own-session.ts';
 
 /** An opaque session id as the list hands it out; anything else of this length is simply unknown (404). */
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 type SessionParams = Static<typeof SessionParams>;
 
-const FOR_USER = { authorize: [{ policy: membershipPolicies.user }] };
-/** Answers about a signed-in user are never cached by the browser or a proxy. */
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 /** What the sessions list calls, how it tells the caller's own session, and where its forms go back to. */
 export interface SessionEndpointOptions extends OwnSessionSources {
@@ -41,17 +40,17 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
   const list = defineEndpoint({
     method: 'GET',
     path: '/account/sessions',
-    authorization: FOR_USER,
+    authorization: SIGNED_IN_USER,
     async handle(request) {
       // The list lives on the profile page.
       if (prefersHtml(request.headers.accept)) return found(`${paths.profile}#sessions`, { headers: NO_STORE });
-      const listed = await sessions.list(userIdOf(request), await ownSession(request, options));
+      const listed = await sessions.list(signedInUserId(request), await ownSession(request, options));
       return { status: 200, headers: NO_STORE, body: listed.map(sessionJson) };
     },
   });
 
   const endOne = async (request: EndpointRequest<unknown>): Promise<EndpointResponse> => {
-    const userId = userIdOf(request);
+    const userId = signedInUserId(request);
     const own = await ownSession(request, options);
     // Its sockets close and its access tokens are refused now here and, through Redis, everywhere.
     const ended = await sessions.end(userId, (request.params as SessionParams).id, { by: userId, ip: request.ip });
@@ -64,16 +63,16 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
   };
   // A form cannot send DELETE: the profile's buttons post to `…/revoke`.
   const endOneOf = (method: 'DELETE' | 'POST', path: string) =>
-    defineEndpoint({ method, path, authorization: FOR_USER, params: SessionParams, forms: true, successStatus: 204, handle: endOne });
+    defineEndpoint({ method, path, authorization: SIGNED_IN_USER, params: SessionParams, forms: true, successStatus: 204, handle: endOne });
 
   const endOthers = defineEndpoint({
     method: 'POST',
     path: '/account/sessions/revoke-others',
-    authorization: FOR_USER,
+    authorization: SIGNED_IN_USER,
     forms: true,
     successStatus: 204,
     async handle(request) {
-      const userId = userIdOf(request);
+      const userId = signedInUserId(request);
       await sessions.endOthers(userId, await ownSession(request, options), { by: userId, ip: request.ip });
       if (request.form) return seeOther(`${paths.profile}?status=sessions-ended#sessions`, { headers: NO_STORE });
       return { status: 204, headers: NO_STORE };
@@ -81,11 +80,4 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
   });
 
   return [list, endOneOf('DELETE', '/account/sessions/:id'), endOneOf('POST', '/account/sessions/:id/revoke'), endOthers];
-}
-
-/** The signed-in user's id; the policy `User` has made sure there is one. */
-function userIdOf(request: Pick<EndpointRequest, 'user'>): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
 }

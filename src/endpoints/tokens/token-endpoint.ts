@@ -6,6 +6,7 @@ import { normalizeSixDigits } from '../../identity/two-factor/totp.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { clientKey } from '../client-key.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
+import { NO_STORE } from '../no-store.ts';
 import { problemResponse, signInFailureProblem } from '../problem-response.ts';
 import { refreshCookie } from './refresh-cookie.ts';
 
@@ -64,11 +65,10 @@ export function tokenEndpoint({ config, authPath, signIn }: TokenEndpointOptions
       const pair = result.tokens;
       if (pair === undefined) throw new Error('The sign-in was granted no tokens.');
       const answer = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };
-      const headers = { 'cache-control': 'no-store' };
       if (body.setCookie === true) {
-        return { status: 200, headers, cookies: [refreshCookie(config, authPath, pair.refreshToken, pair.refreshExpiresAt)], body: answer };
+        return { status: 200, headers: NO_STORE, cookies: [refreshCookie(config, authPath, pair.refreshToken, pair.refreshExpiresAt)], body: answer };
       }
-      return { status: 200, headers, body: { ...answer, refreshToken: pair.refreshToken } };
+      return { status: 200, headers: NO_STORE, body: { ...answer, refreshToken: pair.refreshToken } };
     },
   });
 }

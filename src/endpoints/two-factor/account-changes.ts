@@ -9,13 +9,14 @@ import type { Clock } from '../../platform/clock.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import type { User } from '../../store/ports.ts';
 import { accountLockedError } from '../account-locked.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type LimitedRequest, type ResponseCookie } from '../endpoint.ts';
-import { membershipPolicies } from '../../policies/membership-policies.ts';
 import { fieldErrorsOf, formRefusal, isCallersError } from '../endpoint-answer.ts';
+import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
 import type { RecentSignInCheck } from '../recent-sign-in-check.ts';
+import { signedInUser, signedInUserId } from '../signed-in-user.ts';
 import { userAccount } from '../sign-in-limits.ts';
-import { NO_STORE, noStore } from './answers.ts';
 
 /** What an action adds to its page. */
 export interface PageExtra {
@@ -58,9 +59,6 @@ export interface AccountChangeOptions {
   readonly config: Pick<Config, 'lockoutSeconds'>;
 }
 
-/** A signed-in user: API-key callers act for no user. */
-export const SIGNED_IN_USER = { authorize: [{ policy: membershipPolicies.user }] };
-
 const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
   'code-required': { code: ['Enter a current code from your authenticator app to replace its key.'] },
   'invalid-code': { code: ['The code is not valid. Enter the current code.'] },
@@ -68,20 +66,6 @@ const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
   'no-pending-key': { code: ['Set up the authenticator first.'] },
   'phone-unavailable': { phoneNumber: ['Text messages are not available.'] },
 };
-
-/** The caller's user id (`sub`), which the endpoints' policy guarantees. */
-export function signedInUserId(request: Pick<EndpointRequest, 'user'>): number {
-  const subject = request.user.subject;
-  if (subject === null) throw new Error('This endpoint needs a policy that requires a user.');
-  return Number(subject);
-}
-
-/** The signed-in user, read afresh. */
-export async function currentUser(users: Pick<UserManager, 'findById'>, request: Pick<EndpointRequest, 'user'>): Promise<User> {
-  const user = await users.findById(signedInUserId(request));
-  if (user === null) throw GatehouseError.notFound('The account no longer exists.');
-  return user;
-}
 
 /**
  * The endpoint of a two-factor change of the signed-in user, from JSON or from the set-up pages'
@@ -113,11 +97,11 @@ export function accountChanges({ users, recent, pages, clock, config }: AccountC
       ...(successStatus === undefined ? {} : { successStatus }),
       // A body that failed validation: the page as it is, with the errors.
       async formErrors(request, errors) {
-        const page = await area(request, await currentUser(users, request));
+        const page = await area(request, await signedInUser(users, request));
         return pageResponse(pages, page({ errors }));
       },
       async handle(request) {
-        const user = await currentUser(users, request);
+        const user = await signedInUser(users, request);
         // A refused form shows the page as the user saw it before the change was tried (which
         // may have made a pending key since): prepared first.
         const before = request.form ? await area(request, user) : undefined;
@@ -127,7 +111,7 @@ export function accountChanges({ users, recent, pages, clock, config }: AccountC
           const outcome = await attempt(run, user, request);
           const cookies = outcome.cookies === undefined ? {} : { cookies: outcome.cookies };
           if (!request.form) return { status: outcome.status, headers: NO_STORE, ...cookies, ...(outcome.body === undefined ? {} : { body: outcome.body }) };
-          const page = await area(request, await currentUser(users, request));
+          const page = await area(request, await signedInUser(users, request));
           return { ...noStore(pageResponse(pages, page(outcome.page ?? {}))), ...cookies };
         } catch (error) {
           if (before === undefined || !isCallersError(error)) throw error;

@@ -3,13 +3,16 @@ import type { TwoFactorManager } from '../../identity/two-factor/two-factor-mana
 import type { UserManager } from '../../identity/user-manager.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
+import { prefersHtml } from '../browser-navigation.ts';
 import type { CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
+import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
-import { type AreaPage, currentUser, SIGNED_IN_USER } from './account-changes.ts';
+import { signedInUser } from '../signed-in-user.ts';
+import type { AreaPage } from './account-changes.ts';
 import type { accountChanges } from './account-changes.ts';
-import { NO_STORE, noStore, wantsPage } from './answers.ts';
 
 /** What the authenticator's set-up uses. */
 export interface AuthenticatorEndpointOptions {
@@ -50,8 +53,8 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
     path: '/account/2fa',
     authorization: SIGNED_IN_USER,
     async handle(request) {
-      const user = await currentUser(users, request);
-      if (!wantsPage(request)) {
+      const user = await signedInUser(users, request);
+      if (!prefersHtml(request.headers.accept)) {
         const recoveryCodesLeft = user.twoFactorEnabled ? await twoFactor.countRecoveryCodes(user) : 0;
         return { status: 200, headers: NO_STORE, body: { twoFactorEnabled: user.twoFactorEnabled, recoveryCodesLeft } };
       }

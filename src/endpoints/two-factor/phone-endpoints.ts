@@ -3,11 +3,14 @@ import type { TwoFactorManager } from '../../identity/two-factor/two-factor-mana
 import type { UserManager } from '../../identity/user-manager.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
+import { SIGNED_IN_USER } from '../authorizations.ts';
+import { prefersHtml } from '../browser-navigation.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest } from '../endpoint.ts';
+import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse } from '../page-response.ts';
-import { type AreaPage, currentUser, SIGNED_IN_USER } from './account-changes.ts';
+import { signedInUser } from '../signed-in-user.ts';
+import type { AreaPage } from './account-changes.ts';
 import type { accountChanges } from './account-changes.ts';
-import { NO_STORE, noStore, wantsPage } from './answers.ts';
 
 /** What the phone number for sign-in codes uses. */
 export interface PhoneEndpointOptions {
@@ -45,8 +48,8 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
     path: '/account/phone',
     authorization: SIGNED_IN_USER,
     async handle(request) {
-      const user = await currentUser(users, request);
-      if (!wantsPage(request)) {
+      const user = await signedInUser(users, request);
+      if (!prefersHtml(request.headers.accept)) {
         return { status: 200, headers: NO_STORE, body: { available: twoFactor.textMessagesAvailable, phoneNumber: user.phoneNumber, phoneConfirmed: user.phoneConfirmed } };
       }
       return noStore(pageResponse(pages, pages.render('phone', phoneModel(request, user))));

@@ -6,13 +6,16 @@ import type { Html } from '../../pages/html.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
 import { problem } from '../../security/problem-details.ts';
+import { ANONYMOUS } from '../authorizations.ts';
+import { prefersHtml } from '../browser-navigation.ts';
 import type { BrowserRequest, CookieSignIn } from '../cookie-sign-in.ts';
 import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRateLimits, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
+import { NO_STORE, noStore } from '../no-store.ts';
 import { pageResponse, seeOther } from '../page-response.ts';
 import { problemResponse, signInFailureProblem } from '../problem-response.ts';
 import { userAccount } from '../sign-in-limits.ts';
-import { Flag, isOn, NO_STORE, noStore, ReturnQuery, returnUrlOf, wantsPage } from './answers.ts';
+import { Flag, isOn, ReturnQuery, returnUrlOf } from './answers.ts';
 
 /** What the second step of a browser sign-in uses. */
 export interface SecondStepEndpointOptions {
@@ -50,8 +53,6 @@ interface LoginExtra {
   readonly notice?: string;
 }
 
-const ANONYMOUS = { allowAnonymous: true };
-
 /**
  * The second step of a browser sign-in (docs/reference/http.md), which the two-factor cookie of
  * the first step authorizes (the endpoints are anonymous): the page or the providers, a code, a
@@ -81,7 +82,7 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
     });
   };
   const notPending = (request: EndpointRequest<unknown>): EndpointResponse => {
-    if (request.form || wantsPage(request)) return seeOther(paths.login);
+    if (request.form || prefersHtml(request.headers.accept)) return seeOther(paths.login);
     // A sign-in result like any other failure (docs/reference/http.md): problem+json with succeeded:false.
     return problemResponse(problem('GH_SIGNIN_FAILED', 'There is no pending two-factor sign-in: sign in with the password first.', { succeeded: false }));
   };
@@ -117,7 +118,7 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
     query: ReturnQuery,
     async handle(request) {
       if (cookies.pendingTwoFactor(request) === null) return notPending(request);
-      if (!wantsPage(request)) return { status: 200, headers: NO_STORE, body: { requiresTwoFactor: true, providers: providers(await phoneOffered(request)) } };
+      if (!prefersHtml(request.headers.accept)) return { status: 200, headers: NO_STORE, body: { requiresTwoFactor: true, providers: providers(await phoneOffered(request)) } };
       return noStore(pageResponse(pages, await loginPage(request)));
     },
   });
