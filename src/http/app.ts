@@ -335,7 +335,8 @@ async function wireGatehouse(
   }
   const endpoints = membershipEndpoints({ services, membership, features, passkeys, passkeyScript: script, paths, pages: app.pages });
   const limits = { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns };
-  await app.register(routeGroup(MEMBERSHIP_GROUP, membershipRoutes), { endpoints, limits, prefix: paths.prefix });
+  // Not `prefix`: Fastify would mount the whole group under it, the JWKS included.
+  await app.register(routeGroup(MEMBERSHIP_GROUP, membershipRoutes), { endpoints, limits, mountPoint: paths.prefix });
   await startBackgroundWork(app, services);
 }
 
@@ -351,9 +352,12 @@ export const gatehouse = fp(gatehousePlugin, { name: 'gatehouse', fastify: '5.x'
  * whatever the application's fallback policy is. The JWKS stays at the root whatever the prefix
  * (RFC 8615's well-known paths); the rest lie under it.
  */
-async function membershipRoutes(app: FastifyInstance, { endpoints, limits, prefix }: { endpoints: MembershipEndpoints; limits: RateLimitDependencies; prefix: string }): Promise<void> {
+async function membershipRoutes(
+  app: FastifyInstance,
+  { endpoints, limits, mountPoint }: { endpoints: MembershipEndpoints; limits: RateLimitDependencies; mountPoint: string },
+): Promise<void> {
   await registerEndpoints(app, endpoints.atRoot);
-  await app.register((membership) => registerEndpoints(membership, endpoints.underPrefix, { limits }), { prefix });
+  await app.register((membership) => registerEndpoints(membership, endpoints.underPrefix, { limits }), { prefix: mountPoint });
 }
 
 function checkMetricsOptions(metrics: boolean | MetricsOptions, config: Config): void {
