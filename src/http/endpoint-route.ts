@@ -51,11 +51,21 @@ function schemaOf({ params, query, body }: Endpoint) {
   return { ...(params === undefined ? {} : { params }), ...(query === undefined ? {} : { querystring: query }), ...(body === undefined ? {} : { body }) };
 }
 
-/** A form posted to an endpoint that takes none: 415, as where no form parser is registered. */
+/**
+ * A form posted to an endpoint that takes none: 415, as where no form parser is registered, and
+ * as Fastify decides it: only for a request with a body (a `GET` that names a type and sends
+ * nothing is served).
+ */
 const refuseForms: preParsingHookHandler = (request, _reply, payload, done) => {
-  if (isFormContentType(request.headers['content-type'])) return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
+  if (isFormContentType(request.headers['content-type']) && hasBody(request)) {
+    return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
+  }
   done(null, payload);
 };
+
+function hasBody({ headers }: FastifyRequest): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
 
 /** No body (or JSON `null`) is taken as the endpoint's `absentBody`, before validation. */
 function absentBodyHook(absentBody: Readonly<Record<string, unknown>>): preValidationHookHandler {
