@@ -8,15 +8,18 @@
  *   routing                  404 problem+json
  *   authentication           401 for invalid credentials           endpoints/authorize-endpoint.ts
  *   authorization            401 / 403 (302 to the login page)     endpoints/refusal-response.ts
- *   cross-site               403 (callers of the auth cookie only) endpoints/cross-site.ts
+ *   cross-site               403 (callers of the auth cookie only) endpoints/cookie-session-check.ts
+ *     · the auth cookie's sliding renewal: sent with the answer
  *   rate limit per client    429 (sign-in endpoints)               endpoints/sign-in-limits.ts
  *     · body reading: 413, 415, 400 (raw bodies only)             endpoints/request-body.ts
  *   antiforgery              400 (form posts)                      endpoints/antiforgery.ts
  *     · validation of the path, body, query: 400 (a form: its page) endpoints/body-validation.ts
  *   rate limit per account   429 (sign-in endpoints)
  *     · the endpoint; a resource check it fails: 401 / 403        endpoints/resource-checks.ts
+ *   every answer: a browser's 403/404 as a page, the security headers
+ *                                        endpoints/refusal-page.ts, endpoints/response-headers.ts
  *
- * Draining, CORS and the renewal of a sliding auth cookie are the host's.
+ * Draining and CORS are the host's.
  */
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { HashingBusyError } from '../identity/hashing-busy.ts';
