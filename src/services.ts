@@ -203,6 +203,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     familySeconds: config.refreshTokenSeconds,
     graceSeconds: config.refreshReuseGraceSeconds,
     graceSecret: keyRing.secrets.refreshGrace,
+    announceRevocation: () => revocationFeed.changed(),
   });
   return {
     config,

@@ -31,6 +31,11 @@ export interface RefreshTokenOptions {
   readonly graceSeconds: number;
   /** The key ring's secret for sealing successor pairs during the grace window. */
   readonly graceSecret: string;
+  /**
+   * Once a family has ended (revoked, or for a replayed token): its access tokens are refused here
+   * at once and on every other instance when told (the revocation feed's `changed`).
+   */
+  readonly announceRevocation: () => Promise<void>;
 }
 
 /** 256 random bits, base64url: opaque, stored only as SHA-256. */
@@ -101,6 +106,7 @@ export class RefreshTokens {
         }
         await store.revokeFamily(family.id, now);
         await this.options.audit.record('refresh.reuse', { userId: family.userId, ip: context.ip, detail: { family: family.id } });
+        await this.options.announceRevocation();
         return FAILED;
       }
       default:
@@ -108,11 +114,13 @@ export class RefreshTokens {
     }
   }
 
-  /** Ends the family of `presented`; unknown tokens are ignored (RFC 7009). */
+  /** Ends the family of `presented` and announces it; unknown tokens are ignored (RFC 7009). */
   async revoke(presented: string): Promise<void> {
     if (!TOKEN_PATTERN.test(presented)) return;
     const found = await this.options.store.find(sha256Hex(presented));
-    if (found) await this.options.store.revokeFamily(found.family.id, this.options.clock.now());
+    if (found === null) return;
+    await this.options.store.revokeFamily(found.family.id, this.options.clock.now());
+    await this.options.announceRevocation();
   }
 
   private newToken(): string {

@@ -8,7 +8,9 @@
  *   - with REFRESH_REUSE_GRACE_SECONDS > 0, the immediate predecessor presented again within
  *     the window gets the very same pair back (no second live branch), the successor keeps
  *     working; after the window, or once the successor has itself been used, the replay is
- *     reuse and ends the family.
+ *     reuse and ends the family;
+ *   - the family's access tokens are refused at once, on the instance that saw the replay and
+ *     at `POST /auth/revoke`, without waiting for the revocation feed's next read.
  * On each store engine.
  */
 import { describe, expect, it } from 'vitest';
@@ -60,6 +62,21 @@ describe.each(engines)('refresh-token reuse on $engine (SEC-33, SEC-34)', (engin
     const events = await reuseEvents(ctx, user.id);
     expect(events.length).toBeGreaterThanOrEqual(1);
     expect(events[0]).toMatchObject({ type: 'refresh.reuse', userId: user.id });
+  });
+
+  it("refuses the family's access token at once after a replay, and after /auth/revoke", async () => {
+    const me = (accessToken: string) => ctx.app.inject({ url: '/me', headers: bearer(accessToken) });
+    const replayed = await signIn(ctx);
+    const legit = await rotate(ctx, replayed.pair.refreshToken);
+    expect((await me(legit.accessToken)).statusCode).toBe(200);
+    expect((await refresh(ctx, replayed.pair.refreshToken)).statusCode).toBe(401);
+    expect((await me(legit.accessToken)).statusCode).toBe(401);
+
+    const revoked = await signIn(ctx);
+    expect((await me(revoked.pair.accessToken)).statusCode).toBe(200);
+    const answer = await ctx.app.inject({ method: 'POST', url: '/auth/revoke', payload: { refreshToken: revoked.pair.refreshToken } });
+    expect(answer.statusCode).toBe(204);
+    expect((await me(revoked.pair.accessToken)).statusCode).toBe(401);
   });
 
   it('revokes every descendant: a replay of the first token ends a chain several rotations long', async () => {
