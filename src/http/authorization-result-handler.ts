@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Challenge, PolicyAuthentication, PolicyRefusal } from '../security/authentication/index.ts';
 import { isBrowserNavigation } from '../endpoints/browser-navigation.ts';
-import { MembershipPaths } from './membership-paths.ts';
+import { MembershipPaths } from '../endpoints/membership-paths.ts';
 import { problem, sendProblem } from './problem.ts';
 
 /**

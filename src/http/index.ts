@@ -18,7 +18,7 @@ export type { SessionEnding } from '../membership/session-ending.ts';
 export type { AuditPage, AuditTrail } from '../membership/audit-trail.ts';
 export type { GatehouseMetrics, MetricsRegistry, ObservableHashQueue } from '../platform/metrics/gatehouse-metrics.ts';
 export type { GatehousePolicies, PolicyName } from '../security/authorization/policy-names.ts';
-export { MembershipPaths } from './membership-paths.ts';
+export { MembershipPaths } from '../endpoints/membership-paths.ts';
 export type { OpenApiOptions, OpenApiSecurityScheme } from './plugins/openapi.ts';
 export { routeGroup } from './pipeline.ts';
 export { closeOnSignals, type CloseOnSignalsOptions } from './shutdown.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { MembershipPaths } from './membership-paths.ts';
+import type { MembershipPaths } from '../endpoints/membership-paths.ts';
 import { accountPaths } from '../pages/paths.ts';
 import { PASSKEY_SCRIPT_FOLDER, type PasskeyScript } from '../pages/passkeys/passkey-script.ts';
 import { PageRendering, type PageOptions } from '../pages/rendering.ts';

@@ -7,7 +7,6 @@ import { sendProblem } from './problem.ts';
 import type { RoutePhase } from './request-pipeline.ts';
 
 export type { RateLimitDependencies } from '../endpoints/sign-in-limits.ts';
-export { userAccount } from '../endpoints/sign-in-limits.ts';
 
 export interface RateLimitedOptions {
   /** The account a request names (the submitted e-mail or user name), read from the parsed body. */

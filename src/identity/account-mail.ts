@@ -13,7 +13,7 @@ type Recipient = Pick<User, 'id' | 'email'>;
 
 /**
  * Where the links of the mails lead: absolute URLs under `PUBLIC_URL`, built by the HTTP ring,
- * which knows where its routes are mounted (http/membership-paths.ts). Codes arrive URL-safe.
+ * which knows where its routes are mounted (endpoints/membership-paths.ts). Codes arrive URL-safe.
  */
 export interface AccountLinks {
   /** `PUBLIC_URL/account/confirm-email?userId=<id>&code=<code>` (docs/reference/membership.md). */

@@ -12,7 +12,7 @@ import { accountEndpoints } from '../../src/endpoints/account/account-endpoints.
 import { antiforgeryCookieName } from '../../src/endpoints/antiforgery.ts';
 import { type FetchHandler, fetchHandler } from '../../src/endpoints/fetch-handler.ts';
 import { membershipPolicies } from '../../src/policies/membership-policies.ts';
-import { MembershipPaths } from '../../src/http/membership-paths.ts';
+import { MembershipPaths } from '../../src/endpoints/membership-paths.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { type TestApp, useTestApp } from '../helpers/test-app.ts';
 

@@ -15,7 +15,7 @@ import { externalLoginEndpoints } from '../../src/endpoints/external-login/exter
 import type { EndpointLog } from '../../src/endpoints/endpoint.ts';
 import { type FetchHandler, fetchHandler } from '../../src/endpoints/fetch-handler.ts';
 import { membershipPolicies } from '../../src/policies/membership-policies.ts';
-import { MembershipPaths } from '../../src/http/membership-paths.ts';
+import { MembershipPaths } from '../../src/endpoints/membership-paths.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { cookiePair, signInWithCookie } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ANTIFORGERY_FIELD } from '../../src/security/crypto/antiforgery.ts';
 import { type FetchHandler, fetchHandler } from '../../src/endpoints/fetch-handler.ts';
 import { registrationEndpoints } from '../../src/endpoints/registration/registration-endpoints.ts';
-import { MembershipPaths } from '../../src/http/membership-paths.ts';
+import { MembershipPaths } from '../../src/endpoints/membership-paths.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { readOutbox } from '../helpers/smtp.ts';
 import { type TestApp, useTestApp } from '../helpers/test-app.ts';

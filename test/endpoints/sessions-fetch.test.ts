@@ -11,7 +11,7 @@ import { CookieSignIn } from '../../src/endpoints/cookie-sign-in.ts';
 import { type FetchHandler, fetchHandler } from '../../src/endpoints/fetch-handler.ts';
 import { membershipPolicies } from '../../src/policies/membership-policies.ts';
 import { sessionEndpoints } from '../../src/endpoints/sessions/session-endpoints.ts';
-import { MembershipPaths } from '../../src/http/membership-paths.ts';
+import { MembershipPaths } from '../../src/endpoints/membership-paths.ts';
 import { authSetCookie, cookiePair } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { pageForm } from '../helpers/page-forms.ts';

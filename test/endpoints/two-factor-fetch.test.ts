@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { fetchHandler, type FetchHandlerOptions } from '../../src/endpoints/fetch-handler.ts';
 import { membershipPolicies } from '../../src/policies/membership-policies.ts';
 import { twoFactorEndpoints } from '../../src/endpoints/two-factor/two-factor-endpoints.ts';
-import { MembershipPaths } from '../../src/http/membership-paths.ts';
+import { MembershipPaths } from '../../src/endpoints/membership-paths.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { authSetCookie, cookiePair, signInWithCookie } from '../helpers/auth-cookie.ts';
 import { testEngines } from '../helpers/databases.ts';

@@ -3,7 +3,7 @@
  * SMTP through a real server with it, and the SMTP pool closed when the app closes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MembershipPaths } from '../../src/http/membership-paths.ts';
+import { MembershipPaths } from '../../src/endpoints/membership-paths.ts';
 import { confirmationMail } from '../../src/identity/account-mail.ts';
 import { OutboxMailer } from '../../src/platform/mail/outbox-mailer.ts';
 import { SmtpMailer } from '../../src/platform/mail/smtp-mailer.ts';
