@@ -22,7 +22,7 @@ export function refreshCookie(config: Pick<Config, 'production'>, path: string, 
   return { name: refreshCookieName(config), value: token, attributes: { ...attributesOf(config, path), expires: new Date(expiresAt) } };
 }
 
-/** The refresh cookie cleared: empty, expired at the epoch and of no age (as `@fastify/cookie` clears). */
+/** The refresh cookie cleared: empty, expired at the epoch and of no age (as Fastify's cookie plugin clears, which it used to write). */
 export function clearedRefreshCookie(config: Pick<Config, 'production'>, path: string): ResponseCookie {
   return { name: refreshCookieName(config), value: '', attributes: { ...attributesOf(config, path), expires: new Date(0), maxAge: 0 } };
 }
