@@ -97,14 +97,16 @@ describe("one user's journey on fetch alone", () => {
     expect(tokens.status).toBe(200);
     const { accessToken, refreshToken } = (await tokens.json()) as { accessToken: string; refreshToken: string };
     expect((await ctx.app.inject({ url: '/me', headers: { authorization: `Bearer ${accessToken}` } })).statusCode).toBe(200);
+    // An ordinary user is refused the admin API by its group.
+    const admin = await handle(new Request(`${BASE}/admin/users`, { headers: { authorization: `Bearer ${accessToken}` } }));
+    expect(admin.status).toBe(403);
     const refreshed = await handle(new Request(`${BASE}/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) }));
     expect(refreshed.status).toBe(200);
     const reused = await handle(new Request(`${BASE}/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) }));
     expect(reused.status).toBe(401);
+    // The replay ended the family: its access token is refused at once.
+    expect((await handle(new Request(`${BASE}/admin/users`, { headers: { authorization: `Bearer ${accessToken}` } }))).status).toBe(401);
 
-    // An ordinary user is refused the admin API by its group.
-    const admin = await handle(new Request(`${BASE}/admin/users`, { headers: { authorization: `Bearer ${accessToken}` } }));
-    expect(admin.status).toBe(403);
 
     const out = await handle(new Request(`${BASE}/account/logout`, { method: 'POST', headers: { cookie: session, origin: ctx.app.gatehouse.config.publicUrl.origin } }));
     expect(out.status).toBe(204);
