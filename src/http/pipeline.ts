@@ -19,7 +19,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import { type EndpointAuthorizer, endpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
+import { type EndpointAuthorization, type EndpointAuthorizer, endpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import type { AuthorizationMetadata, AuthorizationPolicy, PolicyProvider } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
@@ -121,23 +121,34 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
     done();
   };
 
-  /** The hook of a route that reads credentials, built once per route with its authorizer in hand. */
+  /**
+   * The hook of a route that reads credentials, built once per route with its authorizer in hand.
+   * It goes on when the request is authorized; otherwise it answers (401, 403 or the login
+   * redirect). Authorized, a request the auth cookie authenticated is then checked for its origin.
+   * One promise per request: the authorizer's.
+   */
   const authorizeHook =
     (authorize: EndpointAuthorizer): RouteCheck =>
     (request, reply, done) => {
-      goOnWhen(authorizeRequest(authorize, request, reply), done);
+      authorize(authenticationRequest(request)).then((authorization) => {
+        let allowed: boolean;
+        try {
+          allowed = settle(request, reply, authorization);
+        } catch (error) {
+          return done(error as Error);
+        }
+        if (allowed) done();
+      }, done);
     };
 
-  /**
-   * True when the request may go on; otherwise it has been answered (401, 403 or the login
-   * redirect). Authorized, a request the auth cookie authenticated is then checked for its origin.
-   */
-  async function authorizeRequest(authorize: EndpointAuthorizer, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const { principal, outcome, authentication } = await authorize(authenticationRequest(request));
+  /** True when the request may go on; otherwise it has been answered. */
+  function settle(request: FastifyRequest, reply: FastifyReply, { principal, outcome, authentication }: EndpointAuthorization): boolean {
     request.user = principal;
-    if (outcome.kind === 'success') return authorized === undefined || authentication === undefined || authorized(request, reply, authentication);
-    renderRefusal(resultHandler, request, reply, outcome);
-    return false;
+    if (outcome.kind !== 'success') {
+      renderRefusal(resultHandler, request, reply, outcome);
+      return false;
+    }
+    return authorized === undefined || authentication === undefined || authorized(request, reply, authentication);
   }
 
   /**
@@ -229,19 +240,6 @@ function routePolicy(route: RouteOptions, resolve: () => ResolvedEndpointAuthori
     const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
     throw new Error(`${methods} ${route.url}: ${(error as Error).message}`, { cause: error });
   }
-}
-
-/**
- * Lets the request go on when the check says so. A refused request has been answered already;
- * an error goes to Fastify's error handler.
- */
-function goOnWhen(outcome: Promise<boolean>, done: (error?: Error) => void): void {
-  outcome.then(
-    (allowed) => {
-      if (allowed) done();
-    },
-    (error: Error) => done(error),
-  );
 }
 
 function isOptionsOnly(route: RouteOptions): boolean {

@@ -37,7 +37,9 @@ export class PolicyEvaluator {
     const schemes = policy?.authenticationSchemes ?? [];
     if (schemes.length > 1) return this.authenticateWithSchemes(schemes, request);
     const handler = schemes.length === 1 ? this.schemes.get(schemes[0]!) : this.schemes.defaultFor(request);
-    const result = await handler.authenticate(request);
+    // A scheme that answers on the spot (a remembered verdict) is not waited for.
+    const answered = handler.authenticate(request);
+    const result = isPromiseLike(answered) ? await answered : answered;
     const succeeded = result.kind === 'success';
     return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
   }
@@ -122,3 +124,7 @@ function forbidSchemes(policy: AuthorizationPolicy, authentication: PolicyAuthen
 }
 
 const SUCCESS = PolicyAuthorizationResult.success();
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+}
