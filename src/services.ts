@@ -131,7 +131,7 @@ export async function createServices(config: Config, store: Store, dependencies:
   });
   if (!sealer.encrypts) logger.warn('KEYRING_SECRET is not set: the key ring is stored unencrypted (allowed outside production only).');
   if (created) logger.info({ kid: keyRing.current.kid }, 'created the key ring');
-  const audit = new AuditLog(store.audit, clock, logger);
+  const audit = new AuditLog(store.audit, clock, logger, store.unitOfWork);
   const hashing = sharedArgon2Workers({ threads: config.hashThreads, queueMax: config.hashQueueMax });
   const hasher = new PasswordHasher({ parameters: config.argon2, workers: hashing });
   const mailer = createMailer(config, store, logger, clock);
