@@ -268,7 +268,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     externalLogins,
     passkeys,
     hashing,
-    passwordChange: new PasswordChange({ users, audit, securityChanges }),
+    passwordChange: new PasswordChange({ users, audit, securityChanges, unitOfWork: store.unitOfWork }),
     signOut: new SignOut({ sessions, revocationFeed }),
     providerSignIn: providerSignIn(config, store, { audit, clock, sessions, externalLogins }),
   };
