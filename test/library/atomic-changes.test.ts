@@ -78,6 +78,22 @@ describe.each(engines)('a change whose security event cannot be written, on $eng
     expect((await ctx.app.gatehouse.sessions.list(user.id)).length).toBe(1);
   });
 
+  it('a password change is rolled back whole: the old password and the token of before stay', async () => {
+    const { user, password } = await ctx.createUser();
+    const token = await ctx.tokenFor(user);
+    await refuseAudit();
+
+    const passwords = { currentPassword: password, newPassword: 'an entirely new passphrase here' };
+    await expect(ctx.services.passwordChange.change(user, passwords, { by: user.id, ip: null }, null)).rejects.toThrow(/audit refused/);
+
+    expect((await me(token)).statusCode).toBe(200);
+    // A sign-in writes its own event, which the table refuses too: the stored hash tells instead.
+    const stored = (await ctx.app.gatehouse.users.findById(user.id))!;
+    expect(stored.passwordHash, 'the old password is still the one').toBe(user.passwordHash);
+    expect(stored.securityStamp).toBe(user.securityStamp);
+    expect(securityEventLines().filter((line) => line.includes('password.changed'))).toHaveLength(0);
+  });
+
   it('once the audit table takes rows again, the same change goes through and is logged once', async () => {
     const { user } = await ctx.createUser();
     const token = await ctx.tokenFor(user);
