@@ -162,7 +162,7 @@ export async function createServices(config: Config, store: Store, dependencies:
   const sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations, clock, random, lifetimeMs: config.cookieSeconds * 1000 });
   // What every self-service security change does once committed: announce it, re-issue the asking session.
   const securityChanges = new SecurityChanges({ sessions, revocationFeed });
-  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges });
+  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges, unitOfWork: store.unitOfWork });
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,
@@ -185,6 +185,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     rpName: dependencies.passkeyRpName ?? 'Gatehouse',
     origin: config.publicUrl.origin,
     securityChanges,
+    unitOfWork: store.unitOfWork,
   });
   const accessTokens = new AccessTokens({
     keyRing,
