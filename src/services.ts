@@ -173,6 +173,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     clock,
     checks,
     securityChanges,
+    unitOfWork: store.unitOfWork,
   });
   const passkeys = new PasskeyManager({
     store: store.passkeys,
@@ -261,6 +262,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       mailer,
       audit,
       revocationFeed,
+      unitOfWork: store.unitOfWork,
       clock,
       random,
       requireConfirmedEmail: config.requireConfirmedEmail,
