@@ -18,9 +18,16 @@ interface Ambient {
  * transaction joins the ambient one instead of nesting. On SQLite this is what keeps a unit of
  * work alive: its transaction holds the one connection, and a query sent to the pool meanwhile
  * would wait for it forever.
+ *
+ * Node 20's AsyncLocalStorage, once run, turns on async hooks for the whole process: a cost on
+ * every promise of every request (about 100 ns each, measured). Only a unit of work runs the
+ * storage, and it is disabled again whenever no unit is open, so that a process pays it only
+ * while one is.
  */
 export class AmbientTransactions implements UnitOfWork {
   private readonly ambient = new AsyncLocalStorage<Ambient>();
+  /** Units of work open now; the storage is disabled when none is. */
+  private openUnits = 0;
 
   constructor(
     private readonly pool: Kysely<Database>,
@@ -32,15 +39,20 @@ export class AmbientTransactions implements UnitOfWork {
     return this.ambient.getStore()?.trx ?? this.pool;
   }
 
-  /** Runs `work` in the ambient transaction, or in a new one that commits when `work` ends. */
+  /**
+   * A port's own transaction: `work` in the ambient one, or in a new one that commits when `work`
+   * ends. A new one is no unit of work (its port queries through `trx` already): no storage to
+   * run, so that the sign-in path's transactions leave the async hooks off.
+   */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     const joined = this.ambient.getStore();
     if (joined !== undefined) return work(joined.trx);
-    return this.open(work);
+    return inTransaction(this.pool, this.engine, work);
   }
 
   atomically<T>(work: () => Promise<T>): Promise<T> {
-    return this.transaction(() => work());
+    if (this.ambient.getStore() !== undefined) return work();
+    return this.open(work);
   }
 
   afterCommit(effect: () => void): void {
@@ -49,9 +61,15 @@ export class AmbientTransactions implements UnitOfWork {
     else joined.afterCommit.push(effect);
   }
 
-  private async open<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  private async open<T>(work: () => Promise<T>): Promise<T> {
     const afterCommit: (() => void)[] = [];
-    const result = await inTransaction(this.pool, this.engine, (trx) => this.ambient.run({ trx, afterCommit }, () => work(trx)));
+    this.openUnits++;
+    let result: T;
+    try {
+      result = await inTransaction(this.pool, this.engine, (trx) => this.ambient.run({ trx, afterCommit }, work));
+    } finally {
+      if (--this.openUnits === 0) this.ambient.disable();
+    }
     // Outside the transaction's context now: an effect that uses the store reaches the pool.
     for (const effect of afterCommit) effect();
     return result;

@@ -12,7 +12,8 @@ export interface StoreContext {
   readonly clock: Clock;
   /**
    * Runs `work` as one transaction (see `transaction.ts` for the engine differences), or joins
-   * the ambient unit of work's. Inside `work`, `db` is `trx` too.
+   * the ambient unit of work's. Inside `work`, query through `trx` only: outside a unit of work
+   * `db` is the pool, which on SQLite waits for the connection the transaction holds.
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
 }
