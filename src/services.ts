@@ -128,6 +128,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     sealer,
     clock,
     retireAfterSeconds: config.accessTokenSeconds + CLOCK_SKEW_SECONDS,
+    unitOfWork: store.unitOfWork,
   });
   if (!sealer.encrypts) logger.warn('KEYRING_SECRET is not set: the key ring is stored unencrypted (allowed outside production only).');
   if (created) logger.info({ kid: keyRing.current.kid }, 'created the key ring');

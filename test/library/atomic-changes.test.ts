@@ -94,6 +94,20 @@ describe.each(engines)('a change whose security event cannot be written, on $eng
     expect(securityEventLines().filter((line) => line.includes('password.changed'))).toHaveLength(0);
   });
 
+  it('a signing key revocation is rolled back whole: the key still signs and verifies', async () => {
+    const { user } = await ctx.createUser();
+    const token = await ctx.tokenFor(user);
+    const { kid } = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    await refuseAudit();
+
+    await expect(ctx.app.gatehouse.signingKeys.revoke(kid)).rejects.toThrow(/audit refused/);
+
+    expect((await me(token)).statusCode).toBe(200);
+    expect(ctx.services.keyRing.current.kid, 'no successor was added').toBe(kid);
+    const jwks = JSON.parse((await ctx.app.inject({ url: '/.well-known/jwks.json' })).body) as { keys: { kid: string }[] };
+    expect(jwks.keys.map((key) => key.kid)).toEqual([kid]);
+  });
+
   it('once the audit table takes rows again, the same change goes through and is logged once', async () => {
     const { user } = await ctx.createUser();
     const token = await ctx.tokenFor(user);
