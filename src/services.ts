@@ -128,10 +128,11 @@ export async function createServices(config: Config, store: Store, dependencies:
     sealer,
     clock,
     retireAfterSeconds: config.accessTokenSeconds + CLOCK_SKEW_SECONDS,
+    unitOfWork: store.unitOfWork,
   });
   if (!sealer.encrypts) logger.warn('KEYRING_SECRET is not set: the key ring is stored unencrypted (allowed outside production only).');
   if (created) logger.info({ kid: keyRing.current.kid }, 'created the key ring');
-  const audit = new AuditLog(store.audit, clock, logger);
+  const audit = new AuditLog(store.audit, clock, logger, store.unitOfWork);
   const hashing = sharedArgon2Workers({ threads: config.hashThreads, queueMax: config.hashQueueMax });
   const hasher = new PasswordHasher({ parameters: config.argon2, workers: hashing });
   const mailer = createMailer(config, store, logger, clock);
@@ -162,7 +163,7 @@ export async function createServices(config: Config, store: Store, dependencies:
   const sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations, clock, random, lifetimeMs: config.cookieSeconds * 1000 });
   // What every self-service security change does once committed: announce it, re-issue the asking session.
   const securityChanges = new SecurityChanges({ sessions, revocationFeed });
-  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges });
+  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges, unitOfWork: store.unitOfWork });
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,
@@ -173,6 +174,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     clock,
     checks,
     securityChanges,
+    unitOfWork: store.unitOfWork,
   });
   const passkeys = new PasskeyManager({
     store: store.passkeys,
@@ -185,6 +187,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     rpName: dependencies.passkeyRpName ?? 'Gatehouse',
     origin: config.publicUrl.origin,
     securityChanges,
+    unitOfWork: store.unitOfWork,
   });
   const accessTokens = new AccessTokens({
     keyRing,
@@ -261,6 +264,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       mailer,
       audit,
       revocationFeed,
+      unitOfWork: store.unitOfWork,
       clock,
       random,
       requireConfirmedEmail: config.requireConfirmedEmail,
@@ -269,7 +273,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     externalLogins,
     passkeys,
     hashing,
-    passwordChange: new PasswordChange({ users, audit, securityChanges }),
+    passwordChange: new PasswordChange({ users, audit, securityChanges, unitOfWork: store.unitOfWork }),
     signOut: new SignOut({ sessions, revocationFeed }),
     providerSignIn: providerSignIn(config, store, { audit, clock, sessions, externalLogins }),
   };

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
-import type { AuditStore } from '../store/ports.ts';
+import type { AuditStore, UnitOfWork } from '../store/ports.ts';
 
 /** The security events of docs/reference/security-events.md. */
 export type AuditEventType =
@@ -36,7 +36,14 @@ export interface AuditEntry {
   readonly detail?: Record<string, unknown> | null;
 }
 
-/** Writes security events to the audit table and the log. */
+/** Outside any unit of work: effects run at once. */
+const NO_UNIT_OF_WORK: Pick<UnitOfWork, 'afterCommit'> = { afterCommit: (effect) => effect() };
+
+/**
+ * Writes security events to the audit table and the log. Inside a unit of work the event commits
+ * with the change it records; its log line and its listeners wait for that commit, so that a
+ * change rolled back is neither logged nor counted.
+ */
 export class AuditLog {
   private readonly listeners = new Set<(type: AuditEventType) => void>();
 
@@ -44,16 +51,19 @@ export class AuditLog {
     private readonly store: AuditStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly unitOfWork: Pick<UnitOfWork, 'afterCommit'> = NO_UNIT_OF_WORK,
   ) {}
 
   async record(type: AuditEventType, entry: AuditEntry = {}): Promise<void> {
     const event = { type, userId: entry.userId ?? null, at: this.clock.now(), ip: entry.ip ?? null, detail: entry.detail ?? null };
-    this.logger.info({ audit: event }, `security event ${type}`);
     await this.store.append(event);
-    for (const listener of this.listeners) listener(type);
+    this.unitOfWork.afterCommit(() => {
+      this.logger.info({ audit: event }, `security event ${type}`);
+      for (const listener of this.listeners) listener(type);
+    });
   }
 
-  /** Hears the type of each event once it is written (the metrics count them); returns the way to stop. */
+  /** Hears the type of each event once it is written and committed (the metrics count them); returns the way to stop. */
   onRecorded(listener: (type: AuditEventType) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -3,7 +3,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { MailMessage, Mailer } from '../platform/mail/mailer.ts';
 import { sendNotice } from '../platform/mail/send-notice.ts';
-import { type ExternalLoginStore, externalMethod, type SessionStore, StoreConflictError, type User } from '../store/ports.ts';
+import { type ExternalLoginStore, externalMethod, type SessionStore, StoreConflictError, type UnitOfWork, type User } from '../store/ports.ts';
 import { externalLinkedMail, externalUnlinkedMail } from './account-mail.ts';
 import type { SecurityChanges, SelfServiceChange } from './security-changes.ts';
 
@@ -16,6 +16,8 @@ export interface ExternalLoginsOptions {
   readonly logger: Logger;
   /** An unlink ends the sessions opened through the provider: announced to every instance. */
   readonly securityChanges: SecurityChanges;
+  /** A link or an unlink commits with its audit event (an unlink, with the sessions it ends). */
+  readonly unitOfWork: UnitOfWork;
 }
 
 /** A provider's login of a user: the provider's route name and its `sub`. */
@@ -41,14 +43,17 @@ export class ExternalLogins {
    * the profile; false when that login belongs to someone else or the user has one at that provider.
    */
   async link(user: User, login: LoginToLink, context: { ip?: string | null; how: 'profile' | 'email' }): Promise<boolean> {
-    const { logins, audit, clock } = this.options;
+    const { logins, audit, clock, unitOfWork } = this.options;
     try {
-      await logins.add({ userId: user.id, provider: login.provider, subject: login.subject, createdAt: clock.now() });
+      // The conflict ends the transaction (PostgreSQL refuses any statement after it): caught outside.
+      await unitOfWork.atomically(async () => {
+        await logins.add({ userId: user.id, provider: login.provider, subject: login.subject, createdAt: clock.now() });
+        await audit.record('external.linked', { userId: user.id, ip: context.ip, detail: { provider: login.provider, how: context.how } });
+      });
     } catch (error) {
       if (error instanceof StoreConflictError) return false;
       throw error;
     }
-    await audit.record('external.linked', { userId: user.id, ip: context.ip, detail: { provider: login.provider, how: context.how } });
     await this.notify(externalLinkedMail(user, login.provider, context.how));
     return true;
   }
@@ -59,14 +64,19 @@ export class ExternalLogins {
    * that their sockets close at once everywhere). A refused unlink writes and announces nothing.
    */
   async unlink(user: User, provider: string, change: SelfServiceChange = {}): Promise<UnlinkOutcome> {
-    const { logins, sessions, audit, securityChanges } = this.options;
+    const { logins, sessions, audit, securityChanges, unitOfWork } = this.options;
     // Read before the unlink ends it: the session that asks may be one opened through this provider.
     const asking = await securityChanges.askingSession(change);
-    const removed = await logins.removeUnlessLastWayIn(user.id, provider);
-    if (removed !== 'removed') return { outcome: removed };
     const method = externalMethod(provider);
-    const ended = await sessions.deleteUserSessionsByMethod(user.id, method);
-    await audit.record('external.unlinked', { userId: user.id, ip: change.ip, detail: { provider, sessionsEnded: ended } });
+    // The unlink, the sessions it ends and its audit event: all of them or none.
+    const removed = await unitOfWork.atomically(async () => {
+      const outcome = await logins.removeUnlessLastWayIn(user.id, provider);
+      if (outcome !== 'removed') return outcome;
+      const ended = await sessions.deleteUserSessionsByMethod(user.id, method);
+      await audit.record('external.unlinked', { userId: user.id, ip: change.ip, detail: { provider, sessionsEnded: ended } });
+      return outcome;
+    });
+    if (removed !== 'removed') return { outcome: removed };
     await this.notify(externalUnlinkedMail(user, provider));
     // Not a security change: the stamp stays, and no other session needs re-issuing.
     await securityChanges.committed(null);

@@ -12,7 +12,7 @@ import { sendNotice } from '../platform/mail/send-notice.ts';
 import { importPeer } from '../platform/optional-peers.ts';
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
-import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type User } from '../store/ports.ts';
+import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type UnitOfWork, type User } from '../store/ports.ts';
 import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
 import { type AttestationCbor, withoutAttestationStatement } from './passkey-attestation.ts';
 import type { SecurityChanges, SelfServiceChange } from './security-changes.ts';
@@ -63,6 +63,8 @@ export interface PasskeyManagerOptions {
   readonly origin: string;
   /** A removal ends every session and token of the user but the one that asked. */
   readonly securityChanges: SecurityChanges;
+  /** A passkey added or removed commits with its audit event. */
+  readonly unitOfWork: UnitOfWork;
 }
 
 /** A removal's outcome: removed (with the asking session, re-issued), or refused and nothing changed. */
@@ -169,22 +171,25 @@ export class PasskeyManager {
     if (existing.length >= PASSKEYS_PER_USER_MAX) throw new PasskeyRegistrationRefused('too-many');
     let passkey: Passkey;
     try {
-      passkey = await store.add({
-        userId: user.id,
-        credentialId: info.credential.id,
-        publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
-        counter: info.credential.counter,
-        transports: [...(info.credential.transports ?? (response as unknown as RegistrationResponseJSON).response.transports ?? [])],
-        backedUp: info.credentialBackedUp,
-        deviceType: info.credentialDeviceType,
-        name: name ?? issued.name ?? `Passkey ${existing.length + 1}`,
-        createdAt: clock.now(),
+      passkey = await this.options.unitOfWork.atomically(async () => {
+        const added = await store.add({
+          userId: user.id,
+          credentialId: info.credential.id,
+          publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+          counter: info.credential.counter,
+          transports: [...(info.credential.transports ?? (response as unknown as RegistrationResponseJSON).response.transports ?? [])],
+          backedUp: info.credentialBackedUp,
+          deviceType: info.credentialDeviceType,
+          name: name ?? issued.name ?? `Passkey ${existing.length + 1}`,
+          createdAt: clock.now(),
+        });
+        await audit.record('passkey.added', { userId: user.id, ip: context.ip, detail: { credentialId: added.credentialId, name: added.name } });
+        return added;
       });
     } catch (error) {
       if (error instanceof StoreConflictError) throw new PasskeyRegistrationRefused('taken');
       throw error;
     }
-    await audit.record('passkey.added', { userId: user.id, ip: context.ip, detail: { credentialId: passkey.credentialId, name: passkey.name } });
     await this.notify(passkeyAddedMail(user, passkey.name));
     return passkey;
   }
@@ -208,9 +213,12 @@ export class PasskeyManager {
     const asking = await securityChanges.askingSession(change);
     const passkey = (await store.listForUser(user.id)).find((candidate) => candidate.credentialId === credentialId);
     if (passkey === undefined) return { outcome: 'not-found' };
-    const outcome = await store.removeUnlessLastWayIn(user.id, credentialId, clock.now());
+    const outcome = await this.options.unitOfWork.atomically(async () => {
+      const removal = await store.removeUnlessLastWayIn(user.id, credentialId, clock.now());
+      if (removal === 'removed') await audit.record('passkey.removed', { userId: user.id, ip: change.ip, detail: { credentialId } });
+      return removal;
+    });
     if (outcome !== 'removed') return { outcome };
-    await audit.record('passkey.removed', { userId: user.id, ip: change.ip, detail: { credentialId } });
     await this.notify(passkeyRemovedMail(user, passkey.name));
     return { outcome, session: await securityChanges.committed(asking) };
   }

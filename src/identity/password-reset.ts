@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { Random } from '../platform/random.ts';
 import type { RevocationFeed } from '../revocation/revocation-feed.ts';
-import type { AccountCodeStore, ExternalLoginStore, PasskeyStore, ResetRemovals } from '../store/ports.ts';
+import type { AccountCodeStore, ExternalLoginStore, PasskeyStore, ResetRemovals, UnitOfWork } from '../store/ports.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode, RESET_CODE_MS } from './account-codes.ts';
 import { type AccountLinks, resetMail } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
@@ -21,6 +21,8 @@ export interface PasswordResetOptions {
   readonly audit: AuditLog;
   /** Told of each reset, which ended the user's sessions and tokens: their sockets close at once, here and elsewhere. */
   readonly revocationFeed: Pick<RevocationFeed, 'changed'>;
+  /** The reset commits with its audit event. */
+  readonly unitOfWork: UnitOfWork;
   readonly clock: Clock;
   readonly random: Random;
   readonly requireConfirmedEmail: boolean;
@@ -69,9 +71,12 @@ export class PasswordReset {
     if (user === null || !isAccountCodeShape(code)) return false;
     const passwordHash = await hasher.hash(newPassword, context.clientKey);
     const remove = { passkeys: context.remove?.passkeys === true, externalLogins: context.remove?.externalLogins === true };
-    const done = await codes.resetPassword({ userId: user.id, codeHash: accountCodeHash(code), passwordHash, now: clock.now(), remove });
+    const done = await this.options.unitOfWork.atomically(async () => {
+      const reset = await codes.resetPassword({ userId: user.id, codeHash: accountCodeHash(code), passwordHash, now: clock.now(), remove });
+      if (reset) await audit.record('password.reset', { userId: user.id, ip: context.ip, detail: { removedPasskeys: remove.passkeys, removedExternalLogins: remove.externalLogins } });
+      return reset;
+    });
     if (!done) return false;
-    await audit.record('password.reset', { userId: user.id, ip: context.ip, detail: { removedPasskeys: remove.passkeys, removedExternalLogins: remove.externalLogins } });
     await this.options.revocationFeed.changed();
     return true;
   }

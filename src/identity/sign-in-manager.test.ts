@@ -71,6 +71,7 @@ describe('SignInManager lockout', () => {
       checks: new CredentialChecks({ lockout, userStore: store.users, audit }),
       // Sign-in changes no two-factor setting: nothing to announce or re-issue here.
       securityChanges: new SecurityChanges({ sessions: { asking: async () => null, reissue: unused }, revocationFeed: { changed: unused } }),
+      unitOfWork: store.unitOfWork,
     });
     return new SignInManager({
       users,

@@ -91,12 +91,26 @@ export class UserManager {
    * A security change: every session and token of the user ends.
    */
   async changePassword(user: User, currentPassword: string, newPassword: string, context: FailureContext = {}): Promise<void> {
+    await this.storePasswordHash(user.id, await this.provePasswordChange(user, currentPassword, newPassword, context));
+  }
+
+  /**
+   * The first half of `changePassword`: proves the current password and checks and hashes the
+   * new one, writing nothing but a failure's count; the new hash. Apart so that the slow hashing
+   * and the failure count stay outside the transaction that stores the hash with its audit event.
+   */
+  async provePasswordChange(user: User, currentPassword: string, newPassword: string, context: FailureContext = {}): Promise<string> {
     const proven = await this.checks.verify(user, 'change-password', 'password', () => this.hasher.verify(user.passwordHash, currentPassword), context);
     if (!proven) {
       throw GatehouseError.validation({ currentPassword: ['The current password is wrong.'] }, 'The current password is wrong.');
     }
     this.validatePassword(newPassword, 'newPassword');
-    if (!(await this.users.setPassword(user.id, await this.hasher.hash(newPassword)))) {
+    return this.hasher.hash(newPassword);
+  }
+
+  /** The second half of `changePassword`: stores the hash (with its revocation event); 404 when the account is gone. */
+  async storePasswordHash(userId: number, passwordHash: string): Promise<void> {
+    if (!(await this.users.setPassword(userId, passwordHash))) {
       throw GatehouseError.notFound('The account no longer exists.');
     }
   }

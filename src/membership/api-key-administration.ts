@@ -1,18 +1,19 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { ApiKeyService } from '../identity/api-keys.ts';
-import type { ApiKeyClientSummary } from '../store/ports.ts';
+import type { ApiKeyClientSummary, UnitOfWork } from '../store/ports.ts';
 import { type Actor, APPLICATION } from './actor.ts';
 import type { ChangeRules } from './change-rules.ts';
 
 /**
  * The API keys of the `ApiKey` scheme, by client: created, listed, and revoked with the audit
- * event and the revocation that makes every instance refuse them within seconds.
+ * event (one transaction) and the revocation that makes every instance refuse them within seconds.
  */
 export class ApiKeyAdministration {
   constructor(
     private readonly keys: ApiKeyService,
     private readonly audit: AuditLog,
     private readonly rules: ChangeRules,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /**
@@ -28,12 +29,14 @@ export class ApiKeyAdministration {
     return this.keys.listClients();
   }
 
-  /** Revokes every active key of the client; how many there were. */
+  /** Revokes every active key of the client, with its audit event in the same transaction; how many there were. */
   async revoke(client: string, actor: Actor = APPLICATION): Promise<number> {
-    const count = await this.keys.revokeClient(client);
-    if (count === 0) return 0;
-    await this.audit.record('apikey.revoked', { ip: actor.ip ?? null, detail: { client, keys: count, by: actor.by } });
-    await this.rules.announceRevocation();
+    const count = await this.unitOfWork.atomically(async () => {
+      const revoked = await this.keys.revokeClient(client);
+      if (revoked > 0) await this.audit.record('apikey.revoked', { ip: actor.ip ?? null, detail: { client, keys: revoked, by: actor.by } });
+      return revoked;
+    });
+    if (count > 0) await this.rules.announceRevocation();
     return count;
   }
 }

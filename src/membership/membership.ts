@@ -25,11 +25,12 @@ export function createMembership(
   rules: ChangeRules,
 ): Membership {
   const { audit } = services;
+  const { unitOfWork } = services.store;
   return {
-    users: new UserAdministration({ users: services.users, store: services.store.users, audit, clock: services.clock, rules }),
+    users: new UserAdministration({ users: services.users, store: services.store.users, audit, clock: services.clock, rules, unitOfWork }),
     auditTrail: new AuditTrail(services.store.audit),
-    apiKeys: new ApiKeyAdministration(services.apiKeys, audit, rules),
+    apiKeys: new ApiKeyAdministration(services.apiKeys, audit, rules, unitOfWork),
     signingKeys: new SigningKeyAdministration(services.keyRing, audit, rules),
-    sessions: new SessionEnding(services.userSessions, audit, rules),
+    sessions: new SessionEnding(services.userSessions, audit, rules, unitOfWork),
   };
 }

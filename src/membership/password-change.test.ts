@@ -34,7 +34,7 @@ describe('PasswordChange', () => {
     await store.migrate();
     const clock = new ManualClock();
     const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
-    const audit = new AuditLog(store.audit, clock, logger);
+    const audit = new AuditLog(store.audit, clock, logger, store.unitOfWork);
     const lockout = new AccountLockout({ userStore: store.users, audit, clock, logger, lockout: { maxAttempts: 5, durationMs: 60_000 } });
     const users = new UserManager(store.users, hasher, clock, 8, new CredentialChecks({ lockout, userStore: store.users, audit }));
     sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations: new RevocationList(), clock, random: cryptoRandom, lifetimeMs: 3_600_000 });
@@ -45,7 +45,7 @@ describe('PasswordChange', () => {
         announced.push({ events, revocations: (await store.revocations.listSince(0)).length });
       },
     };
-    passwordChange = new PasswordChange({ users, audit, securityChanges: new SecurityChanges({ sessions, revocationFeed }) });
+    passwordChange = new PasswordChange({ users, audit, securityChanges: new SecurityChanges({ sessions, revocationFeed }), unitOfWork: store.unitOfWork });
     user = await users.create({ email: 'ada@example.com', password: PASSWORD, emailConfirmed: true });
   });
   afterEach(() => store.close());

@@ -32,7 +32,7 @@ describe('ProviderSignIn', () => {
     sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations: new RevocationList(), clock, random: cryptoRandom, lifetimeMs: 3_600_000 });
     const securityChanges = new SecurityChanges({ sessions, revocationFeed: { changed: async () => undefined } });
     const mailer = new OutboxMailer(store.outbox, clock, logger);
-    const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges });
+    const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges, unitOfWork: store.unitOfWork });
     const resolver = new ExternalSignIn({ logins: store.externalLogins, users: store.users, audit, clock, trustsEmail: () => true });
     providerSignIn = new ProviderSignIn({ resolver, externalLogins, sessions, logins: store.externalLogins, users: store.users, audit, clock });
     user = await store.users.create({

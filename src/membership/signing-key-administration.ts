@@ -1,15 +1,10 @@
 import type { AuditLog } from '../audit/audit-log.ts';
-import type { KeyRing } from '../tokens/key-ring.ts';
+import type { KeyRevocation, KeyRing } from '../tokens/key-ring.ts';
 import { type Actor, APPLICATION } from './actor.ts';
 import type { ChangeRules } from './change-rules.ts';
 
 /** What revoking a signing key did. */
-export interface SigningKeyRevocation {
-  /** False when no active key has the kid. */
-  readonly revoked: boolean;
-  /** The key that became current, when the revoked one was. */
-  readonly newKid: string | null;
-}
+export type SigningKeyRevocation = KeyRevocation;
 
 /**
  * The signing keys of access tokens: a rotation adds a new current key (the older ones still
@@ -23,22 +18,25 @@ export class SigningKeyAdministration {
     private readonly rules: ChangeRules,
   ) {}
 
-  /** Adds a new current key; its kid. Running instances pick it up at their next key-ring refresh. */
-  async rotate(actor: Actor = APPLICATION): Promise<string> {
-    const kid = await this.keyRing.rotate();
-    await this.recordRotation(kid, actor);
-    return kid;
+  /**
+   * Adds a new current key, committed with its audit event; its kid. Running instances pick it up
+   * at their next key-ring refresh.
+   */
+  rotate(actor: Actor = APPLICATION): Promise<string> {
+    return this.keyRing.rotate((kid) => this.recordRotation(kid, actor));
   }
 
-  /** Drops the key; revoking the current key first rotates, so that signing goes on. */
+  /**
+   * Drops the key; revoking the current key first rotates, so that signing goes on. The key's
+   * revocation, the new key and their audit events commit together; the announcement follows.
+   */
   async revoke(kid: string, actor: Actor = APPLICATION): Promise<SigningKeyRevocation> {
-    const { revoked, newKid } = await this.keyRing.revoke(kid);
-    if (newKid) await this.recordRotation(newKid, actor);
-    if (revoked) {
-      await this.audit.record('key.revoked', { ip: actor.ip ?? null, detail: { kid, by: actor.by } });
-      await this.rules.announceRevocation();
-    }
-    return { revoked, newKid };
+    const revocation = await this.keyRing.revoke(kid, async ({ revoked, newKid }) => {
+      if (newKid) await this.recordRotation(newKid, actor);
+      if (revoked) await this.audit.record('key.revoked', { ip: actor.ip ?? null, detail: { kid, by: actor.by } });
+    });
+    if (revocation.revoked) await this.rules.announceRevocation();
+    return revocation;
   }
 
   private recordRotation(kid: string, actor: Actor): Promise<void> {

@@ -2,7 +2,7 @@ import type { AuditLog } from '../audit/audit-log.ts';
 import { type AspNetImportReport, importAspNetUsers } from '../identity/aspnet-import.ts';
 import type { NewUserInput, UserManager } from '../identity/user-manager.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { User, UserClaim, UserStore } from '../store/ports.ts';
+import type { UnitOfWork, User, UserClaim, UserStore } from '../store/ports.ts';
 import { type Actor, APPLICATION } from './actor.ts';
 import type { ChangeRules } from './change-rules.ts';
 
@@ -23,13 +23,15 @@ export interface UserAdministrationOptions {
   readonly audit: AuditLog;
   readonly clock: Clock;
   readonly rules: ChangeRules;
+  /** The change and its audit event commit together. */
+  readonly unitOfWork: UnitOfWork;
 }
 
 /**
  * Administration of users, for the admin API, the command line and the application alike. Each
- * change is one call that makes it (with its revocation event, in the store's one transaction),
- * writes its audit event naming the actor, and announces the revocation, so that no caller can
- * change a role without the audit trail or leave an old access token valid.
+ * change is one call that makes it with its revocation event and its audit event naming the actor,
+ * in one transaction, and then announces the revocation, so that no caller can change a role
+ * without the audit trail or leave an old access token valid.
  *
  * Role and claim changes refuse older access tokens (a claims change); deleting and locking end
  * every session, refresh family, token and socket of the user (a security change).
@@ -84,31 +86,22 @@ export class UserAdministration {
   }
 
   /** Deletes the user and everything that hangs on it; false when there was none. */
-  async delete(userId: number, actor: Actor = APPLICATION): Promise<boolean> {
+  delete(userId: number, actor: Actor = APPLICATION): Promise<boolean> {
     const { users, rules } = this.options;
-    const deleted = rules.keepAnAdmin ? await users.deleteKeepingAdmin(userId) : await users.delete(userId);
-    if (!deleted) return false;
-    await this.record('user.deleted', userId, actor);
-    await rules.announceRevocation();
-    return true;
+    return this.change('user.deleted', userId, actor, {}, () => (rules.keepAnAdmin ? users.deleteKeepingAdmin(userId) : users.delete(userId)));
   }
 
   /** Grants a role (`GH_VALIDATION` for a name outside the role-name rule); false when the user had it already. */
-  async addRole(userId: number, role: string, actor: Actor = APPLICATION): Promise<boolean> {
-    if (!(await this.options.users.addRole(userId, role))) return false;
-    await this.record('role.added', userId, actor, { role });
-    await this.options.rules.announceRevocation();
-    return true;
+  addRole(userId: number, role: string, actor: Actor = APPLICATION): Promise<boolean> {
+    return this.change('role.added', userId, actor, { role }, () => this.options.users.addRole(userId, role));
   }
 
   /** Takes a role away (any name: one stored before the naming rule stays removable); false when the user did not have it. */
-  async removeRole(userId: number, role: string, actor: Actor = APPLICATION): Promise<boolean> {
+  removeRole(userId: number, role: string, actor: Actor = APPLICATION): Promise<boolean> {
     const { users, rules } = this.options;
-    const removed = rules.keepAnAdmin ? await users.removeRoleKeepingAdmin(userId, role) : await users.removeRole(userId, role);
-    if (!removed) return false;
-    await this.record('role.removed', userId, actor, { role });
-    await rules.announceRevocation();
-    return true;
+    return this.change('role.removed', userId, actor, { role }, () =>
+      rules.keepAnAdmin ? users.removeRoleKeepingAdmin(userId, role) : users.removeRole(userId, role),
+    );
   }
 
   /**
@@ -129,26 +122,41 @@ export class UserAdministration {
   }
 
   /** Locks the user out until unlocked; false for an unknown user. */
-  async lock(userId: number, actor: Actor = APPLICATION): Promise<boolean> {
+  lock(userId: number, actor: Actor = APPLICATION): Promise<boolean> {
     const { users, rules } = this.options;
-    const locked = rules.keepAnAdmin ? await users.lockKeepingAdmin(userId) : await users.lock(userId);
-    if (!locked) return false;
-    await this.record('user.locked', userId, actor);
-    await rules.announceRevocation();
-    return true;
+    return this.change('user.locked', userId, actor, {}, () => (rules.keepAnAdmin ? users.lockKeepingAdmin(userId) : users.lock(userId)));
   }
 
   /**
    * Lifts an admin lock and an automatic lockout alike; false for an unknown user. Nothing is
    * revoked: the user may simply sign in again.
    */
-  async unlock(userId: number, actor: Actor = APPLICATION): Promise<boolean> {
-    if (!(await this.options.users.unlock(userId))) return false;
-    await this.record('user.unlocked', userId, actor);
-    return true;
+  unlock(userId: number, actor: Actor = APPLICATION): Promise<boolean> {
+    return this.options.unitOfWork.atomically(async () => {
+      if (!(await this.options.users.unlock(userId))) return false;
+      await this.record('user.unlocked', userId, actor);
+      return true;
+    });
   }
 
-  private record(type: 'user.deleted' | 'role.added' | 'role.removed' | 'user.locked' | 'user.unlocked', userId: number, actor: Actor, detail: Record<string, unknown> = {}): Promise<void> {
+  /**
+   * Makes the change and writes its audit event in one transaction, then announces the
+   * revocation: after the commit, so that no instance reads the store before the change is in it.
+   */
+  private async change(type: RevokingChange, userId: number, actor: Actor, detail: Record<string, unknown>, make: () => Promise<boolean>): Promise<boolean> {
+    const changed = await this.options.unitOfWork.atomically(async () => {
+      if (!(await make())) return false;
+      await this.record(type, userId, actor, detail);
+      return true;
+    });
+    if (changed) await this.options.rules.announceRevocation();
+    return changed;
+  }
+
+  private record(type: RevokingChange | 'user.unlocked', userId: number, actor: Actor, detail: Record<string, unknown> = {}): Promise<void> {
     return this.options.audit.record(type, { userId, ip: actor.ip ?? null, detail: { ...detail, by: actor.by } });
   }
 }
+
+/** The user changes that refuse the user's credentials. */
+type RevokingChange = 'user.deleted' | 'role.added' | 'role.removed' | 'user.locked';

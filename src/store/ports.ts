@@ -680,8 +680,24 @@ export interface DataVersion {
 }
 
 /** Every port over one database connection. */
+/**
+ * One transaction around several port calls: a change and its audit event commit together or not
+ * at all. Inside `atomically`, every port call of the store joins the transaction.
+ */
+export interface UnitOfWork {
+  /** Runs `work` as one transaction; joins the enclosing one when called inside another. */
+  atomically<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `effect` once the enclosing unit of work commits, and never when it rolls back; at
+   * once outside any. For what must not happen for a change that did not (a log line, a count).
+   */
+  afterCommit(effect: () => void): void;
+}
+
 export interface Store {
   readonly engine: StoreEngine;
+  /** Transactions across ports; a property, so that the port boundary leaves `afterCommit` synchronous. */
+  readonly unitOfWork: UnitOfWork;
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
   readonly keyRing: KeyRingStore;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Sealer } from '../security/crypto/sealer.ts';
-import type { KeyRingStore } from '../store/ports.ts';
+import type { KeyRingStore, SigningKeyRecord, UnitOfWork } from '../store/ports.ts';
 import { generateSigningKeyRecord, importSigningKey, type SigningKey } from './signing-key.ts';
 
 /** Symmetric secrets the ring keeps beside the signing keys, 32 random bytes each. */
@@ -18,6 +18,16 @@ export interface KeyRingOptions {
   readonly clock: Clock;
   /** A superseded key verifies for this long after its successor appears (the access-token lifetime plus skew). */
   readonly retireAfterSeconds: number;
+  /** Commits a rotation or revocation with what goes `alongside` it (its audit events). @default runs the work as it is */
+  readonly unitOfWork?: Pick<UnitOfWork, 'atomically'>;
+}
+
+/** What a revocation did, as its `alongside` work and its caller hear it. */
+export interface KeyRevocation {
+  /** False when no active key has the kid. */
+  readonly revoked: boolean;
+  /** The key that became current, when the revoked one was. */
+  readonly newKid: string | null;
 }
 
 /**
@@ -96,24 +106,46 @@ export class KeyRing {
     return () => this.droppedListeners.delete(listener);
   }
 
-  /** Adds a new current key; returns its kid. */
-  async rotate(): Promise<string> {
-    const record = await generateSigningKeyRecord(this.options.sealer, Math.max(this.options.clock.now(), this.current.createdAt + 1));
-    await this.options.store.addSigningKey(record);
+  /**
+   * Adds a new current key; returns its kid. `alongside` runs in the same transaction (the audit
+   * event); the ring re-reads the store only once it has committed, so that nothing is signed
+   * with a key that may yet be rolled back.
+   */
+  async rotate(alongside: (kid: string) => Promise<void> = async () => undefined): Promise<string> {
+    const record = await this.newKeyRecord();
+    await this.atomically(async () => {
+      await this.options.store.addSigningKey(record);
+      await alongside(record.kid);
+    });
     await this.refresh();
     return record.kid;
   }
 
   /**
-   * Drops a key at once. Revoking the current key first rotates, so that signing goes on;
-   * returns the new kid then. Returns false as `revoked` for an unknown kid.
+   * Drops a key at once. Revoking the current key first adds a new one, so that signing goes on,
+   * in the same transaction; returns the new kid then. Returns false as `revoked` for an unknown
+   * kid. `alongside` runs in the transaction too.
    */
-  async revoke(kid: string): Promise<{ revoked: boolean; newKid: string | null }> {
+  async revoke(kid: string, alongside: (revocation: KeyRevocation) => Promise<void> = async () => undefined): Promise<KeyRevocation> {
     await this.refresh();
-    const newKid = this.keys[0]?.kid === kid ? await this.rotate() : null;
-    const revoked = await this.options.store.revokeSigningKey(kid, this.options.clock.now());
+    const successor = this.keys[0]?.kid === kid ? await this.newKeyRecord() : null;
+    const revocation = await this.atomically(async () => {
+      if (successor !== null) await this.options.store.addSigningKey(successor);
+      const revoked = await this.options.store.revokeSigningKey(kid, this.options.clock.now());
+      const done = { revoked, newKid: successor?.kid ?? null };
+      await alongside(done);
+      return done;
+    });
     await this.refresh();
-    return { revoked, newKid };
+    return revocation;
+  }
+
+  private newKeyRecord(): Promise<SigningKeyRecord> {
+    return generateSigningKeyRecord(this.options.sealer, Math.max(this.options.clock.now(), this.current.createdAt + 1));
+  }
+
+  private atomically<T>(work: () => Promise<T>): Promise<T> {
+    return this.options.unitOfWork ? this.options.unitOfWork.atomically(work) : work();
   }
 }
 

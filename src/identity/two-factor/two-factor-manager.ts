@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
 import type { SmsSender } from '../../platform/sms/sms-sender.ts';
 import type { Sealer } from '../../security/crypto/sealer.ts';
-import type { OneTimeCodePurpose, TwoFactorStore, User } from '../../store/ports.ts';
+import type { OneTimeCodePurpose, TwoFactorStore, UnitOfWork, User } from '../../store/ports.ts';
 import { signInCodeMail } from '../account-mail.ts';
 import type { AccountOperation, CredentialChecks } from '../credential-checks.ts';
 import type { FailureContext } from '../lockout.ts';
@@ -50,6 +50,8 @@ export interface TwoFactorManagerOptions {
   readonly checks: CredentialChecks;
   /** Turning two-factor on or off ends every session and token of the user but the one that asked. */
   readonly securityChanges: SecurityChanges;
+  /** Turning two-factor on or off commits with its audit event. */
+  readonly unitOfWork: UnitOfWork;
 }
 
 /** Two-factor turned on: the recovery codes (shown once) and the asking session, re-issued. */
@@ -118,9 +120,13 @@ export class TwoFactorManager {
     const { step } = accepted;
     if (step === null) throw new TwoFactorError('invalid-code');
     const recoveryCodes = newRecoveryCodes();
-    const enabled = await store.enable(user.id, { sealedKey: pendingKey, step, recoveryCodeHashes: recoveryCodes.map((c) => this.recoveryHash(c)), now });
+    const recoveryCodeHashes = recoveryCodes.map((c) => this.recoveryHash(c));
+    const enabled = await this.options.unitOfWork.atomically(async () => {
+      const done = await store.enable(user.id, { sealedKey: pendingKey, step, recoveryCodeHashes, now });
+      if (done) await this.options.audit.record('twofactor.enabled', { userId: user.id });
+      return done;
+    });
     if (!enabled) throw new TwoFactorError('invalid-code');
-    await this.options.audit.record('twofactor.enabled', { userId: user.id });
     return { recoveryCodes, session: await securityChanges.committed(asking) };
   }
 
@@ -134,9 +140,11 @@ export class TwoFactorManager {
     if (!user.twoFactorEnabled) throw new TwoFactorError('invalid-code');
     const either = async () => (await this.verifyAuthenticatorCode(user, code)) || (await this.redeemRecoveryCode(user, code));
     await this.prove(user, 'disable-two-factor', either, { ip: change.ip ?? null });
-    if (await this.options.store.disable(user.id, this.options.clock.now())) {
-      await this.options.audit.record('twofactor.disabled', { userId: user.id });
-    }
+    await this.options.unitOfWork.atomically(async () => {
+      if (await this.options.store.disable(user.id, this.options.clock.now())) {
+        await this.options.audit.record('twofactor.disabled', { userId: user.id });
+      }
+    });
     return securityChanges.committed(asking);
   }
 

@@ -2,7 +2,7 @@ import { KyselyAccountCodeStore } from './account-code-store.ts';
 import { Kysely, sql, type Dialect, type LogEvent } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
 import type { ApplicationMigrations } from '../application-database.ts';
-import type { DataVersion, Store, StoreEngine } from '../ports.ts';
+import type { DataVersion, Store, StoreEngine, UnitOfWork } from '../ports.ts';
 import { applicationDatabase } from './application-database.ts';
 import { KyselyApiKeyStore } from './api-key-store.ts';
 import { KyselyAuditStore } from './audit-store.ts';
@@ -17,7 +17,8 @@ import { KyselySessionStore } from './session-store.ts';
 import { KyselyUserSessionStore } from './user-session-store.ts';
 import type { StoreContext } from './store-context.ts';
 import type { TableNaming } from './table-naming.ts';
-import { inTransaction } from './transaction.ts';
+import { AmbientTransactions } from './ambient-transaction.ts';
+import { toStoreError } from './store-errors.ts';
 import { KyselyTwoFactorStore } from './two-factor-store.ts';
 import { KyselyExternalLoginStore } from './external-login-store.ts';
 import { KyselyPasskeyStore } from './passkey-store.ts';
@@ -44,14 +45,18 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
   const unbounded = options.withoutQueryTimeout ?? ((work) => work());
   const db = naming.on(connections);
   const atBoundary = <Port extends object>(port: Port) => atPortBoundary(port, naming.tablePrefix);
+  const transactions = new AmbientTransactions(db, engine);
   const context: StoreContext = {
-    db,
+    get db() {
+      return transactions.db;
+    },
     engine,
     clock: options.clock,
-    transaction: (work) => inTransaction(db, engine, work),
+    transaction: (work) => transactions.transaction(work),
   };
   return atBoundary<Store>({
     engine,
+    unitOfWork: unitOfWorkAtBoundary(transactions, naming.tablePrefix),
     users: atBoundary(new KyselyUserStore(context)),
     apiKeys: atBoundary(new KyselyApiKeyStore(context)),
     keyRing: atBoundary(new KyselyKeyRingStore(context)),
@@ -74,4 +79,18 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     },
     close: () => db.destroy(),
   });
+}
+
+/** The unit of work with its own errors (BEGIN, COMMIT) translated as the ports' are; `afterCommit` stays synchronous. */
+function unitOfWorkAtBoundary(transactions: UnitOfWork, tablePrefix: string): UnitOfWork {
+  return {
+    atomically: async (work) => {
+      try {
+        return await transactions.atomically(work);
+      } catch (error) {
+        throw toStoreError(error, tablePrefix);
+      }
+    },
+    afterCommit: (effect) => transactions.afterCommit(effect),
+  };
 }
