@@ -55,7 +55,7 @@ import { type AuthorizationResultHandler, createProblemResultHandler } from './a
 import { MembershipPaths } from '../endpoints/membership-paths.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
-import { membershipHandlers, membershipPolicies } from '../policies/membership-policies.ts';
+import { membershipHandlers } from '../policies/membership-policies.ts';
 import { pagesPlugin } from './pages-plugin.ts';
 import type { PageOptions } from '../pages/rendering.ts';
 import { routeGroup } from './pipeline.ts';
