@@ -30,7 +30,13 @@ import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { problem, type ProblemBody } from '../security/problem-details.ts';
-import { anonymousCaller, type EndpointAuthorizationOptions, type EndpointAuthorizer, endpointAuthorization } from './authorize-endpoint.ts';
+import {
+  anonymousCaller,
+  type EndpointAuthorizationOptions,
+  type EndpointAuthorizer,
+  endpointAuthorization,
+  type EndpointRecognizer,
+} from './authorize-endpoint.ts';
 import { carriesCredentials, isNoStoreEndpoint, type ResponseHeadersOptions, STRICT_TRANSPORT_SECURITY } from './response-headers.ts';
 import { refusalPageFor } from './refusal-page.ts';
 import type { PageRendering } from '../pages/rendering.ts';
@@ -93,6 +99,8 @@ interface MountedEndpoint {
   readonly endpoint: Endpoint;
   readonly segments: readonly string[];
   readonly authorize: EndpointAuthorizer;
+  /** A caller known at once (a remembered credential), authorized without the authorizer. */
+  readonly recognize: EndpointRecognizer | null;
   /** The checks of its path, body and query, in Fastify's order. */
   readonly validators: readonly BodyValidator[];
   /** What its sign-in limits count with, when it has limits. */
@@ -128,8 +136,8 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
 
   /** The answer of a routed request, through the phases in the order above. */
   async function respond(found: RoutedEndpoint, request: Request, credentials: ReceivedRequest, requestOptions: FetchRequestOptions): Promise<EndpointResponse> {
-    const { endpoint, validators, authorize, limits } = found.mounted;
-    const { principal, outcome, authentication } = await authorize(credentials);
+    const { endpoint, validators, authorize, recognize, limits } = found.mounted;
+    const { principal, outcome, authentication } = recognize?.(credentials) ?? (await authorize(credentials));
     if (outcome.kind !== 'success') return refusalResponse(outcome, credentials, options.loginPage);
     const verdict = authentication === undefined ? undefined : cookieSession(credentials, authentication);
     if (verdict?.kind === 'refused') return problemResponse(verdict.problem);
@@ -238,11 +246,12 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
   const protection = { authorization: endpoint.authorization, groups: [...(endpoint.groups ?? []), ...(options.groups ?? [])] };
   const { method, path, params, body, query } = endpoint;
   const always = () => null;
-  const { authorize } = endpointAuthorization(options, protection);
+  const { authorize, recognize } = endpointAuthorization(options, protection);
   return {
     endpoint,
     segments: endpoint.path.split('/'),
     authorize: authorize ?? anonymousCaller,
+    recognize,
     noStore: isNoStoreEndpoint(path, authorize !== null, options.responseHeaders?.credentialPaths ?? []),
     validators: [
       params === undefined ? always : partValidator(params, method, path, 'params'),

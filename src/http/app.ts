@@ -310,7 +310,7 @@ async function wireGatehouse(
   // registered. Routes that take forms register formBodiesPlugin.
   await app.register(requestPipelinePlugin, {
     phases: requestPipeline({
-      authorization: { policies, evaluator, resultHandler },
+      authorization: { policies, evaluator, resultHandler, verdicts: services.verdicts },
       crossSite: cookieSessionCheck(config, services.clock),
       corsOrigins: config.corsOrigins,
       antiforgery: { secret: services.keyRing.secrets.antiforgery, production: config.production },

@@ -19,7 +19,14 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import { type EndpointAuthorization, type EndpointAuthorizer, endpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
+import {
+  type EndpointAuthorization,
+  type EndpointAuthorizationOptions,
+  type EndpointAuthorizer,
+  endpointAuthorization,
+  type EndpointRecognizer,
+  type ResolvedEndpointAuthorization,
+} from '../endpoints/authorize-endpoint.ts';
 import type { AuthorizationMetadata, AuthorizationPolicy, PolicyProvider } from '../security/authorization/index.ts';
 import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
@@ -94,9 +101,7 @@ export function routeGroup<Options extends Record<string, unknown> | RouteContex
   };
 }
 
-export interface RouteCheckOptions {
-  readonly policies: PolicyProvider<string>;
-  readonly evaluator: PolicyEvaluator;
+export interface RouteCheckOptions extends EndpointAuthorizationOptions {
   readonly resultHandler?: AuthorizationResultHandler;
   /**
    * Runs after a request is authorized and before the endpoint (the cookie scheme's cross-site
@@ -110,7 +115,6 @@ export interface RouteCheckOptions {
  * decided when it is registered, and the application's hook that runs it.
  */
 export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
-  const { policies, evaluator } = options;
   const resultHandler = options.resultHandler ?? problemResultHandler;
   const authorized = options.authorized;
   const anonymous = ClaimsPrincipal.anonymous();
@@ -125,21 +129,33 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
    * The hook of a route that reads credentials, built once per route with its authorizer in hand.
    * It goes on when the request is authorized; otherwise it answers (401, 403 or the login
    * redirect). Authorized, a request the auth cookie authenticated is then checked for its origin.
-   * One promise per request: the authorizer's.
+   * A caller recognized at once (its token or key accepted before, a policy on the principal
+   * alone: most requests of a client) goes on without a promise; any other waits for the authorizer's.
    */
   const authorizeHook =
-    (authorize: EndpointAuthorizer): RouteCheck =>
+    (authorize: EndpointAuthorizer, recognize: EndpointRecognizer | null): RouteCheck =>
     (request, reply, done) => {
-      authorize(authenticationRequest(request)).then((authorization) => {
-        let allowed: boolean;
-        try {
-          allowed = settle(request, reply, authorization);
-        } catch (error) {
-          return done(error as Error);
-        }
-        if (allowed) done();
-      }, done);
+      const received = authenticationRequest(request);
+      let known: EndpointAuthorization | undefined;
+      try {
+        known = recognize?.(received);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (known !== undefined) return proceed(request, reply, known, done);
+      authorize(received).then((authorization) => proceed(request, reply, authorization, done), done);
     };
+
+  /** Goes on with an authorized request; answers any other. */
+  function proceed(request: FastifyRequest, reply: FastifyReply, authorization: EndpointAuthorization, done: (error?: Error) => void): void {
+    let allowed: boolean;
+    try {
+      allowed = settle(request, reply, authorization);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (allowed) done();
+  }
 
   /** True when the request may go on; otherwise it has been answered. */
   function settle(request: FastifyRequest, reply: FastifyReply, { principal, outcome, authentication }: EndpointAuthorization): boolean {
@@ -178,8 +194,9 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
       // its caller is still known: credentials are read, and presented ones must be valid.
       const groups = [...(route.config?.groups ?? []), ...groupsOf(instance)];
       const protection = { authorization: route.config?.authorization, groups, readCredentials: route.config?.readCredentials === true };
-      const { policy, authorize } = isOptionsOnly(route) ? OPTIONS_ROUTE : routePolicy(route, () => endpointAuthorization({ policies, evaluator }, protection));
-      const check = authorize === null ? anonymousHook : authorizeHook(authorize);
+      const resolved = isOptionsOnly(route) ? OPTIONS_ROUTE : routePolicy(route, () => endpointAuthorization(options, protection));
+      const { policy, authorize, recognize } = resolved;
+      const check = authorize === null ? anonymousHook : authorizeHook(authorize, recognize);
       pipelineChecks.add(check);
       route.config = { ...route.config, policy, [ROUTE_CHECK]: check };
     },
@@ -190,7 +207,7 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
 }
 
 /** A CORS preflight's route: anonymous, whatever its group says. */
-const OPTIONS_ROUTE: ResolvedEndpointAuthorization = Object.freeze({ policy: null, authorize: null });
+const OPTIONS_ROUTE: ResolvedEndpointAuthorization = Object.freeze({ policy: null, authorize: null, recognize: null });
 
 /** The checks of any pipeline: a route without one is served outside it. */
 const pipelineChecks = new WeakSet<RouteCheck>();

@@ -65,6 +65,16 @@ export class CredentialVerdicts {
     return new RememberingHandler(handler, this);
   }
 
+  /**
+   * The success `handler` gave before on the credential `request` presents, answered now: for a
+   * host that decides a known caller without waiting (endpoints/authorize-endpoint.ts).
+   * Undefined when `handler` must judge it: a scheme that does not remember, a credential it has
+   * not accepted, or one past its end. Throws `RevocationsStaleError` as `recall` does.
+   */
+  recallFor(handler: AuthenticationHandler, request: AuthenticationRequest): Success | undefined {
+    return handler instanceof RememberingHandler ? handler.recall(request) : undefined;
+  }
+
   get size(): number {
     return this.entries.size;
   }
@@ -126,6 +136,12 @@ class RememberingHandler implements AuthenticationHandler {
     this.credentials = declaredCredentials(handler);
     this.revocations = declaredRevocations(handler);
     this.presented = presentedCredential(this.credentials);
+  }
+
+  /** The remembered success on the credential `request` presents; undefined when the scheme must judge it. */
+  recall(request: AuthenticationRequest): Success | undefined {
+    const credential = this.presented(request);
+    return credential === undefined ? undefined : this.verdicts.recall(this.scheme, credential);
   }
 
   async authenticate(request: AuthenticationRequest): Promise<AuthenticateResult> {

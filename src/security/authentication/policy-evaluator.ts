@@ -34,14 +34,28 @@ export class PolicyEvaluator {
   ) {}
 
   async authenticate(policy: AuthorizationPolicy | null, request: AuthenticationRequest): Promise<PolicyAuthentication> {
-    const schemes = policy?.authenticationSchemes ?? [];
-    if (schemes.length > 1) return this.authenticateWithSchemes(schemes, request);
-    const handler = schemes.length === 1 ? this.schemes.get(schemes[0]!) : this.schemes.defaultFor(request);
-    // A scheme that answers on the spot (a remembered verdict) is not waited for.
+    const handler = this.schemeFor(policy, request);
+    if (handler === undefined) return this.authenticateWithSchemes(policy!.authenticationSchemes, request);
+    // A scheme that answers on the spot (an application's own, reading a header) is not waited for.
     const answered = handler.authenticate(request);
     const result = isPromiseLike(answered) ? await answered : answered;
     const succeeded = result.kind === 'success';
     return { principal: succeeded ? result.principal : ClaimsPrincipal.anonymous(), succeeded, attempts: [{ handler, result }] };
+  }
+
+  /**
+   * The one scheme that authenticates `request` for `policy`: the scheme it names, or the default
+   * for the request when it names none; undefined when it names several (each is tried).
+   */
+  schemeFor(policy: AuthorizationPolicy | null, request: AuthenticationRequest): AuthenticationHandler | undefined {
+    const schemes = policy?.authenticationSchemes ?? [];
+    if (schemes.length > 1) return undefined;
+    return schemes.length === 1 ? this.schemes.get(schemes[0]!) : this.schemes.defaultFor(request);
+  }
+
+  /** `policy` as a rule on the principal alone, when it is one (`AuthorizationService.principalRule`). */
+  principalRule(policy: AuthorizationPolicy): ((user: ClaimsPrincipal) => boolean) | undefined {
+    return this.authorization.principalRule(policy);
   }
 
   /** A policy naming several schemes: each is tried and the principals merged. */

@@ -1,3 +1,4 @@
+import type { ClaimsPrincipal } from '../claims/claims-principal.ts';
 import type { AuthorizationHandlerContext } from './authorization-handler-context.ts';
 
 /**
@@ -31,6 +32,20 @@ export interface SelfHandlingRequirement extends AuthorizationRequirement, Autho
 
 export function isSelfHandling(requirement: AuthorizationRequirement): requirement is SelfHandlingRequirement {
   return typeof (requirement as Partial<SelfHandlingRequirement>).handle === 'function';
+}
+
+/**
+ * A requirement met or not by the principal alone, on the spot: no resource, no clock, no
+ * store (the built-in ones: an authenticated user, roles, claims, a name). Its `handle` succeeds
+ * exactly when `isMetBy` says so and never fails, so a policy of such requirements alone, which
+ * no registered handler decides as well, is a rule on the principal (`AuthorizationService.principalRule`).
+ */
+export interface PrincipalRequirement extends SelfHandlingRequirement {
+  isMetBy(user: ClaimsPrincipal): boolean;
+}
+
+export function isPrincipalRequirement(requirement: AuthorizationRequirement): requirement is PrincipalRequirement {
+  return isSelfHandling(requirement) && typeof (requirement as Partial<PrincipalRequirement>).isMetBy === 'function';
 }
 
 /** The class of a requirement, by which a handler picks the requirements it handles. */

@@ -4,7 +4,9 @@ import { AuthorizationPolicy } from './authorization-policy.ts';
 import {
   type AuthorizationHandler,
   type AuthorizationRequirement,
+  isPrincipalRequirement,
   isSelfHandling,
+  type PrincipalRequirement,
 } from './authorization-requirement.ts';
 import { AUTHORIZATION_SUCCESS, type AuthorizationFailure, type AuthorizationResult } from './authorization-result.ts';
 
@@ -64,9 +66,32 @@ export class AuthorizationService {
     return result;
   }
 
+  /**
+   * `policy` as a rule on the principal alone, when it is one: each of its requirements is met or
+   * not by the principal (`PrincipalRequirement`), and no registered handler may decide any of
+   * them (a handler that names no requirement type may decide all). The rule's true is the
+   * success `authorize` gives the same principal without a resource; a false is only "not at once":
+   * `authorize` tells the failure, and `onFailure` hears of it there. Undefined for any other policy.
+   *
+   * A host answers a caller it knows at once with it, without waiting for a decision
+   * (endpoints/authorize-endpoint.ts).
+   */
+  principalRule(policy: AuthorizationPolicy): ((user: ClaimsPrincipal) => boolean) | undefined {
+    const requirements = policy.requirements;
+    if (requirements.length === 0 || !requirements.every(isPrincipalRequirement)) return undefined;
+    if (this.handlers.some((handler) => mayDecide(handler, requirements))) return undefined;
+    const rules: readonly PrincipalRequirement[] = requirements;
+    return (user) => rules.every((requirement) => requirement.isMetBy(user));
+  }
+
   private stopsAfter(context: AuthorizationHandlerContext): boolean {
     return !this.invokeHandlersAfterFailure && context.hasFailed;
   }
+}
+
+function mayDecide(handler: AuthorizationHandler, requirements: readonly AuthorizationRequirement[]): boolean {
+  const type = handler.requirementType;
+  return type === undefined || requirements.some((requirement) => requirement instanceof type);
 }
 
 function requirementsOf(

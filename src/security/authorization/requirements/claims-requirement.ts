@@ -1,8 +1,9 @@
+import type { ClaimsPrincipal } from '../../claims/claims-principal.ts';
 import type { AuthorizationHandlerContext } from '../authorization-handler-context.ts';
-import type { SelfHandlingRequirement } from '../authorization-requirement.ts';
+import type { PrincipalRequirement } from '../authorization-requirement.ts';
 
 /** Met when the principal has a claim of `claimType`, with one of `allowedValues` when any are given. */
-export class ClaimsRequirement implements SelfHandlingRequirement {
+export class ClaimsRequirement implements PrincipalRequirement {
   readonly allowedValues: readonly string[];
 
   constructor(
@@ -18,11 +19,12 @@ export class ClaimsRequirement implements SelfHandlingRequirement {
       : `a claim ${this.claimType} in [${this.allowedValues.join(', ')}]`;
   }
 
+  isMetBy(user: ClaimsPrincipal): boolean {
+    if (this.allowedValues.length === 0) return user.hasClaim(this.claimType);
+    return user.findAll(this.claimType).some((claim) => this.allowedValues.includes(claim.value));
+  }
+
   handle(context: AuthorizationHandlerContext): void {
-    const found =
-      this.allowedValues.length === 0
-        ? context.user.hasClaim(this.claimType)
-        : context.user.findAll(this.claimType).some((claim) => this.allowedValues.includes(claim.value));
-    if (found) context.succeed(this);
+    if (this.isMetBy(context.user)) context.succeed(this);
   }
 }

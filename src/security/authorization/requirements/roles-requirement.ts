@@ -1,8 +1,9 @@
+import type { ClaimsPrincipal } from '../../claims/claims-principal.ts';
 import type { AuthorizationHandlerContext } from '../authorization-handler-context.ts';
-import type { SelfHandlingRequirement } from '../authorization-requirement.ts';
+import type { PrincipalRequirement } from '../authorization-requirement.ts';
 
 /** Met when the principal is in any one of the roles (case-sensitive). */
-export class RolesRequirement implements SelfHandlingRequirement {
+export class RolesRequirement implements PrincipalRequirement {
   readonly allowedRoles: readonly string[];
 
   constructor(allowedRoles: readonly string[]) {
@@ -14,7 +15,11 @@ export class RolesRequirement implements SelfHandlingRequirement {
     return `one of the roles [${this.allowedRoles.join(', ')}]`;
   }
 
+  isMetBy(user: ClaimsPrincipal): boolean {
+    return this.allowedRoles.some((role) => user.isInRole(role));
+  }
+
   handle(context: AuthorizationHandlerContext): void {
-    if (this.allowedRoles.some((role) => context.user.isInRole(role))) context.succeed(this);
+    if (this.isMetBy(context.user)) context.succeed(this);
   }
 }
