@@ -29,6 +29,7 @@ export {
   type AuthorizeData,
   type GatehousePolicies,
   type PolicyName,
+  type PrincipalRequirement,
   type ResourceGuard,
   type SelfHandlingRequirement,
 } from './security/authorization/index.ts';

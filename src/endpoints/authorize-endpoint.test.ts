@@ -8,17 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.ts';
 import { authenticationSchemes } from '../schemes/authentication-schemes.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
-import { AuthorizationPolicyBuilder, AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
+import { type AuthorizationHandler, AuthorizationPolicyBuilder, AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
 import { createServices, type Services } from '../services.ts';
 import { createStore } from '../store/create-store.ts';
 import type { Store } from '../store/ports.ts';
-import { endpointAuthorizer, type EndpointAuthorizationOptions } from './authorize-endpoint.ts';
+import { endpointAuthorization, endpointAuthorizer, type EndpointAuthorizationOptions } from './authorize-endpoint.ts';
 
 let store: Store;
 let services: Services;
 let options: EndpointAuthorizationOptions;
 let token: string;
 let apiKey: string;
+let userId: number;
 
 beforeAll(async () => {
   store = await createStore('sqlite::memory:');
@@ -28,6 +29,7 @@ beforeAll(async () => {
   const admins = new AuthorizationPolicyBuilder().requireAuthenticatedUser().requireRole('Admin').build();
   options = { evaluator, policies: new PolicyProvider({ policies: { Admins: admins } }) };
   const user = await services.users.create({ email: 'ada@example.com', emailConfirmed: true, password: 'correct horse battery staple' });
+  userId = user.id;
   token = (await services.accessTokens.issue(user)).token;
   apiKey = await services.apiKeys.create('reports');
 });
@@ -135,3 +137,46 @@ describe('an endpoint without a policy that reads credentials', () => {
     expect((await authorize(bearer(token))).principal.isAuthenticated).toBe(true);
   });
 });
+
+describe('a caller recognized at once (the fast path of a host)', () => {
+  const remembering = (): EndpointAuthorizationOptions => ({ ...options, verdicts: services.verdicts });
+  const freshToken = async () => (await services.accessTokens.issue((await services.users.findById(userId))!)).token;
+
+  it("is recognized once its scheme accepted the credential: the authorizer's principal, a success, the scheme that vouched", async () => {
+    const { authorize, recognize } = endpointAuthorization(remembering(), { authorization: { authorize: [{}] } });
+    const presented = bearer(await freshToken());
+    expect(recognize!(presented)).toBeUndefined();
+    const decided = await authorize!(presented);
+    const known = recognize!(presented);
+    expect(known?.outcome.kind).toBe('success');
+    expect(known?.principal).toBe(decided.principal);
+    expect(known?.authentication?.attempts.map(({ handler, result }) => [handler.scheme, result.kind])).toEqual([['Bearer', 'success']]);
+  });
+
+  it('leaves a remembered caller the policy refuses to the authorizer, which forbids', async () => {
+    const { authorize, recognize } = endpointAuthorization(remembering(), { authorization: { authorize: [{ policy: 'Admins' }] } });
+    const presented = bearer(await freshToken());
+    expect((await authorize!(presented)).outcome.kind).toBe('forbid');
+    expect(recognize!(presented)).toBeUndefined();
+    expect((await authorize!(presented)).outcome.kind).toBe('forbid');
+  });
+
+  it("recognizes an API key on an endpoint of the ApiKey scheme, and a token on an open endpoint that reads credentials", async () => {
+    const keyed = endpointAuthorization(remembering(), { authorization: { authorize: [{ schemes: ['ApiKey'] }] } });
+    await keyed.authorize!({ headers: { 'x-api-key': apiKey } });
+    expect(keyed.recognize!({ headers: { 'x-api-key': apiKey } })?.principal.identities[0]?.authenticationType).toBe('ApiKey');
+    const open = endpointAuthorization({ ...remembering(), policies: new PolicyProvider({ policies: {}, fallbackPolicy: null }) });
+    const presented = bearer(await freshToken());
+    await open.authorize!(presented);
+    expect(open.recognize!(presented)?.principal.isAuthenticated).toBe(true);
+  });
+
+  it('is none without verdicts, on an anonymous endpoint, and on a policy a registered handler may also decide', () => {
+    expect(endpointAuthorization(options, { authorization: { authorize: [{}] } }).recognize).toBeNull();
+    expect(endpointAuthorization(remembering(), { authorization: { allowAnonymous: true } }).recognize).toBeNull();
+    const anyRequirement: AuthorizationHandler = { handle: () => undefined };
+    const evaluator = new PolicyEvaluator(authenticationSchemes(services), new AuthorizationService({ handlers: [anyRequirement] }));
+    expect(endpointAuthorization({ ...remembering(), evaluator }, { authorization: { authorize: [{}] } }).recognize).toBeNull();
+  });
+});
+

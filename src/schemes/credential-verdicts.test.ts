@@ -141,4 +141,41 @@ describe('CredentialVerdicts', () => {
     await handler.authenticate(bearer('token-9'));
     expect(verdicts.size).toBe(2);
   });
+
+  describe('recallFor, read by a host without waiting', () => {
+    it('answers what the scheme accepted before, and nothing it has not judged', async () => {
+      const { verdicts, inner, handler } = setUp();
+      expect(verdicts.recallFor(handler, bearer('token-7'))).toBeUndefined();
+      const first = await handler.authenticate(bearer('token-7'));
+      expect(verdicts.recallFor(handler, bearer('token-7'))).toBe(first);
+      expect(verdicts.recallFor(handler, bearer('token-8'))).toBeUndefined();
+      expect(verdicts.recallFor(handler, { headers: {} })).toBeUndefined();
+      expect(inner.calls).toBe(1);
+    });
+
+    it('answers nothing for a scheme that does not remember, though it judged the same credential', async () => {
+      const { verdicts, inner, handler } = setUp();
+      await handler.authenticate(bearer('token-7'));
+      expect(verdicts.recallFor(inner, bearer('token-7'))).toBeUndefined();
+    });
+
+    it('forgets at the events that concern the credential, and past its end', async () => {
+      const { clock, revocations, verdicts, handler } = setUp(START + 1_000);
+      await handler.authenticate(bearer('token-7'));
+      revocations.apply(event('user', '7'));
+      expect(verdicts.recallFor(handler, bearer('token-7'))).toBeUndefined();
+      await handler.authenticate(bearer('token-7'));
+      clock.advance(1_000);
+      expect(verdicts.recallFor(handler, bearer('token-7'))).toBeUndefined();
+    });
+
+    it('throws while the revocation view is stale, as the scheme would refuse to vouch', async () => {
+      const { revocations, verdicts, handler, elapse } = setUp();
+      revocations.followFeed();
+      revocations.caughtUp(0);
+      await handler.authenticate(bearer('token-7'));
+      elapse(5_001);
+      expect(() => verdicts.recallFor(handler, bearer('token-7'))).toThrow(RevocationsStaleError);
+    });
+  });
 });

@@ -7,7 +7,11 @@ import { AuthorizationPolicy } from './authorization-policy.ts';
 import { type AuthorizationHandler, type AuthorizationRequirement, RequirementHandler } from './authorization-requirement.ts';
 import { AuthorizationService } from './authorization-service.ts';
 import { instanceOf, type ResourceGuard, ResourceRequirementHandler } from './resource-requirement-handler.ts';
+import { AssertionRequirement } from './requirements/assertion-requirement.ts';
+import { ClaimsRequirement } from './requirements/claims-requirement.ts';
 import { DenyAnonymousRequirement } from './requirements/deny-anonymous-requirement.ts';
+import { NameRequirement } from './requirements/name-requirement.ts';
+import { RolesRequirement } from './requirements/roles-requirement.ts';
 
 const alice = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '1'), new Claim('name', 'alice')], 'Bearer')]);
 
@@ -365,5 +369,49 @@ describe('ResourceRequirementHandler', () => {
     const result = await new AuthorizationService({ handlers: [boxes] }).authorize(alice, new Box(1), [other]);
     expect(boxes.seen).toEqual([]);
     expect(result.succeeded).toBe(false);
+  });
+});
+
+describe('AuthorizationService.principalRule', () => {
+  const anonymous = ClaimsPrincipal.anonymous();
+  const admin = new ClaimsPrincipal([new ClaimsIdentity([new Claim('sub', '2'), new Claim('name', 'ada'), new Claim('role', 'Admin'), new Claim('dept', 'ops')], 'Bearer')]);
+  const principals = [anonymous, alice, admin];
+  const policies = {
+    authenticated: new AuthorizationPolicy([new DenyAnonymousRequirement()]),
+    admins: new AuthorizationPolicy([new DenyAnonymousRequirement(), new RolesRequirement(['Admin'])]),
+    ops: new AuthorizationPolicy([new ClaimsRequirement('dept', ['ops'])]),
+    alice: new AuthorizationPolicy([new NameRequirement('alice')]),
+  };
+
+  it('answers as authorize does, for every principal, on policies of built-in requirements', async () => {
+    const service = new AuthorizationService();
+    for (const policy of Object.values(policies)) {
+      const rule = service.principalRule(policy);
+      expect(rule).toBeDefined();
+      for (const user of principals) expect(rule!(user)).toBe((await service.authorize(user, null, policy)).succeeded);
+    }
+  });
+
+  it('is none for a policy with a requirement the principal alone does not decide (an assertion, a handled one)', () => {
+    const service = new AuthorizationService({ handlers: [handler('succeed', [])] });
+    expect(new AuthorizationService().principalRule(new AuthorizationPolicy([new DenyAnonymousRequirement(), new AssertionRequirement(() => true)]))).toBeUndefined();
+    expect(new AuthorizationService().principalRule(new AuthorizationPolicy([new Gate('open')]))).toBeUndefined();
+    // A handler that names no requirement type may decide any of them: nothing is a rule then.
+    expect(service.principalRule(policies.authenticated)).toBeUndefined();
+  });
+
+  it('is none for a policy whose requirement a registered handler also decides, and a rule for the others', async () => {
+    class NoAdminsOnSunday extends RequirementHandler<RolesRequirement> {
+      constructor() {
+        super(RolesRequirement);
+      }
+      protected handleRequirement(context: AuthorizationHandlerContext): void {
+        context.fail('closed on Sunday');
+      }
+    }
+    const service = new AuthorizationService({ handlers: [new NoAdminsOnSunday()] });
+    expect(service.principalRule(policies.admins)).toBeUndefined();
+    expect((await service.authorize(admin, null, policies.admins)).succeeded).toBe(false);
+    expect(service.principalRule(policies.authenticated)?.(admin)).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ export { AuthorizationPolicyBuilder } from './authorization-policy-builder.ts';
 export {
   type AuthorizationHandler,
   type AuthorizationRequirement,
+  type PrincipalRequirement,
   type SelfHandlingRequirement,
   RequirementHandler,
 } from './authorization-requirement.ts';
