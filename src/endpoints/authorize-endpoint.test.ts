@@ -179,4 +179,3 @@ describe('a caller recognized at once (the fast path of a host)', () => {
     expect(endpointAuthorization({ ...remembering(), evaluator }, { authorization: { authorize: [{}] } }).recognize).toBeNull();
   });
 });
-

@@ -101,11 +101,16 @@ export function endpointAuthorization(options: EndpointAuthorizationOptions, pro
   const { policies, evaluator } = options;
   const groups = protection.groups ?? [];
   const policy = resolveEndpointPolicy(policies, protection.authorization, groups);
-  const recognize = (rule: PrincipalRule | undefined) => (options.verdicts === undefined || rule === undefined ? null : recognizer(evaluator, options.verdicts, policy, rule));
-  if (policy !== null) return { policy, authorize: (request) => authorizeFor(evaluator, policy, request), recognize: recognize(evaluator.principalRule(policy)) };
+  // A caller is recognized at once only with the verdicts in hand, and where the policy is a rule on the principal.
+  const recognizing = (rule: PrincipalRule | undefined) => (options.verdicts === undefined || rule === undefined ? null : recognizer(evaluator, options.verdicts, policy, rule));
+  if (policy !== null) {
+    return { policy, authorize: (request) => authorizeFor(evaluator, policy, request), recognize: recognizing(evaluator.principalRule(policy)) };
+  }
   // Without a fallback policy, an endpoint that says nothing is open, yet its caller is still known.
   const unprotected = !isAnonymousEndpoint(protection.authorization, groups);
-  if (protection.readCredentials || unprotected) return { policy, authorize: (request) => authorizeFor(evaluator, null, request), recognize: recognize(ANY_CALLER) };
+  if (protection.readCredentials || unprotected) {
+    return { policy, authorize: (request) => authorizeFor(evaluator, null, request), recognize: recognizing(ANY_CALLER) };
+  }
   return { policy, authorize: null, recognize: null };
 }
 

@@ -27,8 +27,8 @@ import {
   type EndpointRecognizer,
   type ResolvedEndpointAuthorization,
 } from '../endpoints/authorize-endpoint.ts';
-import type { AuthorizationMetadata, AuthorizationPolicy, PolicyProvider } from '../security/authorization/index.ts';
-import type { AuthenticationRequest, PolicyEvaluator } from '../security/authentication/index.ts';
+import type { AuthorizationMetadata, AuthorizationPolicy } from '../security/authorization/index.ts';
+import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from './authorization-result-handler.ts';
 import type { AuthorizedCheck } from './cookie-session.ts';
@@ -194,8 +194,7 @@ export function routeChecks(options: RouteCheckOptions): ApplicationPhase {
       // its caller is still known: credentials are read, and presented ones must be valid.
       const groups = [...(route.config?.groups ?? []), ...groupsOf(instance)];
       const protection = { authorization: route.config?.authorization, groups, readCredentials: route.config?.readCredentials === true };
-      const resolved = isOptionsOnly(route) ? OPTIONS_ROUTE : routePolicy(route, () => endpointAuthorization(options, protection));
-      const { policy, authorize, recognize } = resolved;
+      const { policy, authorize, recognize } = isOptionsOnly(route) ? OPTIONS_ROUTE : routePolicy(route, () => endpointAuthorization(options, protection));
       const check = authorize === null ? anonymousHook : authorizeHook(authorize, recognize);
       pipelineChecks.add(check);
       route.config = { ...route.config, policy, [ROUTE_CHECK]: check };
