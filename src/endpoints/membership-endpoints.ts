@@ -187,11 +187,20 @@ export interface MembershipFetchHandlerOptions extends MembershipEndpointOptions
  * antiforgery, the login redirect, the security headers and a browser's refusal pages.
  */
 export function membershipFetchHandler(options: MembershipFetchHandlerOptions): FetchHandler {
-  const { services, paths, pages, policies, evaluator, credentialHeaders } = options;
+  return membershipEndpointsHandler(membershipEndpoints(options), options);
+}
+
+/** What serves endpoints made already: the services, where they live, the pages and the authorization. */
+export type MembershipServing = Pick<MembershipFetchHandlerOptions, 'services' | 'paths' | 'pages' | 'credentialHeaders'> & EndpointAuthorizationOptions;
+
+/** `membershipFetchHandler` over the endpoints a host made already (an instance's). */
+export function membershipEndpointsHandler(endpoints: MembershipEndpoints, options: MembershipServing): FetchHandler {
+  const { services, paths, pages, policies, evaluator, verdicts, credentialHeaders } = options;
   const { config, clock } = services;
-  return fetchHandler(mountedEndpoints(membershipEndpoints(options), paths.prefix), {
+  return fetchHandler(mountedEndpoints(endpoints, paths.prefix), {
     policies,
     evaluator,
+    ...(verdicts ? { verdicts } : {}),
     groups: [MEMBERSHIP_GROUP],
     limits: { config, rateLimiter: services.rateLimiter, signInTurns: services.signInTurns },
     trustedOrigins: trustedOrigins(config),

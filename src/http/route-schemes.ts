@@ -9,8 +9,9 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { type OptionNames, refuseNonObject, refuseUnknownOptions, unknownNameMessage } from '../config/option-names.ts';
-import type { AuthorizationMetadata, AuthorizationPolicy, AuthorizeData, PolicyProvider } from '../security/authorization/index.ts';
+import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
+import { refuseUnknownSchemes } from '../hosting/policy-checks.ts';
+import type { AuthorizationMetadata, AuthorizeData } from '../security/authorization/index.ts';
 
 const METADATA = { authorize: true, allowAnonymous: true } as const satisfies OptionNames<AuthorizationMetadata>;
 const AUTHORIZE_DATA = { policy: true, roles: true, schemes: true } as const satisfies OptionNames<AuthorizeData>;
@@ -35,29 +36,6 @@ async function routeSchemeCheck(app: FastifyInstance, { schemes }: RouteSchemeCh
 /** Registered after the pipeline, before any route. */
 export const routeSchemeCheckPlugin = fp(routeSchemeCheck, { name: 'gatehouse-route-schemes', fastify: '5.x', dependencies: ['gatehouse-pipeline'] });
 
-/**
- * The named, default and fallback policies, checked when Gatehouse starts: a policy no route
- * uses may still be asked for by `request.authorize` or a GraphQL field.
- */
-export function checkPolicySchemes(
-  named: Readonly<Record<string, AuthorizationPolicy>>,
-  provider: Pick<PolicyProvider, 'defaultPolicy' | 'fallbackPolicy'>,
-  schemes: readonly string[],
-): void {
-  const policies: [string, AuthorizationPolicy | null][] = [
-    ...Object.entries(named).map(([name, policy]): [string, AuthorizationPolicy] => [`policy "${name}"`, policy]),
-    ['the default policy', provider.defaultPolicy],
-    ['the fallback policy', provider.fallbackPolicy],
-  ];
-  for (const [where, policy] of policies) {
-    try {
-      if (policy) refuseUnknownSchemes(policy, schemes);
-    } catch (error) {
-      throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
-    }
-  }
-}
-
 /** What a route or a group says about its protection, refused when it uses a name Gatehouse does not read. */
 export function checkAuthorizationMetadata(where: string, metadata: AuthorizationMetadata): void {
   refuseNonObject(where, metadata);
@@ -72,12 +50,6 @@ export function checkAuthorizationMetadata(where: string, metadata: Authorizatio
       if (data[list] !== undefined && !Array.isArray(data[list])) throw new Error(`${where}.authorize[${index}].${list} must be an array of names.`);
     }
   });
-}
-
-function refuseUnknownSchemes(policy: AuthorizationPolicy, schemes: readonly string[]): void {
-  for (const scheme of policy.authenticationSchemes ?? []) {
-    if (!schemes.includes(scheme)) throw new Error(unknownNameMessage(`no authentication scheme is registered as "${scheme}"`, scheme, schemes));
-  }
 }
 
 function routeName(route: RouteOptions): string {

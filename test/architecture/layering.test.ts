@@ -4,9 +4,10 @@
  * - the core (claims, policies, schemes, membership, tokens, revocation, the store, and what they
  *   stand on) knows nothing of HTTP: no module of `src/http/`, no Fastify package;
  * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
- * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md)
- *   and `src/pages/` (the pages they render) import nothing from `src/http/` and no Fastify package
- *   but the Ajv set-up Fastify validates with.
+ * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md),
+ *   `src/pages/` (the pages they render) and `src/hosting/` (Gatehouse built for any host,
+ *   docs/decisions/0082-an-instance-for-every-host.md) import nothing from `src/http/` and no
+ *   Fastify package but the Ajv set-up Fastify validates with.
  * Tests are left out: what ships is what the rule is about.
  */
 import { describe, expect, it } from 'vitest';
@@ -75,13 +76,14 @@ describe('src/graphql/', () => {
   });
 });
 
-describe('src/endpoints/ and src/pages/', () => {
+describe('src/endpoints/, src/pages/ and src/hosting/', () => {
   // @fastify/ajv-compiler is Ajv with Fastify's defaults, no Fastify: bodies get the same 400s on every host.
   const isHostSpecific = (imported: ModuleImport) => isHttp(imported) && imported.packageName !== '@fastify/ajv-compiler';
 
   it.each([
     ['src/endpoints', 'src/endpoints/fetch-handler.ts'],
     ['src/pages', 'src/pages/rendering.ts'],
+    ['src/hosting', 'src/hosting/gatehouse-instance.ts'],
   ])('%s imports nothing from src/http/ nor Fastify, directly or through another module', (folder, known) => {
     const modules = graph.modulesOf(folder);
     expect(modules).toContain(known);

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
 import type { AuthorizationFailure } from '../security/authorization/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/claims-principal.ts';
 
@@ -8,7 +8,7 @@ import type { ClaimsPrincipal } from '../security/claims/claims-principal.ts';
  * gave, and the caller's subject. The answer itself names none of them.
  */
 export function logAuthorizationFailure(
-  log: FastifyBaseLogger & { isLevelEnabled?(level: string): boolean },
+  log: Pick<Logger, 'debug'> & { isLevelEnabled?(level: string): boolean },
 ): (failure: AuthorizationFailure, user: ClaimsPrincipal) => void {
   return (failure, user) => {
     // Pino's test: the entry is not even built below debug (every anonymous 401 passes here).
