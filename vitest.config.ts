@@ -18,6 +18,7 @@ export default defineConfig({
       // tests run it from the sources (the exports map's `gatehouse-source` condition).
       { find: /^gatehouse-auth$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/fastify$/, replacement: fileURLToPath(new URL('./src/http/index.ts', import.meta.url)) },
+      { find: /^gatehouse-auth\/express$/, replacement: fileURLToPath(new URL('./src/express/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/graphql$/, replacement: fileURLToPath(new URL('./src/graphql/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/store$/, replacement: fileURLToPath(new URL('./src/store/index.ts', import.meta.url)) },
     ],

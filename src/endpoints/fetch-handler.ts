@@ -94,6 +94,12 @@ export interface FetchRequestOptions {
 
 export type FetchHandler = (request: Request, options?: FetchRequestOptions) => Promise<Response>;
 
+/** A handler of known endpoints, which tells whether a request is one of them (a host passes others on). */
+export type EndpointsHandler = FetchHandler & {
+  /** Whether an endpoint answers `method` on `pathname` (a path without its query). */
+  readonly serves: (method: string, pathname: string) => boolean;
+};
+
 /** An endpoint with what is decided once for it: its path's pattern, its authorization, its body's check. */
 interface MountedEndpoint {
   readonly endpoint: Endpoint;
@@ -116,7 +122,7 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
  * unknown policy name or an endpoint with limits but no `limits` throwing here. Errors that are
  * not the caller's (a store that fails) are thrown to the host, whose error path answers them.
  */
-export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandlerOptions): FetchHandler {
+export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandlerOptions): EndpointsHandler {
   const mounted = endpoints.map((endpoint) => mount(endpoint, options));
   const cookieSession = cookieSessionCheck({ trustedOrigins: options.trustedOrigins, production: false, clock: { now: Date.now }, ...options.sessionCookies });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
@@ -126,13 +132,14 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
 
   const finish = answerFinisher(options);
 
-  return async (request, requestOptions = {}) => {
+  const handle: FetchHandler = async (request, requestOptions = {}) => {
     const url = new URL(request.url);
     const received = authenticationRequest(request, url, requestOptions.ip ?? '');
     const found = route(mounted, request.method, url.pathname);
     const response = found === undefined ? NOT_FOUND : 'problem' in found ? problemResponse(found.problem) : await respond(found, request, received, requestOptions);
     return toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
   };
+  return Object.assign(handle, { serves: (method: string, pathname: string) => route(mounted, method, pathname) !== undefined });
 
   /** The answer of a routed request, through the phases in the order above. */
   async function respond(found: RoutedEndpoint, request: Request, credentials: ReceivedRequest, requestOptions: FetchRequestOptions): Promise<EndpointResponse> {

@@ -17,7 +17,7 @@ import { CookieSignIn } from './cookie-sign-in.ts';
 import type { EndpointAuthorizationOptions } from './authorize-endpoint.ts';
 import { trustedOrigins } from './cookie-session-check.ts';
 import type { Endpoint } from './endpoint.ts';
-import { type FetchHandler, fetchHandler } from './fetch-handler.ts';
+import { type EndpointsHandler, fetchHandler } from './fetch-handler.ts';
 import { externalLoginEndpoints } from './external-login/external-login-endpoints.ts';
 import type { MembershipPaths } from './membership-paths.ts';
 import { accountPasskeyEndpoints } from './passkeys/account-passkey-endpoints.ts';
@@ -186,7 +186,7 @@ export interface MembershipFetchHandlerOptions extends MembershipEndpointOptions
  * endpoint says otherwise), the sign-in limits, the auth cookie's cross-site check and renewal,
  * antiforgery, the login redirect, the security headers and a browser's refusal pages.
  */
-export function membershipFetchHandler(options: MembershipFetchHandlerOptions): FetchHandler {
+export function membershipFetchHandler(options: MembershipFetchHandlerOptions): EndpointsHandler {
   return membershipEndpointsHandler(membershipEndpoints(options), options);
 }
 
@@ -194,7 +194,7 @@ export function membershipFetchHandler(options: MembershipFetchHandlerOptions): 
 export type MembershipServing = Pick<MembershipFetchHandlerOptions, 'services' | 'paths' | 'pages' | 'credentialHeaders'> & EndpointAuthorizationOptions;
 
 /** `membershipFetchHandler` over the endpoints a host made already (an instance's). */
-export function membershipEndpointsHandler(endpoints: MembershipEndpoints, options: MembershipServing): FetchHandler {
+export function membershipEndpointsHandler(endpoints: MembershipEndpoints, options: MembershipServing): EndpointsHandler {
   const { services, paths, pages, policies, evaluator, verdicts, credentialHeaders } = options;
   const { config, clock } = services;
   return fetchHandler(mountedEndpoints(endpoints, paths.prefix), {

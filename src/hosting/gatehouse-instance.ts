@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { type Config, isIpAddress, requireMailInProduction, requireMetricsToken } from '../config/config.ts';
 import { configFromSettings } from '../config/settings.ts';
 import type { EndpointAuthorizationOptions } from '../endpoints/authorize-endpoint.ts';
-import type { FetchHandler } from '../endpoints/fetch-handler.ts';
+import type { EndpointsHandler, FetchRequestOptions } from '../endpoints/fetch-handler.ts';
 import { type MembershipEndpoints, membershipEndpoints, membershipEndpointsHandler, signsInWithPasswords } from '../endpoints/membership-endpoints.ts';
 import { MembershipPaths } from '../endpoints/membership-paths.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -81,7 +81,7 @@ export interface GatehouseInstance {
    * phases that concern them (membershipFetchHandler): what a host without a framework serves.
    * Built when first called.
    */
-  readonly fetch: FetchHandler;
+  readonly fetch: EndpointsHandler;
   /** Warnings a host logs once the application is ready (policies whose requirements no handler decides). */
   readonly warnings: readonly string[];
   /** Starts the work beside the requests: the revocation feed (read once before it resolves), the key ring's refresh, housekeeping. */
@@ -199,7 +199,8 @@ async function wire(
   const background = new BackgroundWork(services);
   const endpoints = membershipEndpoints({ services, membership, features, passkeys, passkeyScript: script, paths, pages });
   const serving = { services, paths, pages, policies, evaluator, verdicts: services.verdicts, credentialHeaders: guardedHeaders(schemes.handlers) };
-  let handler: FetchHandler | undefined;
+  let handler: EndpointsHandler | undefined;
+  const served = () => (handler ??= membershipEndpointsHandler(endpoints, serving));
   const instance: GatehouseInstance = {
     gatehouse,
     config,
@@ -209,7 +210,9 @@ async function wire(
     paths,
     pages,
     endpoints,
-    fetch: (request, requestOptions) => (handler ??= membershipEndpointsHandler(endpoints, serving))(request, requestOptions),
+    fetch: Object.assign((request: Request, requestOptions?: FetchRequestOptions) => served()(request, requestOptions), {
+      serves: (method: string, pathname: string) => served().serves(method, pathname),
+    }),
     metrics: metrics === undefined ? undefined : { collector: metrics, path: typeof metricsOptions === 'object' ? metricsOptions.path : undefined },
     warnings,
     start: () => background.start(),

@@ -6,8 +6,8 @@
  * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
  * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md),
  *   `src/pages/` (the pages they render) and `src/hosting/` (Gatehouse built for any host,
- *   docs/decisions/0082-an-instance-for-every-host.md) import nothing from `src/http/` and no
- *   Fastify package but the Ajv set-up Fastify validates with.
+ *   docs/decisions/0082-an-instance-for-every-host.md), and the other hosts (`src/express/`) import
+ *   nothing from `src/http/` and no Fastify package but the Ajv set-up Fastify validates with.
  * Tests are left out: what ships is what the rule is about.
  */
 import { describe, expect, it } from 'vitest';
@@ -76,7 +76,7 @@ describe('src/graphql/', () => {
   });
 });
 
-describe('src/endpoints/, src/pages/ and src/hosting/', () => {
+describe('src/endpoints/, src/pages/, src/hosting/ and the other hosts', () => {
   // @fastify/ajv-compiler is Ajv with Fastify's defaults, no Fastify: bodies get the same 400s on every host.
   const isHostSpecific = (imported: ModuleImport) => isHttp(imported) && imported.packageName !== '@fastify/ajv-compiler';
 
@@ -84,6 +84,7 @@ describe('src/endpoints/, src/pages/ and src/hosting/', () => {
     ['src/endpoints', 'src/endpoints/fetch-handler.ts'],
     ['src/pages', 'src/pages/rendering.ts'],
     ['src/hosting', 'src/hosting/gatehouse-instance.ts'],
+    ['src/express', 'src/express/gatehouse-express.ts'],
   ])('%s imports nothing from src/http/ nor Fastify, directly or through another module', (folder, known) => {
     const modules = graph.modulesOf(folder);
     expect(modules).toContain(known);

@@ -1,0 +1,221 @@
+/**
+ * Gatehouse on Express 5: the same instance as on Fastify, served by Express middleware.
+ *
+ *   const auth = await gatehouse({ settings, policies, handlers });
+ *   const app = express();
+ *   app.use(auth.endpoints);          // Gatehouse's own: sign-in, tokens, account, pages, admin
+ *   app.use(auth.middleware);         // before the application's routes
+ *   app.get('/reports', auth.authorize({ policy: 'PremiumOnly' }), (req, res) => …);
+ *   app.use(auth.errors);             // last: a refused resource check answers 401 or 403
+ *
+ * A request is decided at its route (route-protection.ts): the route's own `authorize(…)` or
+ * `allowAnonymous()`, the groups of the routers around it, else the fallback policy, combined as
+ * on every host (endpoints/authorize-endpoint.ts). A request no route matches stays anonymous and
+ * gets Express's 404.
+ */
+import { Readable } from 'node:stream';
+import { serialize as serializeCookie, parse as parseCookies } from 'cookie';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { endpointAuthorization, type EndpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
+import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
+import type { EndpointResponse } from '../endpoints/endpoint.ts';
+import { problemResponse } from '../endpoints/problem-response.ts';
+import { refusalResponse } from '../endpoints/refusal-response.ts';
+import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
+import type { Gatehouse } from '../gatehouse.ts';
+import { createGatehouseInstance, type GatehouseInstance, instanceInternals } from '../hosting/gatehouse-instance.ts';
+import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
+import type { AuthenticationRequest } from '../security/authentication/index.ts';
+import type { AuthorizeData } from '../security/authorization/index.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
+import { ClaimsPrincipal } from '../security/claims/index.ts';
+import { GatehouseError } from '../security/errors.ts';
+import { problem } from '../security/problem-details.ts';
+import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, watchRoutes } from './route-protection.ts';
+
+declare global {
+  // Express's own way to type what a middleware adds to its request.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The caller; an unauthenticated principal on anonymous routes and where no route matched. */
+      user: ClaimsPrincipal;
+      /** A resource check of the caller (ASP.NET's `IAuthorizationService.AuthorizeAsync`): rejects with 401 or 403, which `errors` answers. */
+      authorize: ResourceCheck;
+    }
+  }
+}
+
+/** Gatehouse for one Express application. */
+export interface ExpressGatehouse {
+  /** The use cases, policies and store the application uses (users, API keys, sessions, the audit trail). */
+  readonly gatehouse: Gatehouse;
+  /** Gatehouse's endpoints at their paths; any other request goes on. Works whether body parsers ran before it or not. */
+  readonly endpoints: RequestHandler;
+  /** Decides each request at its route; goes before the application's routes and routers. */
+  readonly middleware: RequestHandler;
+  /** Answers a refused resource check (401 or 403) and Gatehouse's own errors as problem+json; goes after the routes. */
+  readonly errors: ErrorRequestHandler;
+  /** Protects a route, or with `use` the routes of a router after it (ASP.NET's `[Authorize]`); several entries must all hold. */
+  authorize(...entries: AuthorizeData<PolicyName>[]): RequestHandler;
+  /** Opens a route to anyone, whatever its routers say; credentials are not read (ASP.NET's `[AllowAnonymous]`). */
+  allowAnonymous(): RequestHandler;
+  /** Stops the work beside the requests and closes what Gatehouse opened. */
+  close(): Promise<void>;
+}
+
+/** Builds and starts Gatehouse for an Express application; `logger` is where it logs (credentials redacted by default). */
+export async function gatehouse(options: GatehouseInstanceOptions = {}, host: { readonly logger?: Logger } = {}): Promise<ExpressGatehouse> {
+  const instance = await createGatehouseInstance(options, host);
+  try {
+    await instance.start();
+  } catch (error) {
+    await instance.close().catch(() => undefined);
+    throw error;
+  }
+  return onExpress(instance);
+}
+
+function onExpress(instance: GatehouseInstance): ExpressGatehouse {
+  const { config, authorization, paths } = instance;
+  const anonymous = ClaimsPrincipal.anonymous();
+  const checks = resourceChecks(authorization);
+  const cookieSession = cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: instance.gatehouse.clock });
+  const loginPage = (returnUrl: string) => paths.loginFor(returnUrl);
+  /** Each route's decisions, by the combination of its markers and groups. */
+  const decisions = new WeakMap<object, Map<string, ResolvedEndpointAuthorization>>();
+  const { services } = instanceInternals(instance);
+  for (const warning of instance.warnings) services.logger.warn(warning);
+
+  function resolvedFor(route: object, protection: RouteProtection): ResolvedEndpointAuthorization {
+    let byKey = decisions.get(route);
+    if (byKey === undefined) decisions.set(route, (byKey = new Map()));
+    let resolved = byKey.get(protection.key);
+    if (resolved === undefined) byKey.set(protection.key, (resolved = endpointAuthorization(authorization, protection)));
+    return resolved;
+  }
+
+  const decide: RouteDecision = (request, response, next, protection) => {
+    let resolved: ResolvedEndpointAuthorization;
+    let received: ReceivedRequest;
+    let known: EndpointAuthorization | undefined;
+    try {
+      resolved = resolvedFor(request.route as object, protection);
+      if (resolved.authorize === null) {
+        request.user = anonymous;
+        return next();
+      }
+      received = receivedRequest(request);
+      known = resolved.recognize?.(received);
+    } catch (error) {
+      return next(error);
+    }
+    const proceed = (decided: EndpointAuthorization) => {
+      request.user = decided.principal;
+      request.authorize = checks.checkFor(decided.principal, received);
+      if (decided.outcome.kind !== 'success') return send(response, refusalResponse(decided.outcome, received, loginPage));
+      const verdict = decided.authentication === undefined ? undefined : cookieSession(received, decided.authentication);
+      if (verdict?.kind === 'refused') return send(response, problemResponse(verdict.problem));
+      if (verdict?.renewed !== undefined) response.append('set-cookie', serializeCookie(verdict.renewed.name, verdict.renewed.value, verdict.renewed.attributes));
+      next();
+    };
+    if (known !== undefined) return proceed(known);
+    resolved.authorize!(received).then(proceed, next);
+  };
+
+  return {
+    gatehouse: instance.gatehouse,
+    endpoints: (request, response, next) => {
+      const pathname = request.path === undefined ? new URL(request.originalUrl, 'http://localhost').pathname : `${request.baseUrl}${request.path}`;
+      if (!instance.fetch.serves(request.method, pathname)) return next();
+      instance.fetch(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) }).then(
+        (answer) => writeWebResponse(response, answer),
+        next,
+      );
+    },
+    middleware: (request, _response, next) => {
+      request.user = anonymous;
+      request.authorize = checks.checkFor(anonymous, receivedRequest(request));
+      watchRoutes(request, decide);
+      next();
+    },
+    errors: (error, request, response, next) => {
+      if (error instanceof AuthorizationRefusal) return send(response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
+      if (error instanceof GatehouseError) return send(response, problemResponse(problem(error.code, error.detail, { ...error.extensions })));
+      next(error);
+    },
+    authorize: (...entries) => {
+      // An unknown policy name fails here, where the route is defined, not at its first request.
+      for (const entry of entries) if (typeof entry.policy === 'string') authorization.policies.get(entry.policy);
+      return protectionMarker(authorizeMetadata(entries));
+    },
+    allowAnonymous: () => protectionMarker({ allowAnonymous: true }),
+    close: () => instance.close(),
+  };
+}
+
+/** What a request brings, in the shape schemes and endpoints read. */
+type ReceivedRequest = Required<AuthenticationRequest> & { readonly headers: Readonly<Record<string, string | string[] | undefined>> };
+
+/** The Express request as schemes read it: headers, cookies (read from the header), address, method, target and query as sent. */
+function receivedRequest(request: Request): ReceivedRequest {
+  const url = new URL(request.originalUrl, 'http://localhost');
+  const query = Object.create(null) as Record<string, string | string[]>;
+  url.searchParams.forEach((value, name) => {
+    const earlier = query[name];
+    query[name] = earlier === undefined ? value : [earlier, value].flat();
+  });
+  const cookie = request.headers.cookie;
+  return {
+    headers: request.headers,
+    cookies: cookie === undefined ? {} : parseCookies(cookie),
+    ip: request.ip ?? '',
+    method: request.method,
+    url: request.originalUrl,
+    query,
+  };
+}
+
+/** The Express request as a Web-standard one; its body streamed unless a parser read it already. */
+function webRequest(request: Request): globalThis.Request {
+  const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const one of [value].flat()) headers.append(name, one);
+  }
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body === undefined && !request.readableEnded;
+  return new globalThis.Request(new URL(request.originalUrl, origin), {
+    method: request.method,
+    headers,
+    ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream, duplex: 'half' } : {}),
+  });
+}
+
+/** A Web-standard answer written to Express's response, every `Set-Cookie` line kept. */
+async function writeWebResponse(response: Response, answer: globalThis.Response): Promise<void> {
+  response.status(answer.status);
+  answer.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') response.setHeader(name, value);
+  });
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length > 0) response.setHeader('set-cookie', cookies);
+  response.end(Buffer.from(await answer.arrayBuffer()));
+}
+
+/** An answer of Gatehouse's (a refusal) written to Express's response. */
+function send(response: Response, answer: EndpointResponse): void {
+  response.status(answer.status);
+  for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);
+  for (const { name, value, attributes } of answer.cookies ?? []) response.append('set-cookie', serializeCookie(name, value, attributes));
+  if (answer.body === undefined) {
+    response.end();
+    return;
+  }
+  const type = answer.headers?.['content-type'] ?? 'application/json';
+  response.setHeader('content-type', /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`);
+  response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+}
+
+export type { ResourcePolicy };

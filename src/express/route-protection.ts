@@ -1,0 +1,169 @@
+/**
+ * Where Express decides a request's protection: at its route, once the route is known, as
+ * ASP.NET's authorization middleware runs after routing.
+ *
+ * Express runs an application's middleware before it matches a route, so a check in a middleware
+ * cannot know the route's own rules (`allowAnonymous()` beating its router's `authorize(…)`), nor
+ * whether any route matches at all (a 404 must stay a 404). So the protection is declared by
+ * markers and decided at the route:
+ *
+ *   router.use(authorize({ roles: ['Admin'] }))      a group: every route reached after it, nearest last
+ *   router.get('/x', authorize({ policy }), handler) the route's own; so is allowAnonymous()
+ *
+ * The middleware (`gatehouse.middleware`) gives each request a `route` property that sees Express
+ * set it: Express sets `req.route` as it starts a route's handlers, and that is when the route's
+ * handlers are wrapped, once per route, so that the first of them to run decides first. A route
+ * reached without the middleware before it is not decided: the middleware goes before every route.
+ */
+import type { Request, RequestHandler } from 'express';
+import type { AuthorizationMetadata, AuthorizeData } from '../security/authorization/index.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
+
+/** A marker's metadata, kept on the marker function. */
+const PROTECTION = Symbol('gatehouse.protection');
+
+/** The groups a request passed on its way, each with the base URL of the router it was met in. */
+const GROUPS = Symbol('gatehouse.groups');
+
+/** The route whose protection was decided for this request. */
+const DECIDED = Symbol('gatehouse.decided');
+
+/** The route handlers already wrapped (a route's layers are wrapped once). */
+const WRAPPED = Symbol('gatehouse.wrapped');
+
+/** A wrapped handler's own function. */
+const ORIGINAL = Symbol('gatehouse.original');
+
+type Marker = RequestHandler & { readonly [PROTECTION]: AuthorizationMetadata<PolicyName> };
+
+interface PassedGroup {
+  readonly metadata: AuthorizationMetadata<PolicyName>;
+  readonly baseUrl: string;
+}
+
+interface ProtectedRequest extends Request {
+  [GROUPS]?: PassedGroup[];
+  [DECIDED]?: object;
+}
+
+/** What a route of Express is to this module: its handlers' layers (Express's `Route`). */
+interface ExpressRoute {
+  readonly stack: { handle: RequestHandler; readonly method?: string }[];
+  [WRAPPED]?: true;
+}
+
+/** The protection of one route for one request: its own metadata, and the groups around it, nearest first. */
+export interface RouteProtection {
+  readonly authorization: AuthorizationMetadata<PolicyName> | undefined;
+  readonly groups: readonly AuthorizationMetadata<PolicyName>[];
+  /** Identifies the combination, for the decision kept per route. */
+  readonly key: string;
+}
+
+/** Decides the request for its route; calls `next` to go on, or answers it. */
+export type RouteDecision = (request: Request, response: Parameters<RequestHandler>[1], next: (error?: unknown) => void, protection: RouteProtection) => void;
+
+/**
+ * A marker of protection: used with `use`, a group for the routes after it; among a route's
+ * handlers, the route's own. It does nothing when it runs as a route handler (its metadata was read
+ * when the route was decided).
+ */
+export function protectionMarker(metadata: AuthorizationMetadata<PolicyName>): Marker {
+  const marker: RequestHandler = (request, _response, next) => {
+    const protectedRequest = request as ProtectedRequest;
+    // Run by `use`, not among the handlers of the route under way: a group for the routes reached after it.
+    if (!routeHolds(request.route, marker)) (protectedRequest[GROUPS] ??= []).push({ metadata, baseUrl: request.baseUrl });
+    next();
+  };
+  return Object.assign(marker, { [PROTECTION]: metadata });
+}
+
+/** `authorize` entries combined into one metadata object, as several `[Authorize]` attributes are. */
+export function authorizeMetadata(entries: readonly AuthorizeData<PolicyName>[]): AuthorizationMetadata<PolicyName> {
+  return { authorize: entries.length === 0 ? [{}] : [...entries] };
+}
+
+/**
+ * Lets `decide` run before the first handler of each route a request reaches, by watching Express
+ * set `req.route`. Called by the middleware for each request.
+ */
+export function watchRoutes(request: Request, decide: RouteDecision): void {
+  let current: unknown;
+  Object.defineProperty(request, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (route: unknown) => {
+      current = route;
+      if (isExpressRoute(route) && route[WRAPPED] !== true) wrapRoute(route, decide);
+    },
+  });
+}
+
+/** Whether `handler` is one of the route's (Express leaves `req.route` set after a route it left). */
+function routeHolds(route: unknown, handler: RequestHandler): boolean {
+  return isExpressRoute(route) && route.stack.some(({ handle }) => handle === handler || (handle as { [ORIGINAL]?: RequestHandler })[ORIGINAL] === handler);
+}
+
+function isExpressRoute(route: unknown): route is ExpressRoute {
+  return typeof route === 'object' && route !== null && Array.isArray((route as ExpressRoute).stack);
+}
+
+/**
+ * Wraps each request handler of the route (error handlers, of four arguments, are left: Express
+ * tells them by their length): the first to run for a request decides it for the route first.
+ */
+function wrapRoute(route: ExpressRoute, decide: RouteDecision): void {
+  route[WRAPPED] = true;
+  for (const layer of route.stack) {
+    const handle = layer.handle;
+    if (handle.length >= 4) continue;
+    const decidedFirst: RequestHandler = (request, response, next) => {
+      const protectedRequest = request as ProtectedRequest;
+      if (protectedRequest[DECIDED] === route) return handle(request, response, next);
+      protectedRequest[DECIDED] = route;
+      const goOn = (error?: unknown) => (error === undefined ? forwardRejection(handle(request, response, next), next) : next(error));
+      decide(request, response, goOn, protectionOf(route, protectedRequest));
+    };
+    layer.handle = Object.assign(decidedFirst, { [ORIGINAL]: handle });
+  }
+}
+
+/** As Express 5 does for a handler it calls: a rejected promise goes to the error handlers. */
+function forwardRejection(result: unknown, next: (error?: unknown) => void): void {
+  if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as PromiseLike<unknown>).then(undefined, next);
+}
+
+/** The route's own markers combined, and the groups the request passed in the routers that hold it, nearest first. */
+function protectionOf(route: ExpressRoute, request: ProtectedRequest): RouteProtection {
+  const own = route.stack.flatMap(({ handle }) => {
+    const original = (handle as { [ORIGINAL]?: RequestHandler })[ORIGINAL] ?? handle;
+    return PROTECTION in original ? [(original as Marker)[PROTECTION]] : [];
+  });
+  // A group met in a router the request has left (it matched no route there) is not around this route.
+  const passed = (request[GROUPS] ?? []).filter(({ baseUrl }) => request.baseUrl.startsWith(baseUrl));
+  const groups = passed.map(({ metadata }) => metadata).reverse();
+  return { authorization: combined(own), groups, key: keyOf(own, groups) };
+}
+
+/** The route's own markers as one metadata object: `authorize` entries joined, `allowAnonymous` if any says it. */
+function combined(own: readonly AuthorizationMetadata<PolicyName>[]): AuthorizationMetadata<PolicyName> | undefined {
+  if (own.length === 0) return undefined;
+  if (own.length === 1) return own[0];
+  const authorize = own.flatMap((metadata) => metadata.authorize ?? []);
+  const allowAnonymous = own.some((metadata) => metadata.allowAnonymous === true);
+  return { ...(authorize.length > 0 ? { authorize } : {}), ...(allowAnonymous ? { allowAnonymous } : {}) };
+}
+
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+
+/** The markers' identities, in order: the same groups around the same route decide alike. */
+function keyOf(own: readonly object[], groups: readonly object[]): string {
+  const id = (metadata: object) => {
+    let found = identities.get(metadata);
+    if (found === undefined) identities.set(metadata, (found = ++nextIdentity));
+    return found;
+  };
+  return `${own.map(id).join(',')}|${groups.map(id).join(',')}`;
+}

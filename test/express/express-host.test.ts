@@ -1,0 +1,186 @@
+/**
+ * Gatehouse on Express, driven over HTTP as a client would: an application with its own routes,
+ * a router as a group, a route that opens itself, a resource check, and Gatehouse's endpoints
+ * mounted before and after the application's body parser.
+ */
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AssertionRequirement, type AuthorizationPolicy, AuthorizationPolicyBuilder, type PolicyName } from 'gatehouse-auth';
+import { type ExpressGatehouse, gatehouse } from 'gatehouse-auth/express';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** Met by the caller whose name is the resource's owner. */
+const ownerRequirement = new AssertionRequirement((context) => (context.resource as { owner: string }).owner === context.user.name, 'the owner');
+
+interface Served {
+  readonly auth: ExpressGatehouse;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** An application as its guide writes it; `parserFirst` puts express.json() before Gatehouse's endpoints. */
+async function application(parserFirst: boolean): Promise<Served> {
+  const premium = new AuthorizationPolicyBuilder().requireAuthenticatedUser().requireRole('Premium').build();
+  const auth = await gatehouse(
+    { settings: { databaseUrl: 'sqlite::memory:', publicUrl: 'http://localhost:3000' }, policies: { PremiumOnly: premium } as Record<PolicyName, AuthorizationPolicy> },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const app = express();
+  if (parserFirst) app.use(express.json());
+  app.use(auth.endpoints);
+  if (!parserFirst) app.use(express.json());
+  app.use(auth.middleware);
+  app.get('/me', (request, response) => {
+    response.json({ name: request.user.name });
+  });
+  app.get('/reports', auth.authorize({ policy: 'PremiumOnly' }), (_request, response) => {
+    response.json({ reports: [] });
+  });
+  app.get('/status', auth.allowAnonymous(), (request, response) => {
+    response.json({ authenticated: request.user.isAuthenticated });
+  });
+  app.get('/documents/:owner', async (request, response) => {
+    await request.authorize({ owner: request.params.owner }, [ownerRequirement]);
+    response.json({ owner: request.params.owner });
+  });
+  const admin = express.Router();
+  admin.use(auth.authorize({ roles: ['Admin'] }));
+  admin.get('/stats', (_request, response) => {
+    response.json({ users: 2 });
+  });
+  admin.get('/ping', auth.allowAnonymous(), (_request, response) => {
+    response.json({ pong: true });
+  });
+  app.use('/console', admin);
+  // Reached after the router, which holds no such route: its group is not around this one.
+  app.get('/console/about', auth.allowAnonymous(), (_request, response) => {
+    response.json({ about: 'console' });
+  });
+  app.get('/console/news', (request, response) => {
+    response.json({ reader: request.user.name });
+  });
+  app.use(auth.errors);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    auth,
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await auth.close();
+    },
+  };
+}
+
+describe.each([
+  ['Gatehouse before the body parser', false],
+  ['the body parser before Gatehouse', true],
+])('Gatehouse on Express, %s', (_name, parserFirst) => {
+  let served: Served;
+  let ada: string;
+  let bob: string;
+
+  const get = (path: string, token?: string) => fetch(`${served.url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  const signIn = async (email: string) => {
+    const response = await fetch(`${served.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { accessToken: string }).accessToken;
+  };
+
+  beforeAll(async () => {
+    served = await application(parserFirst);
+    const { users } = served.auth.gatehouse;
+    const premium = await users.create({ email: 'ada@example.com', userName: 'ada', password: PASSWORD, emailConfirmed: true });
+    await users.addRole(premium.id, 'Premium');
+    await users.create({ email: 'bob@example.com', userName: 'bob', password: PASSWORD, emailConfirmed: true });
+    ada = await signIn('ada@example.com');
+    bob = await signIn('bob@example.com');
+  });
+
+  afterAll(() => served.close());
+
+  it('signs in at /auth/token and serves a route under the fallback policy to its bearer (200), and a challenge without one (401)', async () => {
+    const me = await get('/me', ada);
+    expect(me.status).toBe(200);
+    expect(await me.json()).toEqual({ name: 'ada' });
+    const anonymous = await get('/me');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await get('/me', `${ada.slice(0, -4)}AAAA`).then((response) => response.status)).toBe(401);
+  });
+
+  it("answers a route's policy: 200 for a member, 403 problem+json for another caller, 401 for none", async () => {
+    expect((await get('/reports', ada)).status).toBe(200);
+    const refused = await get('/reports', bob);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { status: number }).status).toBe(403);
+    expect((await get('/reports')).status).toBe(401);
+  });
+
+  it("protects a router's routes with its group, and lets a route of it open itself", async () => {
+    expect((await get('/console/stats', ada)).status).toBe(403);
+    expect((await get('/console/stats')).status).toBe(401);
+    const ping = await get('/console/ping');
+    expect(ping.status).toBe(200);
+    expect(await ping.json()).toEqual({ pong: true });
+  });
+
+  it("does not carry a router's group to a later route of the application under the same path", async () => {
+    expect((await get('/console/about')).status).toBe(200);
+    const news = await get('/console/news', bob);
+    expect(news.status).toBe(200);
+    expect(await news.json()).toEqual({ reader: 'bob' });
+  });
+
+  it('reads no credentials on an anonymous route: a bad token leaves the caller anonymous', async () => {
+    const status = await get('/status', 'not-a-token');
+    expect(status.status).toBe(200);
+    expect(await status.json()).toEqual({ authenticated: false });
+  });
+
+  it("keeps Express's 404 for a path no route serves, credentials or not", async () => {
+    expect((await get('/nowhere')).status).toBe(404);
+    expect((await get('/nowhere', ada)).status).toBe(404);
+  });
+
+  it('answers a refused resource check with 403 through the error handler, and lets the owner in', async () => {
+    expect((await get('/documents/ada', ada)).status).toBe(200);
+    const refused = await get('/documents/ada', bob);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it("serves Gatehouse's own endpoints: the JWKS, the profile of a bearer, and a bad sign-in body as 400", async () => {
+    expect((await get('/.well-known/jwks.json')).status).toBe(200);
+    const profile = await get('/account/profile', ada);
+    expect(profile.status).toBe(200);
+    expect(((await profile.json()) as { email: string }).email).toBe('ada@example.com');
+    const invalid = await fetch(`${served.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }) });
+    expect(invalid.status).toBe(400);
+  });
+
+  it('refuses a role taken away at once: the next request with the older token is 401', async () => {
+    const carol = await served.auth.gatehouse.users.create({ email: 'carol@example.com', userName: 'carol', password: PASSWORD, emailConfirmed: true });
+    await served.auth.gatehouse.users.addRole(carol.id, 'Premium');
+    const token = await signIn('carol@example.com');
+    expect((await get('/reports', token)).status).toBe(200);
+    await served.auth.gatehouse.users.removeRole(carol.id, 'Premium');
+    expect((await get('/reports', token)).status).toBe(401);
+  });
+});
+
+describe('defining routes', () => {
+  it('fails where the route is defined for an unknown policy name', async () => {
+    const auth = await gatehouse({ settings: { databaseUrl: 'sqlite::memory:' } }, { logger: pino({ level: 'silent' }) });
+    try {
+      expect(() => auth.authorize({ policy: 'Nobody' as PolicyName })).toThrow(/No authorization policy is named "Nobody"/);
+    } finally {
+      await auth.close();
+    }
+  });
+});
