@@ -136,7 +136,8 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     },
     middleware: (request, _response, next) => {
       request.user = anonymous;
-      request.authorize = checks.checkFor(anonymous, receivedRequest(request));
+      // Where no route decides (a middleware of the application's), the caller is anonymous.
+      request.authorize = (resource, policy) => checks.checkFor(anonymous, receivedRequest(request))(resource, policy);
       watchRoutes(request, decide);
       next();
     },
@@ -204,9 +205,11 @@ async function writeWebResponse(response: Response, answer: globalThis.Response)
   response.end(Buffer.from(await answer.arrayBuffer()));
 }
 
-/** An answer of Gatehouse's (a refusal) written to Express's response. */
+/** An answer of Gatehouse's (a refusal) written to Express's response: never stored, never sniffed. */
 function send(response: Response, answer: EndpointResponse): void {
   response.status(answer.status);
+  response.setHeader('cache-control', 'no-store');
+  response.setHeader('x-content-type-options', 'nosniff');
   for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);
   for (const { name, value, attributes } of answer.cookies ?? []) response.append('set-cookie', serializeCookie(name, value, attributes));
   if (answer.body === undefined) {

@@ -111,6 +111,7 @@ describe.each([
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(anonymous.headers.get('cache-control')).toBe('no-store');
     expect(await get('/me', `${ada.slice(0, -4)}AAAA`).then((response) => response.status)).toBe(401);
   });
 
