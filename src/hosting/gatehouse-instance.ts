@@ -44,6 +44,7 @@ import { createStore, storeBehind } from '../store/create-store.ts';
 import type { Store } from '../store/ports.ts';
 import { logAuthorizationFailure } from './authorization-log.ts';
 import { DEFAULT_FEATURES, type GatehouseFeatures, type GatehouseInstanceOptions, type MetricsOptions } from './gatehouse-options.ts';
+import { checkInstanceOptions } from './instance-option-names.ts';
 import { checkPolicySchemes, unhandledRequirementWarnings } from './policy-checks.ts';
 
 /** How often each instance re-reads the key ring, so rotations and revocations by others arrive. */
@@ -111,6 +112,7 @@ export function instanceInternals(instance: GatehouseInstance): InstanceInternal
  * failure closes what was opened, so that a failed start leaves no connection behind.
  */
 export async function createGatehouseInstance(options: GatehouseInstanceOptions, host: InstanceHost = {}): Promise<GatehouseInstance> {
+  checkInstanceOptions(options);
   const config = options.config ?? configFromSettings(options.settings);
   const features: Required<GatehouseFeatures> = { ...DEFAULT_FEATURES, ...options.features };
   // Before anything is opened: a start that cannot send its mail fails with nothing to undo.

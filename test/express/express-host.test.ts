@@ -175,7 +175,13 @@ describe.each([
   });
 });
 
-describe('defining routes', () => {
+describe('starting and defining routes', () => {
+  it('refuses a misspelt option before anything opens', async () => {
+    await expect(gatehouse({ settings: { databaseUrl: 'sqlite::memory:' }, features: { cookie: false } as never }, { logger: pino({ level: 'silent' }) })).rejects.toThrow(
+      /^features has no option "cookie"; did you mean "cookies"\?/,
+    );
+  });
+
   it('fails where the route is defined for an unknown policy name', async () => {
     const auth = await gatehouse({ settings: { databaseUrl: 'sqlite::memory:' } }, { logger: pino({ level: 'silent' }) });
     try {

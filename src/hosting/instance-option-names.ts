@@ -1,0 +1,60 @@
+/**
+ * The names of Gatehouse's options and of each options object inside them, on every host, checked
+ * before anything opens: a misspelt feature (`cookie: false`) would otherwise leave cookie sign-in
+ * and registration on in an API meant to take tokens only.
+ */
+import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
+import { DEFAULT_RENDERERS, type PageOptions } from '../pages/rendering.ts';
+import type { GatehouseFeatures, GatehouseInstanceOptions, MetricsOptions } from './gatehouse-options.ts';
+
+const INSTANCE_OPTIONS = {
+  settings: true, config: true, store: true, tablePrefix: true, schema: true, migrations: true, migrate: true, features: true,
+  policies: true, handlers: true, fallbackPolicy: true, defaultPolicy: true, schemes: true, defaultScheme: true,
+  forwardDefaultSelector: true, prefix: true, pages: true, metrics: true, clock: true, onLockout: true,
+} as const satisfies OptionNames<GatehouseInstanceOptions>;
+
+const FEATURES = {
+  cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, passkeys: true, sessions: true,
+} as const satisfies OptionNames<GatehouseFeatures>;
+
+const PAGE_OPTIONS = {
+  productName: true, titleTemplate: true, stylesheet: true, builtInStyles: true, renderers: true, layout: true,
+} as const satisfies OptionNames<PageOptions>;
+
+/** One entry a page, from the built-in renderers (which name every page). */
+const PAGE_NAMES: Readonly<Record<string, true>> = Object.fromEntries(Object.keys(DEFAULT_RENDERERS).map((name) => [name, true]));
+
+const METRICS_OPTIONS = { path: true } as const satisfies OptionNames<MetricsOptions>;
+
+/**
+ * Refuses an option, feature or page name Gatehouse does not know, and a feature that is not true
+ * or false. `hostOptions` are the names a host's entry point adds (Fastify's `resultHandler`).
+ */
+export function checkInstanceOptions(options: GatehouseInstanceOptions, hostOptions: Readonly<Record<string, true>> = {}): void {
+  refuseNonObject('gatehouse options', options);
+  refuseUnknownOptions('gatehouse', options, { ...INSTANCE_OPTIONS, ...hostOptions });
+  if (options.features !== undefined) checkFeatures(options.features);
+  if (options.pages !== undefined) checkPages(options.pages);
+  if (options.metrics !== undefined && typeof options.metrics !== 'boolean') {
+    refuseNonObject('metrics', options.metrics);
+    refuseUnknownOptions('metrics', options.metrics, METRICS_OPTIONS);
+  }
+}
+
+function checkFeatures(features: GatehouseFeatures): void {
+  refuseNonObject('features', features);
+  refuseUnknownOptions('features', features, FEATURES);
+  for (const [name, on] of Object.entries(features)) {
+    // A string "false" is truthy: it would turn the feature on.
+    if (on !== undefined && typeof on !== 'boolean') throw new Error(`features.${name} must be true or false (got ${JSON.stringify(on)}).`);
+  }
+}
+
+function checkPages(pages: PageOptions): void {
+  refuseNonObject('pages', pages);
+  refuseUnknownOptions('pages', pages, PAGE_OPTIONS);
+  if (pages.renderers !== undefined) {
+    refuseNonObject('pages.renderers', pages.renderers);
+    refuseUnknownOptions('pages.renderers', pages.renderers, PAGE_NAMES);
+  }
+}
