@@ -22,7 +22,6 @@
  * Draining and CORS are the host's.
  */
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import { HashingBusyError } from '../identity/hashing-busy.ts';
 import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
 import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -44,6 +43,7 @@ import { type AntiforgeryOptions, AntiforgeryTokens, isFormContentType, isUnsafe
 import { type BodyValidator, partValidator } from './body-validation.ts';
 import { CookieList } from './cookies.ts';
 import { endpointAnswer, invalidFormAnswer } from './endpoint-answer.ts';
+import { knownErrorAnswer } from './error-answers.ts';
 import { readFormBody } from './form-body.ts';
 import { AuthorizationRefusal, resourceChecks } from './resource-checks.ts';
 import { clientKey } from './client-key.ts';
@@ -378,19 +378,18 @@ async function bytesUpTo(request: Request, limit: number): Promise<Uint8Array | 
 }
 
 /**
- * The endpoint's answer; the caller's errors (a `GatehouseError`, a full hashing queue, a failed
- * resource check) as the Fastify host answers them.
+ * The endpoint's answer; a failed resource check, and the errors Gatehouse knows (a caller's error,
+ * a full hashing queue, a store out of reach: error-answers.ts), as the Fastify host answers them.
  */
 async function answer(endpoint: Endpoint, request: EndpointRequest, received: ReceivedRequest, loginPage: LoginPage | undefined): Promise<EndpointResponse> {
   try {
     return await endpointAnswer(endpoint, request);
   } catch (error) {
-    if (error instanceof GatehouseError) return errorResponse(error);
     if (error instanceof AuthorizationRefusal) return refusalResponse(error.outcome, received, loginPage);
-    if (error instanceof HashingBusyError) {
-      return problemResponse(problem('GH_OVERLOADED', 'Too many sign-ins at once; try again shortly.'), { 'retry-after': String(error.retryAfterSeconds) });
-    }
-    throw error;
+    const known = knownErrorAnswer(error);
+    if (known === undefined) throw error;
+    if (known.report !== undefined) request.log[known.report.level]({ err: known.report.err }, known.report.message);
+    return known.response;
   }
 }
 

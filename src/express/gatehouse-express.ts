@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { endpointAuthorization, type EndpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
+import { knownErrorAnswer } from '../endpoints/error-answers.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
@@ -30,8 +31,6 @@ import type { AuthenticationRequest } from '../security/authentication/index.ts'
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
-import { GatehouseError } from '../security/errors.ts';
-import { problem } from '../security/problem-details.ts';
 import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, watchRoutes } from './route-protection.ts';
 
 declare global {
@@ -55,7 +54,11 @@ export interface ExpressGatehouse {
   readonly endpoints: RequestHandler;
   /** Decides each request at its route; goes before the application's routes and routers. */
   readonly middleware: RequestHandler;
-  /** Answers a refused resource check (401 or 403) and Gatehouse's own errors as problem+json; goes after the routes. */
+  /**
+   * Answers a refused resource check (401 or 403), Gatehouse's errors and the application's
+   * `ProblemError`s as problem+json; goes after the routes. Any other error goes on to the
+   * application's error handlers (or Express's 500).
+   */
   readonly errors: ErrorRequestHandler;
   /** Protects a route, or with `use` the routes of a router after it (ASP.NET's `[Authorize]`); several entries must all hold. */
   authorize(...entries: AuthorizeData<PolicyName>[]): RequestHandler;
@@ -143,8 +146,10 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     },
     errors: (error, request, response, next) => {
       if (error instanceof AuthorizationRefusal) return send(response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
-      if (error instanceof GatehouseError) return send(response, problemResponse(problem(error.code, error.detail, { ...error.extensions })));
-      next(error);
+      const known = knownErrorAnswer(error);
+      if (known === undefined) return next(error);
+      if (known.report !== undefined) services.logger[known.report.level]({ err: known.report.err }, known.report.message);
+      send(response, known.response);
     },
     authorize: (...entries) => {
       // An unknown policy name fails here, where the route is defined, not at its first request.

@@ -4,10 +4,10 @@
  * mounted before and after the application's body parser.
  */
 import type { AddressInfo } from 'node:net';
-import express from 'express';
+import express, { type ErrorRequestHandler } from 'express';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AssertionRequirement, type AuthorizationPolicy, AuthorizationPolicyBuilder, type PolicyName } from 'gatehouse-auth';
+import { AssertionRequirement, type AuthorizationPolicy, AuthorizationPolicyBuilder, type PolicyName, ProblemError } from 'gatehouse-auth';
 import { type ExpressGatehouse, gatehouse } from 'gatehouse-auth/express';
 
 const PASSWORD = 'correct horse battery staple';
@@ -62,7 +62,17 @@ async function application(parserFirst: boolean): Promise<Served> {
   app.get('/console/news', (request, response) => {
     response.json({ reader: request.user.name });
   });
+  app.post('/invoices/7/pay', auth.allowAnonymous(), () => {
+    throw new ProblemError(409, 'INVOICE_PAID', 'A paid invoice cannot change.', { invoiceId: 7 });
+  });
+  app.get('/boom', auth.allowAnonymous(), () => {
+    throw new Error('the application failed');
+  });
   app.use(auth.errors);
+  // The application's own error handler after Gatehouse's: it gets what Gatehouse does not know.
+  app.use(((_error, _request, response, _next) => {
+    response.status(500).json({ handledBy: 'the application' });
+  }) satisfies ErrorRequestHandler);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
@@ -163,6 +173,16 @@ describe.each([
     expect(((await profile.json()) as { email: string }).email).toBe('ada@example.com');
     const invalid = await fetch(`${served.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }) });
     expect(invalid.status).toBe(400);
+  });
+
+  it("answers the application's ProblemError as problem+json, and leaves an unexpected error to the application's handler", async () => {
+    const paid = await fetch(`${served.url}/invoices/7/pay`, { method: 'POST' });
+    expect(paid.status).toBe(409);
+    expect(paid.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await paid.json()).toMatchObject({ status: 409, code: 'INVOICE_PAID', invoiceId: 7 });
+    const boom = await get('/boom');
+    expect(boom.status).toBe(500);
+    expect(await boom.json()).toEqual({ handledBy: 'the application' });
   });
 
   it('refuses a role taken away at once: the next request with the older token is 401', async () => {

@@ -1,13 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
-import { type FieldErrors, GatehouseError, ProblemError } from '../../security/errors.ts';
-import { SmsDeliveryError } from '../../platform/sms/sms-sender.ts';
-import { HashingBusyError } from '../../identity/hashing-busy.ts';
-import { overloadedProblem } from '../overloaded.ts';
-import { isStoreUnavailable } from '../../store/kysely/store-errors.ts';
-import { StoreUnavailableError } from '../../store/ports.ts';
-import { RevocationsStaleError } from '../../revocation/revocations-stale-error.ts';
+import { knownErrorAnswer } from '../../endpoints/error-answers.ts';
+import type { FieldErrors } from '../../security/errors.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from '../authorization-result-handler.ts';
 import { AuthorizationRefusal } from '../resource-authorization.ts';
@@ -25,12 +20,6 @@ const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
 };
 
 const NOT_VALID = 'The request is not valid.';
-
-/**
- * `Retry-After` of a 503 for an unreachable store: about the store's connect timeout, so a client
- * that waits this long meets a store that is back, or a fresh, prompt refusal.
- */
-export const STORE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Any other refusal with a 4xx status (Fastify's, its plugins', Node's stream errors such as a
@@ -91,25 +80,14 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
   const resultHandler = options.resultHandler ?? problemResultHandler;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AuthorizationRefusal) return renderRefusal(resultHandler, request, reply, error.outcome);
-    if (error instanceof GatehouseError) {
-      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-      return sendProblem(reply, problem(error.code, error.detail, { ...error.extensions }));
-    }
-    if (error instanceof ProblemError) return sendProblem(reply, applicationProblem(error));
-    if (error instanceof HashingBusyError) return sendProblem(reply, overloadedProblem(reply, error));
-    if (error instanceof RevocationsStaleError) {
-      // Not logged per request: the revocation feed told the log once when it went stale.
-      reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
-      return sendProblem(reply, problem('GH_REVOCATIONS_STALE', 'This instance cannot check revocations right now; try again shortly.'));
-    }
-    if (isStoreUnavailable(error)) {
-      request.log.error({ err: error instanceof StoreUnavailableError ? (error.cause ?? error) : error }, 'the store is unavailable');
-      reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
-      return sendProblem(reply, problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'));
-    }
-    if (error instanceof SmsDeliveryError) {
-      request.log.warn({ err: error }, 'the SMS gateway did not take a message');
-      return sendProblem(reply, problem('GH_SMS_FAILED', 'The text message could not be sent; try again later.'));
+    // Gatehouse's errors and the application's ProblemError, answered alike on every host.
+    const known = knownErrorAnswer(error);
+    if (known !== undefined) {
+      const { report } = known;
+      if (report?.level === 'error') request.log.error({ err: report.err }, report.message);
+      if (report?.level === 'warn') request.log.warn({ err: report.err }, report.message);
+      const { 'content-type': _type, ...headers } = known.response.headers ?? {};
+      return sendProblem(reply.headers(headers), known.response.body as ProblemBody);
     }
     if (error.validation) {
       const errors = validationErrors(error);
@@ -122,18 +100,6 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
   });
 
   app.setNotFoundHandler((_request, reply) => sendProblem(reply, problem('GH_NOT_FOUND', 'There is no such resource.')));
-}
-
-/** An application's own problem: its status and code, the status's title, and its members. */
-function applicationProblem(error: ProblemError): ProblemBody {
-  return {
-    ...error.extensions,
-    type: 'about:blank',
-    title: STATUS_CODES[error.status] ?? 'Error',
-    status: error.status,
-    ...(error.detail === undefined ? {} : { detail: error.detail }),
-    code: error.code,
-  };
 }
 
 /** Ajv's errors, keyed by the field they concern (`body` for the document as a whole). */
