@@ -31,7 +31,7 @@ import type { AuthenticationRequest } from '../security/authentication/index.ts'
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
-import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, watchRoutes } from './route-protection.ts';
+import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
 
 declare global {
   // Express's own way to type what a middleware adds to its request.
@@ -127,6 +127,22 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     resolved.authorize!(received).then(proceed, next);
   };
 
+  /**
+   * Checked at the first request it sees: routes Express tries before it would be served
+   * undecided. If there are any, the log names them once, and from then on they and every request
+   * the middleware sees are refused (Express's 500), as Fastify's plugin refuses to start.
+   */
+  let routesAheadRefusal: Error | null | undefined;
+  const middleware: RequestHandler = (request, _response, next) => {
+    routesAheadRefusal ??= refusalOfRoutesAhead(request, middleware, services.logger);
+    if (routesAheadRefusal !== null) return next(routesAheadRefusal);
+    request.user = anonymous;
+    // Where no route decides (a middleware of the application's), the caller is anonymous.
+    request.authorize = (resource, policy) => checks.checkFor(anonymous, receivedRequest(request))(resource, policy);
+    watchRoutes(request, decide);
+    next();
+  };
+
   return {
     gatehouse: instance.gatehouse,
     endpoints: (request, response, next) => {
@@ -137,13 +153,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
         next,
       );
     },
-    middleware: (request, _response, next) => {
-      request.user = anonymous;
-      // Where no route decides (a middleware of the application's), the caller is anonymous.
-      request.authorize = (resource, policy) => checks.checkFor(anonymous, receivedRequest(request))(resource, policy);
-      watchRoutes(request, decide);
-      next();
-    },
+    middleware,
     errors: (error, request, response, next) => {
       if (error instanceof AuthorizationRefusal) return send(response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
       const known = knownErrorAnswer(error);
@@ -159,6 +169,20 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     allowAnonymous: () => protectionMarker({ allowAnonymous: true }),
     close: () => instance.close(),
   };
+}
+
+/** The refusal while routes come before the middleware (logged once), or null when none does. */
+function refusalOfRoutesAhead(request: Request, middleware: RequestHandler, logger: Pick<Logger, 'error'>): Error | null {
+  const { router } = request.app as unknown as { router: { stack: Parameters<typeof routesAhead>[0] } };
+  const ahead = routesAhead(router.stack, middleware) ?? [];
+  if (ahead.length === 0) return null;
+  const refusal = new Error(
+    `These routes come before Gatehouse's middleware and would be served to anyone: ${ahead.map((route) => route.description).join('; ')}. ` +
+      'Register it before them (app.use(auth.middleware)); a route that needs no caller says auth.allowAnonymous().',
+  );
+  logger.error(refusal.message);
+  for (const route of ahead) route.close(refusal);
+  return refusal;
 }
 
 /** What a request brings, in the shape schemes and endpoints read. */

@@ -167,3 +167,53 @@ function keyOf(own: readonly object[], groups: readonly object[]): string {
   };
   return `${own.map(id).join(',')}|${groups.map(id).join(',')}`;
 }
+
+/** A layer of an Express router: a route's, or a middleware's (a nested router has a `stack` of its own). */
+interface RouterLayer {
+  readonly handle: RequestHandler & { readonly stack?: readonly RouterLayer[] };
+  readonly route?: ExpressRoute & { readonly path: string; readonly methods: Readonly<Record<string, boolean>> };
+}
+
+/** A route Express tries before Gatehouse's middleware. */
+export interface RouteAhead {
+  readonly description: string;
+  /** Makes the route refuse every request with `refusal` from now on. */
+  close(refusal: Error): void;
+}
+
+/**
+ * The routes Express tries before it reaches `middleware` (registered ahead of it, in the
+ * application or in a router it passes first): they would be served undecided, to anyone. Empty
+ * when the middleware comes first, undefined when it is not in `stack`.
+ */
+export function routesAhead(stack: readonly RouterLayer[], middleware: RequestHandler): RouteAhead[] | undefined {
+  const ahead: RouteAhead[] = [];
+  for (const layer of stack) {
+    if (layer.handle === middleware) return ahead;
+    if (layer.route !== undefined) {
+      ahead.push(routeAhead(layer.route));
+      continue;
+    }
+    const nested = layer.handle.stack === undefined ? undefined : routesAhead(layer.handle.stack, middleware);
+    if (nested !== undefined) return [...ahead, ...nested];
+    // A router the middleware is not in: all its routes come before it.
+    if (layer.handle.stack !== undefined) ahead.push(...allRoutes(layer.handle.stack));
+  }
+  return undefined;
+}
+
+function allRoutes(stack: readonly RouterLayer[]): RouteAhead[] {
+  return stack.flatMap((layer) => {
+    if (layer.route !== undefined) return [routeAhead(layer.route)];
+    return layer.handle.stack === undefined ? [] : allRoutes(layer.handle.stack);
+  });
+}
+
+function routeAhead(route: NonNullable<RouterLayer['route']>): RouteAhead {
+  return {
+    description: `${Object.keys(route.methods).map((method) => method.toUpperCase()).join(',')} ${route.path}`,
+    close: (refusal) => {
+      for (const layer of route.stack) layer.handle = (_request, _response, next) => next(refusal);
+    },
+  };
+}

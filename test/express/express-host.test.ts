@@ -202,6 +202,37 @@ describe('starting and defining routes', () => {
     );
   });
 
+  it('refuses every request, and closes the routes registered before its middleware, naming them in the log', async () => {
+    const logged: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+    const auth = await gatehouse({ settings: { databaseUrl: 'sqlite::memory:' } }, { logger });
+    const app = express();
+    app.get('/early', (_request, response) => {
+      response.json({ served: 'to anyone' });
+    });
+    const admin = express.Router();
+    admin.get('/secrets', (_request, response) => {
+      response.json({ secrets: true });
+    });
+    app.use('/admin', admin);
+    app.use(auth.middleware);
+    app.get('/late', auth.allowAnonymous(), (_request, response) => {
+      response.json({ late: true });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await fetch(`${url}/late`)).status).toBe(500);
+      expect((await fetch(`${url}/early`)).status).toBe(500);
+      expect((await fetch(`${url}/admin/secrets`)).status).toBe(500);
+      expect(logged.join('\n')).toMatch(/These routes come before Gatehouse's middleware and would be served to anyone: GET \/early; GET \/secrets\./);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await auth.close();
+    }
+  });
+
   it('fails where the route is defined for an unknown policy name', async () => {
     const auth = await gatehouse({ settings: { databaseUrl: 'sqlite::memory:' } }, { logger: pino({ level: 'silent' }) });
     try {
