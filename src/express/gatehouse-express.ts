@@ -146,12 +146,11 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
   return {
     gatehouse: instance.gatehouse,
     endpoints: (request, response, next) => {
-      const pathname = request.path === undefined ? new URL(request.originalUrl, 'http://localhost').pathname : `${request.baseUrl}${request.path}`;
-      if (!instance.fetch.serves(request.method, pathname)) return next();
-      instance.fetch(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) }).then(
-        (answer) => writeWebResponse(response, answer),
-        next,
-      );
+      if (!instance.fetch.serves(request.method, `${request.baseUrl}${request.path}`)) return next();
+      instance
+        .fetch(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) })
+        .then((answer) => writeWebResponse(response, answer))
+        .catch(next);
     },
     middleware,
     errors: (error, request, response, next) => {
