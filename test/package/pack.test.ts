@@ -78,7 +78,8 @@ beforeAll(async () => {
 
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'adopting-app', private: true, type: 'module' }));
-  // pg, one optional driver, is installed as an application on PostgreSQL would; better-sqlite3 is not.
+  // pg, one optional driver, is installed as an application on PostgreSQL would; better-sqlite3 is
+  // not. Express and its types are, as an Express application has them (its entry point is compiled below).
   await inConsumer(
     'npm',
     [
@@ -89,6 +90,8 @@ beforeAll(async () => {
       join(workspace, tarball.filename),
       `@types/node@${manifest.devDependencies['@types/node']}`,
       `pg@${manifest.peerDependencies.pg}`,
+      `express@${manifest.peerDependencies.express}`,
+      `@types/express@${manifest.devDependencies['@types/express']}`,
     ],
     INSTALL_TIMEOUT_MS,
   );
