@@ -2,8 +2,13 @@
  * `gatehouse-auth/express`: Gatehouse on Express. `gatehouse(options)` builds it for one
  * application and gives the middleware, Gatehouse's endpoints, `authorize(…)` and
  * `allowAnonymous()` for routes and routers, and the error handler of refused resource checks
- * (docs/express.md).
+ * (docs/express.md), and the settings and logger it starts with.
  */
 export { gatehouse, type ExpressGatehouse } from './gatehouse-express.ts';
 export type { GatehouseFeatures, GatehouseInstanceOptions as GatehouseOptions, MetricsOptions } from '../hosting/gatehouse-options.ts';
 export type { ResourcePolicy } from '../endpoints/resource-checks.ts';
+export { loadConfig, type Config } from '../config/config.ts';
+export { configFromSettings, type GatehouseSettings, type OidcProviderSettings } from '../config/settings.ts';
+export { ConfigError } from '../config/config-error.ts';
+export { createLogger, type LoggerOptions } from '../platform/logger.ts';
+export { UnsealError } from '../security/crypto/sealer.ts';

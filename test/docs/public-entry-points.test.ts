@@ -1,7 +1,8 @@
 /**
  * The reference service and each example are applications of the library: they import Gatehouse
  * only through the package's entry points (`gatehouse-auth`, `gatehouse-auth/fastify`, …), exactly
- * as an application outside this repository would, never a file of the library itself.
+ * as an application outside this repository would, never a file of the library itself. An example
+ * may import another example's domain code.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -40,13 +41,16 @@ describe.each(applications())('the application in %s', (application) => {
   const folder = join(projectRoot, application);
   const files = sourceFiles(folder).filter((file) => !file.endsWith('.test.ts'));
 
+  // An example may share the domain code of another (the Express invoices, the Fastify one's): never the library's.
+  const ownCode = application.startsWith('examples') ? join(projectRoot, 'examples') : folder;
+
   it('has source files to check', () => {
-    expect(files.length).toBeGreaterThan(3);
+    expect(files.length).toBeGreaterThan(1);
   });
 
   it.each(files.map((file) => relative(projectRoot, file)))('%s reaches the library only through its entry points', (file) => {
     const outside = specifiers(readFileSync(join(projectRoot, file), 'utf8')).filter((specifier) => {
-      if (specifier.startsWith('.')) return !join(projectRoot, file, '..', specifier).startsWith(folder);
+      if (specifier.startsWith('.')) return !join(projectRoot, file, '..', specifier).startsWith(ownCode);
       return specifier.startsWith('gatehouse-auth') && !ENTRY_POINTS.has(specifier);
     });
     expect(outside).toEqual([]);
