@@ -58,8 +58,20 @@ function applicationDatabase(engine: StoreEngine, databaseUrl: string): Kysely<a
   const dialect =
     engine === 'sqlite'
       ? new SqliteDialect({ database: new BetterSqlite3(databaseUrl.slice('sqlite:'.length), { timeout: 5000 }) })
-      : new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl }) });
+      : new PostgresDialect({ pool: applicationPool(databaseUrl) });
   return new Kysely<any>({ dialect });
+}
+
+/**
+ * The application's PostgreSQL pool, which hears of an idle client's error as any application's
+ * must (the store's pools do too): the databases are dropped `WITH (FORCE)` at the end, which ends
+ * the connections still open, and an unheard error would end the test process.
+ */
+function applicationPool(databaseUrl: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 async function migrateApplication(db: Kysely<any>, migrations: Record<string, Migration>): Promise<string[]> {
