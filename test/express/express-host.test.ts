@@ -185,6 +185,22 @@ describe.each([
     expect(await boom.json()).toEqual({ handledBy: 'the application' });
   });
 
+  it.runIf(!parserFirst)('refuses a body past the limit, streamed undeclared to its own endpoints, with 413 problem+json', async () => {
+    let sent = 0;
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // 4 MiB of whitespace in all, never declared: the limit (1 MiB) must stop the read.
+        if (sent >= 4 * 1024 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await fetch(`${served.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
   it('refuses a role taken away at once: the next request with the older token is 401', async () => {
     const carol = await served.auth.gatehouse.users.create({ email: 'carol@example.com', userName: 'carol', password: PASSWORD, emailConfirmed: true });
     await served.auth.gatehouse.users.addRole(carol.id, 'Premium');
