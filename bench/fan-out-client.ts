@@ -4,7 +4,7 @@
 // mutation until the last subscriber has it. WARMUP_EVENTS events go first, the same way, and are
 // not counted (like the warm-up of every HTTP scenario: the load generator's and the service's code
 // paths get compiled before the measurement). Prints one JSON line: delivered, expected, p50, p99,
-// and the warm-up's own figures.
+// every event's latency, and the warm-up's own figures.
 import WebSocket from 'ws';
 import { percentile } from './lib/percentile.ts';
 
@@ -108,7 +108,17 @@ async function run(phase: string, count: number) {
     .map(([title, ms]) => ({ event: title, ms: Math.round(ms) }));
   // The first events in the order they were sent: after a fresh start, the cold path's cost.
   const firstMs = titles.slice(0, 10).map((title) => Math.round(((lastReceivedAt.get(title) ?? Number.POSITIVE_INFINITY) - sentAt.get(title)!) * 10) / 10);
-  return { delivered: arrived(), expected: subscribers * count, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), maxMs: latencies.at(-1) ?? 0, firstMs, slowest };
+  return {
+    delivered: arrived(),
+    expected: subscribers * count,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    maxMs: latencies.at(-1) ?? 0,
+    firstMs,
+    slowest,
+    // Every event's latency (null for one not fully delivered), for percentiles over several runs.
+    latenciesMs: latencies.map((ms) => (Number.isFinite(ms) ? Math.round(ms * 1000) / 1000 : null)),
+  };
 }
 
 const warmUp = warmupEvents > 0 ? await run('warm-up', warmupEvents) : null;

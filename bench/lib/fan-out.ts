@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { percentile } from './percentile.ts';
 import { runToCompletion } from './processes.ts';
 
 export interface FanOutSettings {
@@ -19,16 +20,35 @@ export interface FanOutWarmUp {
   readonly p99Ms: number;
 }
 
-export interface FanOutResult {
-  readonly subscribers: number;
-  readonly events: number;
+/** One run of the fan-out: new sockets, then its events. */
+export interface FanOutRound {
   readonly delivered: number;
   readonly expected: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** The service's peak resident memory during the fan-out, warm-up included (VmHWM, reset before it). */
+  /** The service's peak resident memory during the round, warm-up included (VmHWM, reset before it). */
   readonly peakRssMiB: number | null;
+  /** Every event's latency, fastest first; null for an event not fully delivered. */
+  readonly latenciesMs: readonly (number | null)[];
   readonly warmUp: FanOutWarmUp | null;
+}
+
+export interface FanOutResult {
+  readonly subscribers: number;
+  /** Events of each round. */
+  readonly events: number;
+  /** Deliveries over every round. */
+  readonly delivered: number;
+  readonly expected: number;
+  /** Percentiles over the events of every round together: a p99 of 100 events is its second slowest. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** The highest of the rounds' peaks. */
+  readonly peakRssMiB: number | null;
+  /** The first round's warm-up (the later rounds have none). */
+  readonly warmUp: FanOutWarmUp | null;
+  /** Each round's own figures, in the order they ran (absent in older results). */
+  readonly rounds?: readonly Omit<FanOutRound, 'latenciesMs' | 'warmUp'>[];
 }
 
 const SUBSCRIBERS = 1000;
@@ -36,12 +56,13 @@ const EVENTS = 100;
 const INTERVAL_MS = 20;
 
 /**
- * Subscription fan-out as bench/README.md defines it: 1,000 subscribers, 100 `createPost` events
- * one every 20 ms, latency from a mutation's sending until its last subscriber has it. The peak
- * RSS of the service is read from /proc after resetting it (Linux), so earlier scenarios do not
- * count. The warm-up sends events the same way for `warmupSeconds` first; they are not counted.
+ * One round of the subscription fan-out as bench/README.md defines it: 1,000 subscribers, 100
+ * `createPost` events one every 20 ms, latency from a mutation's sending until its last subscriber
+ * has it. The peak RSS of the service is read from /proc after resetting it (Linux), so earlier
+ * scenarios do not count. The warm-up sends events the same way for `warmupSeconds` first; they
+ * are not counted.
  */
-export async function measureFanOut(settings: FanOutSettings): Promise<FanOutResult> {
+export async function measureFanOutRound(settings: FanOutSettings): Promise<FanOutRound> {
   const peakReset = await resetPeakRss(settings.serverPid);
   const { stdout } = await runToCompletion('fan-out client', process.execPath, ['--import', 'tsx', join(settings.root, 'bench/fan-out-client.ts')], {
     env: {
@@ -62,17 +83,34 @@ export async function measureFanOut(settings: FanOutSettings): Promise<FanOutRes
     expected: number;
     p50Ms: number;
     p99Ms: number;
+    latenciesMs: (number | null)[];
     warmUp: { expected: number; p50Ms: number; p99Ms: number } | null;
   };
   return {
-    subscribers: SUBSCRIBERS,
-    events: EVENTS,
     delivered: measured.delivered,
     expected: measured.expected,
     p50Ms: measured.p50Ms,
     p99Ms: measured.p99Ms,
     peakRssMiB: peakReset ? await peakRssMiB(settings.serverPid) : null,
+    latenciesMs: measured.latenciesMs,
     warmUp: measured.warmUp && { events: measured.warmUp.expected / SUBSCRIBERS, p50Ms: measured.warmUp.p50Ms, p99Ms: measured.warmUp.p99Ms },
+  };
+}
+
+/** The rounds of one service taken together: percentiles over all their events, the highest peak. */
+export function combineFanOutRounds(rounds: readonly FanOutRound[]): FanOutResult {
+  const latencies = rounds.flatMap((round) => round.latenciesMs.map((ms) => ms ?? Number.POSITIVE_INFINITY)).sort((a, b) => a - b);
+  const peaks = rounds.map((round) => round.peakRssMiB).filter((peak): peak is number => peak !== null);
+  return {
+    subscribers: SUBSCRIBERS,
+    events: EVENTS,
+    delivered: rounds.reduce((sum, round) => sum + round.delivered, 0),
+    expected: rounds.reduce((sum, round) => sum + round.expected, 0),
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    peakRssMiB: peaks.length === 0 ? null : Math.max(...peaks),
+    warmUp: rounds[0]?.warmUp ?? null,
+    rounds: rounds.map(({ latenciesMs: _latencies, warmUp: _warmUp, ...figures }) => figures),
   };
 }
 

@@ -124,9 +124,11 @@ export function textTable(results: Results): string {
 function beforeAndAfterLines(results: Results): string {
   const pairs = results.beforeAndAfter ?? [];
   const before = results.settings.before;
-  if (pairs.length === 0 || !before) return '';
+  const fanOut = results.fanOut && results.fanOutBefore ? fanOutChangeLine(results.fanOut, results.fanOutBefore) : null;
+  if ((pairs.length === 0 && fanOut === null) || !before) return '';
   return [
     `now against ${before.ref} (${before.commit.slice(0, 10)}), in the same rounds:`,
+    ...(fanOut === null ? [] : [fanOut]),
     ...pairs.map(
       (pair) =>
         `  ${pair.name}: requests/s ${formatChange(pair.throughputRatio)} (rounds ${pair.throughputRatios.map(formatChange).join(', ')}); ` +
@@ -142,11 +144,23 @@ function formatChange(ratio: number): string {
 }
 
 function fanOutLine(fanOut: FanOutResult): string {
+  const rounds = fanOut.rounds ?? [];
   return (
-    `fan-out: ${fanOut.subscribers} subscribers × ${fanOut.events} events: ${fanOut.delivered} of ${fanOut.expected} delivered; ` +
+    `fan-out: ${fanOut.subscribers} subscribers × ${fanOut.events} events${rounds.length > 1 ? ` × ${rounds.length} rounds` : ''}: ${fanOut.delivered} of ${fanOut.expected} delivered; ` +
     `latency p50 ${fanOut.p50Ms.toFixed(1)} ms, p99 ${fanOut.p99Ms.toFixed(1)} ms (target ≤ 100 ms); ` +
     `peak RSS ${fanOut.peakRssMiB === null ? 'unknown' : `${fanOut.peakRssMiB} MiB`} (target ≤ 200 MiB)` +
-    (fanOut.warmUp ? `; warm-up (${fanOut.warmUp.events} events, not counted): p50 ${fanOut.warmUp.p50Ms.toFixed(1)} ms, p99 ${fanOut.warmUp.p99Ms.toFixed(1)} ms` : '')
+    (fanOut.warmUp ? `; warm-up (${fanOut.warmUp.events} events, not counted): p50 ${fanOut.warmUp.p50Ms.toFixed(1)} ms, p99 ${fanOut.warmUp.p99Ms.toFixed(1)} ms` : '') +
+    (rounds.length > 1 ? `\n  each round's p50 / p99 / peak RSS: ${rounds.map((round) => `${round.p50Ms.toFixed(1)} / ${round.p99Ms.toFixed(1)} ms / ${round.peakRssMiB ?? '?'} MiB`).join(', ')}` : '')
+  );
+}
+
+/** The fan-out now against before: the percentiles over all rounds, and each round's p99 ratio. */
+function fanOutChangeLine(now: FanOutResult, before: FanOutResult): string {
+  const pairs = (now.rounds ?? []).map((round, at) => [round, before.rounds?.[at]] as const).filter(([, then]) => then !== undefined);
+  return (
+    `  fan-out: p50 ${formatChange(now.p50Ms / before.p50Ms)}, p99 ${formatChange(now.p99Ms / before.p99Ms)} over every round's events; ` +
+    `peak RSS ${now.peakRssMiB === null || before.peakRssMiB === null ? 'n/a' : formatChange(now.peakRssMiB / before.peakRssMiB)}` +
+    (pairs.length > 1 ? `; each round's p99 ${pairs.map(([round, then]) => formatChange(round.p99Ms / then!.p99Ms)).join(', ')}` : '')
   );
 }
 
@@ -285,7 +299,7 @@ export function markdownTable(results: Results): string {
     const fanOut = results.fanOut;
     lines.push(
       '',
-      `Subscription fan-out: ${fanOut.subscribers} \`postCreated\` subscribers over WebSocket, ${fanOut.events} \`createPost\` mutations one every 20 ms; latency from sending a mutation until its last subscriber has it; the service's peak RSS meanwhile (warm-up included). The warm-up's events, sent the same way before and not counted, are shown for the record: they are what the first events after a start cost.`,
+      `Subscription fan-out: ${fanOut.subscribers} \`postCreated\` subscribers over WebSocket, ${fanOut.events} \`createPost\` mutations one every 20 ms${(fanOut.rounds?.length ?? 1) > 1 ? `, in ${fanOut.rounds!.length} rounds (new sockets each; the percentiles are over every round's events)` : ''}; latency from sending a mutation until its last subscriber has it; the service's peak RSS meanwhile (warm-up included; the highest round's). The warm-up's events, sent the same way before and not counted, are shown for the record: they are what the first events after a start cost.`,
       '',
       '| Delivered | Expected | p50 (ms) | p99 (ms) | Peak RSS (MiB) | Warm-up events | Warm-up p50 (ms) | Warm-up p99 (ms) |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -296,7 +310,7 @@ export function markdownTable(results: Results): string {
     const before = results.fanOutBefore;
     lines.push(
       '',
-      `The same fan-out on the service at \`${results.settings.before.ref}\` (${results.settings.before.commit.slice(0, 10)}), measured just before: ${before.delivered} of ${before.expected} delivered, p50 ${before.p50Ms.toFixed(1)} ms, p99 ${before.p99Ms.toFixed(1)} ms, peak RSS ${before.peakRssMiB ?? 'unknown'} MiB.`,
+      `The same fan-out on the service at \`${results.settings.before.ref}\` (${results.settings.before.commit.slice(0, 10)}), in the same rounds, taking turns to go first: ${before.delivered} of ${before.expected} delivered, p50 ${before.p50Ms.toFixed(1)} ms, p99 ${before.p99Ms.toFixed(1)} ms, peak RSS ${before.peakRssMiB ?? 'unknown'} MiB.`,
     );
   }
   const comparison = beforeAndAfterLines(results);
