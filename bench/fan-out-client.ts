@@ -4,8 +4,9 @@
 // mutation until the last subscriber has it. WARMUP_EVENTS events go first, the same way, and are
 // not counted (like the warm-up of every HTTP scenario: the load generator's and the service's code
 // paths get compiled before the measurement). Prints one JSON line: delivered, expected, p50, p99,
-// every event's latency, and the warm-up's own figures.
+// every event's latency, the service's CPU per event, and the warm-up's own figures.
 import WebSocket from 'ws';
+import { processCpuSeconds } from './lib/cpu-usage.ts';
 import { percentile } from './lib/percentile.ts';
 
 const baseUrl = required('BASE_URL');
@@ -15,6 +16,8 @@ const events = Number(process.env.EVENTS ?? 100);
 const intervalMs = Number(process.env.INTERVAL_MS ?? 20);
 const deadlineMs = Number(process.env.DEADLINE_MS ?? 30_000);
 const warmupEvents = Number(process.env.WARMUP_EVENTS ?? 0);
+/** The service's process, whose CPU time over the events is read from /proc (Linux) when given. */
+const serverPid = process.env.SERVER_PID ? Number(process.env.SERVER_PID) : null;
 
 function required(name: string): string {
   const value = process.env[name];
@@ -75,6 +78,7 @@ const mutation = 'mutation($title: String!) { createPost(title: $title, body: "f
 
 /** Sends `count` events titled `<phase> <n>` one every INTERVAL_MS and waits until they are all in (or the deadline). */
 async function run(phase: string, count: number) {
+  const cpuBefore = serverPid === null ? null : processCpuSeconds(serverPid);
   const sends: Promise<void>[] = [];
   const titles: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -97,6 +101,10 @@ async function run(phase: string, count: number) {
   const arrived = () => titles.reduce((sum, title) => sum + (receivedCount.get(title) ?? 0), 0);
   const started = performance.now();
   while (arrived() < subscribers * count && performance.now() - started < deadlineMs) await new Promise((resolve) => setTimeout(resolve, 50));
+  const cpuAfter = serverPid === null ? null : processCpuSeconds(serverPid);
+  // The service's CPU per event (its mutation and its 1,000 deliveries): steadier than latency,
+  // which a pause of the load generator's own core moves too.
+  const serverCpuMsPerEvent = cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) * 1000 * 100) / count) / 100;
 
   const latencies = titles.map((title) => (receivedCount.get(title) === subscribers ? lastReceivedAt.get(title)! - sentAt.get(title)! : Number.POSITIVE_INFINITY));
   latencies.sort((a, b) => a - b);
@@ -116,6 +124,7 @@ async function run(phase: string, count: number) {
     maxMs: latencies.at(-1) ?? 0,
     firstMs,
     slowest,
+    serverCpuMsPerEvent,
     // Every event's latency (null for one not fully delivered), for percentiles over several runs.
     latenciesMs: latencies.map((ms) => (Number.isFinite(ms) ? Math.round(ms * 1000) / 1000 : null)),
   };

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { percentile } from './percentile.ts';
+import { medianIndex, percentile } from './percentile.ts';
 import { runToCompletion } from './processes.ts';
 
 export interface FanOutSettings {
@@ -28,6 +28,8 @@ export interface FanOutRound {
   readonly p99Ms: number;
   /** The service's peak resident memory during the round, warm-up included (VmHWM, reset before it). */
   readonly peakRssMiB: number | null;
+  /** The service's CPU time per measured event, ms (its mutation and its deliveries); null off Linux. */
+  readonly serverCpuMsPerEvent: number | null;
   /** Every event's latency, fastest first; null for an event not fully delivered. */
   readonly latenciesMs: readonly (number | null)[];
   readonly warmUp: FanOutWarmUp | null;
@@ -43,9 +45,11 @@ export interface FanOutResult {
   /** Percentiles over the events of every round together: a p99 of 100 events is its second slowest. */
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** The median round's CPU time of the service per event, ms (absent in older results). */
+  readonly serverCpuMsPerEvent?: number | null;
   /** The highest of the rounds' peaks. */
   readonly peakRssMiB: number | null;
-  /** The first round's warm-up (the later rounds have none). */
+  /** The first round's warm-up. */
   readonly warmUp: FanOutWarmUp | null;
   /** Each round's own figures, in the order they ran (absent in older results). */
   readonly rounds?: readonly Omit<FanOutRound, 'latenciesMs' | 'warmUp'>[];
@@ -73,6 +77,7 @@ export async function measureFanOutRound(settings: FanOutSettings): Promise<FanO
       EVENTS: String(EVENTS),
       INTERVAL_MS: String(INTERVAL_MS),
       WARMUP_EVENTS: String(Math.round((settings.warmupSeconds * 1000) / INTERVAL_MS)),
+      SERVER_PID: String(settings.serverPid),
     },
     cwd: settings.root,
     cpu: settings.loadGeneratorCpu,
@@ -83,6 +88,7 @@ export async function measureFanOutRound(settings: FanOutSettings): Promise<FanO
     expected: number;
     p50Ms: number;
     p99Ms: number;
+    serverCpuMsPerEvent: number | null;
     latenciesMs: (number | null)[];
     warmUp: { expected: number; p50Ms: number; p99Ms: number } | null;
   };
@@ -92,6 +98,7 @@ export async function measureFanOutRound(settings: FanOutSettings): Promise<FanO
     p50Ms: measured.p50Ms,
     p99Ms: measured.p99Ms,
     peakRssMiB: peakReset ? await peakRssMiB(settings.serverPid) : null,
+    serverCpuMsPerEvent: measured.serverCpuMsPerEvent,
     latenciesMs: measured.latenciesMs,
     warmUp: measured.warmUp && { events: measured.warmUp.expected / SUBSCRIBERS, p50Ms: measured.warmUp.p50Ms, p99Ms: measured.warmUp.p99Ms },
   };
@@ -101,6 +108,7 @@ export async function measureFanOutRound(settings: FanOutSettings): Promise<FanO
 export function combineFanOutRounds(rounds: readonly FanOutRound[]): FanOutResult {
   const latencies = rounds.flatMap((round) => round.latenciesMs.map((ms) => ms ?? Number.POSITIVE_INFINITY)).sort((a, b) => a - b);
   const peaks = rounds.map((round) => round.peakRssMiB).filter((peak): peak is number => peak !== null);
+  const cpu = rounds.map((round) => round.serverCpuMsPerEvent).filter((ms): ms is number => ms !== null);
   return {
     subscribers: SUBSCRIBERS,
     events: EVENTS,
@@ -108,6 +116,7 @@ export function combineFanOutRounds(rounds: readonly FanOutRound[]): FanOutResul
     expected: rounds.reduce((sum, round) => sum + round.expected, 0),
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    serverCpuMsPerEvent: cpu.length === 0 ? null : (cpu[medianIndex(cpu)] as number),
     peakRssMiB: peaks.length === 0 ? null : Math.max(...peaks),
     warmUp: rounds[0]?.warmUp ?? null,
     rounds: rounds.map(({ latenciesMs: _latencies, warmUp: _warmUp, ...figures }) => figures),

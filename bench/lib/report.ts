@@ -149,8 +149,9 @@ function fanOutLine(fanOut: FanOutResult): string {
     `fan-out: ${fanOut.subscribers} subscribers × ${fanOut.events} events${rounds.length > 1 ? ` × ${rounds.length} rounds` : ''}: ${fanOut.delivered} of ${fanOut.expected} delivered; ` +
     `latency p50 ${fanOut.p50Ms.toFixed(1)} ms, p99 ${fanOut.p99Ms.toFixed(1)} ms (target ≤ 100 ms); ` +
     `peak RSS ${fanOut.peakRssMiB === null ? 'unknown' : `${fanOut.peakRssMiB} MiB`} (target ≤ 200 MiB)` +
+    (fanOut.serverCpuMsPerEvent == null ? '' : `; service CPU ${fanOut.serverCpuMsPerEvent.toFixed(2)} ms an event`) +
     (fanOut.warmUp ? `; warm-up (${fanOut.warmUp.events} events, not counted): p50 ${fanOut.warmUp.p50Ms.toFixed(1)} ms, p99 ${fanOut.warmUp.p99Ms.toFixed(1)} ms` : '') +
-    (rounds.length > 1 ? `\n  each round's p50 / p99 / peak RSS: ${rounds.map((round) => `${round.p50Ms.toFixed(1)} / ${round.p99Ms.toFixed(1)} ms / ${round.peakRssMiB ?? '?'} MiB`).join(', ')}` : '')
+    (rounds.length > 1 ? `\n  each round's p50 / p99 / peak RSS / CPU an event: ${rounds.map((round) => `${round.p50Ms.toFixed(1)} / ${round.p99Ms.toFixed(1)} ms / ${round.peakRssMiB ?? '?'} MiB / ${round.serverCpuMsPerEvent?.toFixed(2) ?? '?'} ms CPU`).join(', ')}` : '')
   );
 }
 
@@ -159,8 +160,12 @@ function fanOutChangeLine(now: FanOutResult, before: FanOutResult): string {
   const pairs = (now.rounds ?? []).map((round, at) => [round, before.rounds?.[at]] as const).filter(([, then]) => then !== undefined);
   return (
     `  fan-out: p50 ${formatChange(now.p50Ms / before.p50Ms)}, p99 ${formatChange(now.p99Ms / before.p99Ms)} over every round's events; ` +
-    `peak RSS ${now.peakRssMiB === null || before.peakRssMiB === null ? 'n/a' : formatChange(now.peakRssMiB / before.peakRssMiB)}` +
-    (pairs.length > 1 ? `; each round's p99 ${pairs.map(([round, then]) => formatChange(round.p99Ms / then!.p99Ms)).join(', ')}` : '')
+    `peak RSS ${now.peakRssMiB === null || before.peakRssMiB === null ? 'n/a' : formatChange(now.peakRssMiB / before.peakRssMiB)}; ` +
+    `service CPU an event ${now.serverCpuMsPerEvent == null || before.serverCpuMsPerEvent == null ? 'n/a' : formatChange(now.serverCpuMsPerEvent / before.serverCpuMsPerEvent)}` +
+    (pairs.length > 1 ? `\n    each round's p99 ${pairs.map(([round, then]) => formatChange(round.p99Ms / then!.p99Ms)).join(', ')}` : '') +
+    (pairs.length > 1 && pairs.every(([round, then]) => round.serverCpuMsPerEvent != null && then!.serverCpuMsPerEvent != null)
+      ? `\n    each round's service CPU an event ${pairs.map(([round, then]) => formatChange(round.serverCpuMsPerEvent! / then!.serverCpuMsPerEvent!)).join(', ')}`
+      : '')
   );
 }
 
