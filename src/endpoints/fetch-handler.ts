@@ -21,7 +21,6 @@
  *
  * Draining and CORS are the host's.
  */
-import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { RateLimitDecision } from '../platform/rate-limit/rate-limiter.ts';
 import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -44,14 +43,13 @@ import { type BodyValidator, partValidator } from './body-validation.ts';
 import { CookieList } from './cookies.ts';
 import { endpointAnswer, invalidFormAnswer } from './endpoint-answer.ts';
 import { knownErrorAnswer } from './error-answers.ts';
-import { readFormBody } from './form-body.ts';
 import { AuthorizationRefusal, resourceChecks } from './resource-checks.ts';
 import { clientKey } from './client-key.ts';
 import { cookieSessionCheck } from './cookie-session-check.ts';
 import type { Endpoint, EndpointLog, EndpointRequest, EndpointResponse } from './endpoint.ts';
 import { problemResponse } from './problem-response.ts';
 import { type LoginPage, refusalResponse } from './refusal-response.ts';
-import { type BodyReading, readJsonBody } from './request-body.ts';
+import { errorResponse, type ReceivedRequest, rawBody, receivedRequestOf, toResponse } from './web-exchange.ts';
 import { consumeAccountLimit, consumeClientLimit, NO_TURN_REFUSAL, type RateLimitDependencies, type RateLimitRefusal, rateLimitRefusal } from './sign-in-limits.ts';
 
 export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
@@ -134,7 +132,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
 
   const handle: FetchHandler = async (request, requestOptions = {}) => {
     const url = new URL(request.url);
-    const received = authenticationRequest(request, url, requestOptions.ip ?? '');
+    const received = receivedRequestOf(request, url, requestOptions.ip ?? '');
     const found = route(mounted, request.method, url.pathname);
     const response = found === undefined ? NOT_FOUND : 'problem' in found ? problemResponse(found.problem) : await respond(found, request, received, requestOptions);
     return toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
@@ -303,24 +301,6 @@ function decoded(segment: string): string | undefined {
   }
 }
 
-/** What a request brings, in the shape schemes and endpoints read. */
-type ReceivedRequest = Required<AuthenticationRequest> & Pick<EndpointRequest, 'headers' | 'cookies' | 'query'>;
-
-/** The request as schemes read it: headers by lower-case name, cookies, address, method, target and query. */
-function authenticationRequest(request: Request, url: URL, ip: string): ReceivedRequest {
-  const headers = Object.create(null) as Record<string, string>;
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const query = Object.create(null) as Record<string, string | string[]>;
-  url.searchParams.forEach((value, name) => {
-    const earlier = query[name];
-    query[name] = earlier === undefined ? value : [earlier, value].flat();
-  });
-  const cookies = headers.cookie === undefined ? {} : parseCookies(headers.cookie);
-  return { headers, cookies, ip, method: request.method, url: `${url.pathname}${url.search}`, query };
-}
-
 /**
  * The client's place among its sign-ins, once its budget allowed the request; or the 429 that
  * refuses it. The place is let go when the answer is built (the Fastify host: when it has gone).
@@ -347,37 +327,6 @@ function refusalResponseOf({ problem: body, retryAfterSeconds }: RateLimitRefusa
 const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
 
 /**
- * The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared
- * or not. JSON always; url-encoded and multipart forms when the endpoint takes them (415 otherwise).
- */
-async function rawBody(request: Request, limit: number, forms: boolean): Promise<BodyReading> {
-  const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
-  if (Number(request.headers.get('content-length') ?? '0') > limit) return tooLarge;
-  const bytes = await bytesUpTo(request, limit);
-  if (bytes === undefined) return tooLarge;
-  const type = request.headers.get('content-type');
-  if (forms && isFormContentType(type ?? undefined)) return readFormBody(type!, bytes);
-  return readJsonBody(type, Buffer.from(bytes).toString('utf8'));
-}
-
-/** The body's bytes, or undefined as soon as they pass `limit` (the rest is not read). */
-async function bytesUpTo(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    size += chunk.value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(chunk.value);
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
  * The endpoint's answer; a failed resource check, and the errors Gatehouse knows (a caller's error,
  * a full hashing queue, a store out of reach: error-answers.ts), as the Fastify host answers them.
  */
@@ -391,26 +340,4 @@ async function answer(endpoint: Endpoint, request: EndpointRequest, received: Re
     if (known.report !== undefined) request.log[known.report.level]({ err: known.report.err }, known.report.message);
     return known.response;
   }
-}
-
-function errorResponse(error: GatehouseError): EndpointResponse {
-  const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
-  return problemResponse(problem(error.code, error.detail, { ...error.extensions }), headers);
-}
-
-
-/**
- * The `Response` of an endpoint's answer, as Fastify writes it: one `Set-Cookie` a cookie; a body
- * in JSON (text already serialized goes as it is), its type `application/json` unless it says
- * otherwise, in UTF-8.
- */
-function toResponse(response: EndpointResponse): Response {
-  const headers = new Headers(response.headers);
-  for (const { name, value, attributes } of response.cookies ?? []) headers.append('set-cookie', serializeCookie(name, value, attributes));
-  const { body, status } = response;
-  if (body === undefined) return new Response(null, { status, headers });
-  const type = headers.get('content-type') ?? 'application/json';
-  headers.set('content-type', /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`);
-  const sent = typeof body === 'string' ? body : body instanceof Uint8Array ? new Uint8Array(body) : JSON.stringify(body);
-  return new Response(sent, { status, headers });
 }

@@ -13,7 +13,6 @@
  * on every host (endpoints/authorize-endpoint.ts). A request no route matches stays anonymous and
  * gets Express's 404.
  */
-import { Readable } from 'node:stream';
 import { serialize as serializeCookie, parse as parseCookies } from 'cookie';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
@@ -31,6 +30,9 @@ import type { AuthenticationRequest } from '../security/authentication/index.ts'
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
+import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
+import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
+import { webRequest, writeWebResponse } from './web-bridge.ts';
 import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
 
 declare global {
@@ -64,6 +66,11 @@ export interface ExpressGatehouse {
   authorize(...entries: AuthorizeData<PolicyName>[]): RequestHandler;
   /** Opens a route to anyone, whatever its routers say; credentials are not read (ASP.NET's `[AllowAnonymous]`). */
   allowAnonymous(): RequestHandler;
+  /**
+   * GraphQL for the application's schema, with `@authorize` rules checked by the same policies
+   * (gatehouse-auth/graphql's options): `handler` serves its path, `attach(server, app)` its sockets.
+   */
+  graphql<Context extends object = object, Policy extends string = PolicyName>(options: GatehouseGraphQLOptions<Context, Policy>): Promise<ExpressGraphQL>;
   /** Stops the work beside the requests and closes what Gatehouse opened. */
   close(): Promise<void>;
 }
@@ -166,6 +173,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
       return protectionMarker(authorizeMetadata(entries));
     },
     allowAnonymous: () => protectionMarker({ allowAnonymous: true }),
+    graphql: (options) => expressGraphQL(instance.gatehouse, options),
     close: () => instance.close(),
   };
 }
@@ -204,33 +212,6 @@ function receivedRequest(request: Request): ReceivedRequest {
     url: request.originalUrl,
     query,
   };
-}
-
-/** The Express request as a Web-standard one; its body streamed unless a parser read it already. */
-function webRequest(request: Request): globalThis.Request {
-  const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    for (const one of [value].flat()) headers.append(name, one);
-  }
-  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body === undefined && !request.readableEnded;
-  return new globalThis.Request(new URL(request.originalUrl, origin), {
-    method: request.method,
-    headers,
-    ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream, duplex: 'half' } : {}),
-  });
-}
-
-/** A Web-standard answer written to Express's response, every `Set-Cookie` line kept. */
-async function writeWebResponse(response: Response, answer: globalThis.Response): Promise<void> {
-  response.status(answer.status);
-  answer.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') response.setHeader(name, value);
-  });
-  const cookies = answer.headers.getSetCookie();
-  if (cookies.length > 0) response.setHeader('set-cookie', cookies);
-  response.end(Buffer.from(await answer.arrayBuffer()));
 }
 
 /** An answer of Gatehouse's (a refusal) written to Express's response: never stored, never sniffed. */

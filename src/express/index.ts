@@ -1,10 +1,12 @@
 /**
  * `gatehouse-auth/express`: Gatehouse on Express. `gatehouse(options)` builds it for one
  * application and gives the middleware, Gatehouse's endpoints, `authorize(…)` and
- * `allowAnonymous()` for routes and routers, and the error handler of refused resource checks
- * (docs/express.md), and the settings and logger it starts with.
+ * `allowAnonymous()` for routes and routers, the error handler of refused resource checks, and
+ * GraphQL over HTTP and WebSocket (docs/express.md); and the settings and logger it starts with.
  */
 export { gatehouse, type ExpressGatehouse } from './gatehouse-express.ts';
+export type { ExpressGraphQL } from './express-graphql.ts';
+export type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 export type { GatehouseFeatures, GatehouseInstanceOptions as GatehouseOptions, MetricsOptions } from '../hosting/gatehouse-options.ts';
 export type { ResourcePolicy } from '../endpoints/resource-checks.ts';
 export { loadConfig, type Config } from '../config/config.ts';

@@ -1,5 +1,4 @@
-import type { WebSocket as Socket } from '@fastify/websocket';
-import type { FastifyRequest } from 'fastify';
+import type { WebSocket as Socket } from 'ws';
 import { CloseCode, type Context, type FormattedExecutionResult, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import { type GraphQLError, GraphQLError as GraphQLErrorClass } from 'graphql';
 import type { Logger } from 'pino';
@@ -185,10 +184,11 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   const perAddress = new SocketCounts(options.maxSocketsPerIp);
   const burst = BURST_PER_SUBSCRIPTION * options.maxSubscriptions;
 
-  return (socket: Socket, request: FastifyRequest): void => {
+  return (socket: Socket, request: AuthenticationRequest): void => {
+    const ip = request.ip ?? '';
     // Counted from the upgrade on, signed in or not, before anything else is spent on the socket.
-    const releaseAddress = perAddress.admit(request.ip);
-    const logRefusal = (code: number, reason: string) => options.logger.warn({ code, ip: request.ip }, `GraphQL socket closed: ${reason}`);
+    const releaseAddress = perAddress.admit(ip);
+    const logRefusal = (code: number, reason: string) => options.logger.warn({ code, ip }, `GraphQL socket closed: ${reason}`);
     if (releaseAddress === null) {
       logRefusal(TOO_MANY, 'Too many sockets from this address');
       return closeThenCut(socket, TOO_MANY, 'Too many sockets from this address');
@@ -295,14 +295,14 @@ export function closeSocketsGoingAway(sockets: Iterable<Socket>): void {
  * The upgrade request as the schemes read it: of its headers, only those that carry credentials
  * (`keptHeaders`); its method, target, query and address.
  */
-function upgradeRequest(request: FastifyRequest, keptHeaders: readonly string[]): AuthenticationRequest {
+function upgradeRequest(request: AuthenticationRequest, keptHeaders: readonly string[]): AuthenticationRequest {
   const headers: Record<string, string | string[]> = {};
   for (const name of keptHeaders) {
     const value = request.headers[name];
     if (value !== undefined) headers[name] = value;
   }
-  const { method, url, ip } = request;
-  return { headers, method, url, ip, query: request.query as AuthenticationRequest['query'] };
+  const { method, url, ip, query } = request;
+  return { headers, ...(method !== undefined ? { method } : {}), ...(url !== undefined ? { url } : {}), ...(ip !== undefined ? { ip } : {}), ...(query !== undefined ? { query } : {}) };
 }
 
 /** Each `connection_init` field a scheme declares (`CredentialSources.connectionParams`), with the header it stands for. */

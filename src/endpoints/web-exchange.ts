@@ -1,0 +1,83 @@
+/**
+ * A Web-standard `Request` as Gatehouse's endpoints read it, and their answers as a `Response`:
+ * shared by the endpoints' handler and GraphQL's (graphql/graphql-fetch.ts).
+ */
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import type { AuthenticationRequest } from '../security/authentication/index.ts';
+import { GatehouseError } from '../security/errors.ts';
+import { problem } from '../security/problem-details.ts';
+import { isFormContentType } from './antiforgery.ts';
+import type { EndpointRequest, EndpointResponse } from './endpoint.ts';
+import { readFormBody } from './form-body.ts';
+import { problemResponse } from './problem-response.ts';
+import { type BodyReading, readJsonBody } from './request-body.ts';
+
+/** What a request brings, in the shape schemes and endpoints read. */
+export type ReceivedRequest = Required<AuthenticationRequest> & Pick<EndpointRequest, 'headers' | 'cookies' | 'query'>;
+
+/** The request as schemes read it: headers by lower-case name, cookies, address, method, target and query. */
+export function receivedRequestOf(request: Request, url: URL, ip: string): ReceivedRequest {
+  const headers = Object.create(null) as Record<string, string>;
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const query = Object.create(null) as Record<string, string | string[]>;
+  url.searchParams.forEach((value, name) => {
+    const earlier = query[name];
+    query[name] = earlier === undefined ? value : [earlier, value].flat();
+  });
+  const cookies = headers.cookie === undefined ? {} : parseCookies(headers.cookie);
+  return { headers, cookies, ip, method: request.method, url: `${url.pathname}${url.search}`, query };
+}
+
+/**
+ * The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared
+ * or not. JSON always; url-encoded and multipart forms when the endpoint takes them (415 otherwise).
+ */
+export async function rawBody(request: Request, limit: number, forms: boolean): Promise<BodyReading> {
+  const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
+  if (Number(request.headers.get('content-length') ?? '0') > limit) return tooLarge;
+  const bytes = await bytesUpTo(request, limit);
+  if (bytes === undefined) return tooLarge;
+  const type = request.headers.get('content-type');
+  if (forms && isFormContentType(type ?? undefined)) return readFormBody(type!, bytes);
+  return readJsonBody(type, Buffer.from(bytes).toString('utf8'));
+}
+
+/** The body's bytes, or undefined as soon as they pass `limit` (the rest is not read). */
+async function bytesUpTo(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function errorResponse(error: GatehouseError): EndpointResponse {
+  const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
+  return problemResponse(problem(error.code, error.detail, { ...error.extensions }), headers);
+}
+
+/**
+ * The `Response` of an endpoint's answer, as Fastify writes it: one `Set-Cookie` a cookie; a body
+ * in JSON (text already serialized goes as it is), its type `application/json` unless it says
+ * otherwise, in UTF-8.
+ */
+export function toResponse(response: EndpointResponse): Response {
+  const headers = new Headers(response.headers);
+  for (const { name, value, attributes } of response.cookies ?? []) headers.append('set-cookie', serializeCookie(name, value, attributes));
+  const { body, status } = response;
+  if (body === undefined) return new Response(null, { status, headers });
+  const type = headers.get('content-type') ?? 'application/json';
+  headers.set('content-type', /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`);
+  const sent = typeof body === 'string' ? body : body instanceof Uint8Array ? new Uint8Array(body) : JSON.stringify(body);
+  return new Response(sent, { status, headers });
+}
