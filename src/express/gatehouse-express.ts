@@ -30,6 +30,7 @@ import type { AuthenticationRequest } from '../security/authentication/index.ts'
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
+import { GatehouseError } from '../security/errors.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
 import { webRequest, writeWebResponse } from './web-bridge.ts';
@@ -162,7 +163,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     middleware,
     errors: (error, request, response, next) => {
       if (error instanceof AuthorizationRefusal) return send(response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
-      const known = knownErrorAnswer(error);
+      const known = knownErrorAnswer(bodyParserRefusal(error) ?? error);
       if (known === undefined) return next(error);
       if (known.report !== undefined) services.logger[known.report.level]({ err: known.report.err }, known.report.message);
       send(response, known.response);
@@ -176,6 +177,24 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     graphql: (options) => expressGraphQL(instance.gatehouse, options),
     close: () => instance.close(),
   };
+}
+
+/**
+ * Express's body parsers' refusals (body-parser's `type`) as Gatehouse's errors, so that they are
+ * answered as problem+json like the same body sent to Gatehouse's endpoints; null for any other error.
+ */
+function bodyParserRefusal(error: unknown): GatehouseError | null {
+  switch ((error as { type?: unknown } | null)?.type) {
+    case 'entity.parse.failed':
+      return GatehouseError.validation({ body: ['The body is not valid JSON.'] }, 'The body is not valid JSON.');
+    case 'entity.too.large':
+      return new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.');
+    default:
+      return null;
+  }
 }
 
 /** The refusal while routes come before the middleware (logged once), or null when none does. */
