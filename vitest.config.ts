@@ -4,6 +4,28 @@ import { defineConfig } from 'vitest/config';
 /** Suites that run the service as processes (several, killed, cut off from PostgreSQL or Redis) or drive Chromium. */
 const WHOLE_SYSTEM = ['test/process/**/*.test.ts', 'test/instances/**/*.test.ts', 'test/outages/**/*.test.ts', 'test/pages/**/*.test.ts'];
 
+/**
+ * The black-box suites of the reference service run again on its Express host (`TEST_FRAMEWORK`,
+ * read by test/helpers/test-app.ts): the same requests, the same expected answers. (test/endpoints
+ * compares the Web-standard handler with the Fastify host, and stays on Fastify.)
+ */
+const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', 'test/graphql/**/*.test.ts'];
+
+/**
+ * Of those, the suites of what only the Fastify host has: its plugin's options (the result
+ * handler, the OpenAPI document, the page options), its route table, and the metrics endpoint,
+ * and GraphiQL's page, which the Express host does not serve yet.
+ */
+const FASTIFY_ONLY = [
+  'test/http/result-handler.test.ts',
+  'test/http/openapi.test.ts',
+  'test/http/metrics.test.ts',
+  'test/graphql/graphiql-assets.test.ts',
+  // Read what the server holds in /metrics.
+  'test/security/slow-consumers.test.ts',
+  'test/security/sockets-per-caller.test.ts',
+];
+
 /** Unit tests that read the state of the whole process (its threads' nice values). */
 const OWN_PROCESS = ['src/identity/argon2-workers.test.ts'];
 
@@ -48,6 +70,10 @@ export default defineConfig({
           // of a file's time is spent waiting on a database, a child process or a socket.
           maxWorkers: 2,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'express', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'express' }, maxWorkers: 2 },
       },
       {
         extends: true,

@@ -1,13 +1,17 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeOnSignals, ConfigError, createLogger, loadConfig, UnsealError } from 'gatehouse-auth/fastify';
-import { createStore } from 'gatehouse-auth/store';
+import { createStore, type Store } from 'gatehouse-auth/store';
+import type { Logger } from 'pino';
 import { buildService } from './app.ts';
+import { buildExpressService } from './express/service.ts';
 import { serviceMigrations } from './storage/service-migrations.ts';
-import { loadServiceSettings } from './settings.ts';
+import { loadServiceSettings, type ServiceSettings } from './settings.ts';
 
-/** Process entry: load the configuration, build the service, listen. Nothing else. */
+/** Process entry: load the configuration, build the service on its host, listen. Nothing else. */
 async function main(): Promise<void> {
-  const config = loadConfig();
   const settings = loadServiceSettings();
+  const config = loadConfig();
   const logger = createLogger();
   const store = await createStore(config.databaseUrl, {
     migrations: serviceMigrations,
@@ -17,6 +21,7 @@ async function main(): Promise<void> {
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });
   await store.migrate();
+  if (settings.framework === 'express') return serveOnExpress({ config, store, logger, settings });
   // The OpenAPI document at /openapi.json in development only (decision 0042).
   const app = await buildService({ config, store, logger, settings, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());
@@ -28,6 +33,61 @@ async function main(): Promise<void> {
     listenTextResolver: (address) => `Gatehouse listening on ${address}`,
   });
 }
+
+interface Started {
+  readonly config: ReturnType<typeof loadConfig>;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly settings: ServiceSettings;
+}
+
+/** The Express host: listen, then drain within SHUTDOWN_GRACE_SECONDS at SIGTERM or SIGINT, as the Fastify host does. */
+async function serveOnExpress({ config, store, logger, settings }: Started): Promise<void> {
+  const service = await buildExpressService({ config, store, logger, settings });
+  let draining = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (draining) {
+      logger.warn({ signal }, 'a second signal during the shutdown: exiting without waiting for the drain');
+      process.exit(1);
+    }
+    draining = true;
+    logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down: no new connections; waiting for the requests under way');
+    const timer = setTimeout(() => {
+      logger.warn('the requests under way did not finish within the grace period: exiting');
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000);
+    timer.unref();
+    service
+      .close()
+      .then(() => store.close())
+      .then(
+        () => {
+          logger.info('shut down');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'the shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  await listen(service.server, config.host, config.port);
+  const { address, port } = service.server.address() as AddressInfo;
+  logger.info(`Gatehouse listening on http://${address.includes(':') ? `[${address}]` : address}:${port}`);
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 
 /** One line, no stack: exit 2 for a bad setting (a wrong KEYRING_SECRET included), 1 otherwise. */
 main().catch((error: unknown) => {

@@ -13,8 +13,9 @@ function settingsError(env: Record<string, string>): ConfigError {
 }
 
 describe('the service’s own settings', () => {
-  it('has business hours 09:00-17:00 in the system time zone by default', () => {
+  it('runs on Fastify, with business hours 09:00-17:00 in the system time zone, by default', () => {
     expect(loadServiceSettings({})).toEqual({
+      framework: 'fastify',
       businessHours: { startMinute: 9 * 60, endMinute: 17 * 60 },
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     });
@@ -23,6 +24,10 @@ describe('the service’s own settings', () => {
   it('reads business hours to the minute, including a window that spans midnight', () => {
     expect(loadServiceSettings({ BUSINESS_HOURS: '08:30-18:45' }).businessHours).toEqual({ startMinute: 510, endMinute: 1125 });
     expect(loadServiceSettings({ BUSINESS_HOURS: '22:00-06:00' }).businessHours).toEqual({ startMinute: 1320, endMinute: 360 });
+  });
+
+  it('reads FRAMEWORK', () => {
+    expect(loadServiceSettings({ FRAMEWORK: 'express' }).framework).toBe('express');
   });
 
   it('reads TZ as the time zone of business hours', () => {
@@ -35,6 +40,8 @@ describe('the service’s own settings', () => {
     ['BUSINESS_HOURS', { BUSINESS_HOURS: '09:00–17:00' }],
     ['BUSINESS_HOURS', { BUSINESS_HOURS: '09:00\n17:00' }],
     ['TZ', { TZ: 'Mars/Olympus' }],
+    ['FRAMEWORK', { FRAMEWORK: 'koa' }],
+    ['FRAMEWORK', { FRAMEWORK: 'Express' }],
   ])('refuses a bad %s with a ConfigError naming it, on one line: %j', (variable, env) => {
     const error = settingsError(env);
     expect(error.variable).toBe(variable);

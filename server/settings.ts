@@ -1,6 +1,6 @@
 /**
- * The reference service's own settings, beside Gatehouse's: the window and time zone of its
- * `BusinessHours` policy. Read from the environment like the rest, and refused the same way: a
+ * The reference service's own settings, beside Gatehouse's: the web framework it runs on, and the
+ * window and time zone of its `BusinessHours` policy. Read from the environment like the rest, and refused the same way: a
  * `ConfigError` naming the variable, one line, exit 2.
  */
 import { ConfigError } from 'gatehouse-auth/fastify';
@@ -11,7 +11,13 @@ export interface BusinessHours {
   readonly endMinute: number;
 }
 
+/** The hosts `FRAMEWORK` chooses among. */
+export const FRAMEWORKS = ['fastify', 'express'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
 export interface ServiceSettings {
+  /** `FRAMEWORK`, default `fastify`. */
+  readonly framework: Framework;
   /** `BUSINESS_HOURS`, default 09:00-17:00. */
   readonly businessHours: BusinessHours;
   /** IANA time zone of `BusinessHours`: `TZ`, else the system's. */
@@ -21,12 +27,18 @@ export interface ServiceSettings {
 type Env = Readonly<Record<string, string | undefined>>;
 
 export function loadServiceSettings(env: Env = process.env): ServiceSettings {
-  return { businessHours: readBusinessHours(env), timeZone: readTimeZone(env) };
+  return { framework: readFramework(env), businessHours: readBusinessHours(env), timeZone: readTimeZone(env) };
 }
 
 function valueOf(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
+}
+
+function readFramework(env: Env): Framework {
+  const value = valueOf(env, 'FRAMEWORK') ?? 'fastify';
+  if ((FRAMEWORKS as readonly string[]).includes(value)) return value as Framework;
+  throw new ConfigError('FRAMEWORK', `one of ${FRAMEWORKS.join(', ')} (NestJS and Hono are not available yet)`, value);
 }
 
 function readBusinessHours(env: Env): BusinessHours {

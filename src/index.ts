@@ -1,7 +1,8 @@
 /**
  * `gatehouse-auth`: the framework-free core. Claims and principals, policies and their builder,
  * requirements and handlers, the authorization service, the authentication handler contract and
- * its results, errors. Nothing here knows of HTTP, GraphQL or a database.
+ * its results, errors. Nothing here knows of HTTP, GraphQL or a database; the type of the
+ * `Gatehouse` every host gives the application is here too.
  */
 export { Claim, ClaimTypes, ClaimsIdentity, ClaimsPrincipal, RESERVED_CLAIM_TYPES } from './security/claims/index.ts';
 export {
@@ -72,3 +73,5 @@ export {
 export { GatehouseError, ERROR_CODES, ProblemError, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';
 export { UserSubjectRequirement } from './policies/user-subject-requirement.ts';
+/** What a host gives the application (`app.gatehouse` on Fastify, `auth.gatehouse` on Express): its use cases, policies and store. */
+export type { Gatehouse } from './gatehouse.ts';

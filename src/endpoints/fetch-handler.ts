@@ -135,7 +135,8 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
     const received = receivedRequestOf(request, url, requestOptions.ip ?? '');
     const found = route(mounted, request.method, url.pathname);
     const response = found === undefined ? NOT_FOUND : 'problem' in found ? problemResponse(found.problem) : await respond(found, request, received, requestOptions);
-    return toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
+    const answered = toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
+    return request.method === 'HEAD' ? headless(answered) : answered;
   };
   return Object.assign(handle, { serves: (method: string, pathname: string) => route(mounted, method, pathname) !== undefined });
 
@@ -274,7 +275,8 @@ type Routed = RoutedEndpoint | { readonly problem: ProblemBody };
 function route(mounted: readonly MountedEndpoint[], method: string, pathname: string): Routed | undefined {
   const segments = pathname.split('/');
   for (const candidate of mounted) {
-    if (candidate.endpoint.method !== method || candidate.segments.length !== segments.length) continue;
+    // HEAD is answered wherever GET is, as Fastify exposes it (the body is left out: `headless`).
+    if ((candidate.endpoint.method !== method && !(method === 'HEAD' && candidate.endpoint.method === 'GET')) || candidate.segments.length !== segments.length) continue;
     const params: Record<string, string> = Object.create(null) as Record<string, string>;
     let matches = true;
     for (let i = 0; i < segments.length && matches; i++) {
@@ -340,4 +342,9 @@ async function answer(endpoint: Endpoint, request: EndpointRequest, received: Re
     if (known.report !== undefined) request.log[known.report.level]({ err: known.report.err }, known.report.message);
     return known.response;
   }
+}
+
+/** The answer to a HEAD request: GET's status and headers, without its body. */
+function headless(answer: Response): Response {
+  return new Response(null, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }

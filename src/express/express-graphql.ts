@@ -16,6 +16,7 @@ import { WebSocketServer } from 'ws';
 import { endpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
+import { repeatedAuthorization } from '../endpoints/repeated-authorization.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
 import { createGraphQLEndpoint } from '../graphql/graphql-endpoint.ts';
@@ -109,8 +110,9 @@ function upgradeRequest(request: IncomingMessage, app: Express): Required<Authen
   // Express's own request prototype reads the address (its `ip` getter), as for every request of `app`.
   const asExpress = Object.create(app.request, { app: { value: app }, headers: { value: request.headers }, socket: { value: request.socket } }) as { ip?: string };
   const cookie = request.headers.cookie;
+  const repeated = request.headers.authorization === undefined ? undefined : repeatedAuthorization(request.rawHeaders);
   return {
-    headers: request.headers,
+    headers: repeated === undefined ? request.headers : { ...request.headers, authorization: repeated },
     cookies: cookie === undefined ? {} : parseCookies(cookie),
     ip: asExpress.ip ?? request.socket.remoteAddress ?? '',
     method: 'GET',

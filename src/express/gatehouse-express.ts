@@ -13,14 +13,18 @@
  * on every host (endpoints/authorize-endpoint.ts). A request no route matches stays anonymous and
  * gets Express's 404.
  */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { serialize as serializeCookie, parse as parseCookies } from 'cookie';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { endpointAuthorization, type EndpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
+import { clientErrorHandler, requestTimeouts } from '../endpoints/client-errors.ts';
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
+import { repeatedAuthorization } from '../endpoints/repeated-authorization.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
+import { refusalPageFor } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -31,8 +35,13 @@ import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { GatehouseError } from '../security/errors.ts';
+import { problem } from '../security/problem-details.ts';
+import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
+import { guardedHeaders } from '../security/authentication/index.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
+import { jsonBody } from './json-body.ts';
+import { type RequestSchemas, requestValidation } from './request-validation.ts';
 import { webRequest, writeWebResponse } from './web-bridge.ts';
 import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
 
@@ -68,10 +77,31 @@ export interface ExpressGatehouse {
   /** Opens a route to anyone, whatever its routers say; credentials are not read (ASP.NET's `[AllowAnonymous]`). */
   allowAnonymous(): RequestHandler;
   /**
+   * Checks a route's path parameters, body and query against TypeBox (JSON) schemas, with the
+   * rules of Gatehouse's own endpoints: a body as sent, no property dropped, every error named by
+   * field; an invalid request goes to `errors` as 400 problem+json. Defaults are filled in.
+   */
+  validate(schemas: RequestSchemas): RequestHandler;
+  /**
+   * A JSON body parser with the rules of Gatehouse's own endpoints (415 for another type or
+   * charset, 400 for bad or hostile JSON, 413 past `limit`, `BODY_LIMIT_BYTES` by default). Put
+   * it among a route's handlers, after its `authorize(…)`: the route is decided before its
+   * handlers run, so a caller without credentials gets 401, never 400, 413 or 415.
+   */
+  json(options?: { readonly limit?: number }): RequestHandler;
+  /** Answers every request that reached it with 404 problem+json: after the routes, before `errors`. */
+  readonly notFound: RequestHandler;
+  /**
    * GraphQL for the application's schema, with `@authorize` rules checked by the same policies
    * (gatehouse-auth/graphql's options): `handler` serves its path, `attach(server, app)` its sockets.
    */
   graphql<Context extends object = object, Policy extends string = PolicyName>(options: GatehouseGraphQLOptions<Context, Policy>): Promise<ExpressGraphQL>;
+  /**
+   * A Node HTTP server for the application with Gatehouse's settings: a request whose headers and
+   * body have not arrived within `REQUEST_TIMEOUT_SECONDS` is cut off with 408, and Node's own
+   * refusals (408, 431, bytes that are not HTTP) are problem+json. Use it instead of `app.listen`.
+   */
+  createServer(app: (request: IncomingMessage, response: ServerResponse) => void): Server;
   /** Stops the work beside the requests and closes what Gatehouse opened. */
   close(): Promise<void>;
 }
@@ -107,6 +137,13 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     return resolved;
   }
 
+  /** A refusal written to the response; a browser's 403 or 404 under the membership paths as the error page, as on Fastify. */
+  const pageFor = refusalPageFor(instance.pages, paths.prefix);
+  const refuse = (request: Request, response: Response, answer: EndpointResponse) => {
+    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: request.originalUrl, headers: request.headers });
+    send(response, page === undefined ? answer : { ...answer, headers: page.headers, body: page.body });
+  };
+
   const decide: RouteDecision = (request, response, next, protection) => {
     let resolved: ResolvedEndpointAuthorization;
     let received: ReceivedRequest;
@@ -125,9 +162,9 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     const proceed = (decided: EndpointAuthorization) => {
       request.user = decided.principal;
       request.authorize = checks.checkFor(decided.principal, received);
-      if (decided.outcome.kind !== 'success') return send(response, refusalResponse(decided.outcome, received, loginPage));
+      if (decided.outcome.kind !== 'success') return refuse(request, response, refusalResponse(decided.outcome, received, loginPage));
       const verdict = decided.authentication === undefined ? undefined : cookieSession(received, decided.authentication);
-      if (verdict?.kind === 'refused') return send(response, problemResponse(verdict.problem));
+      if (verdict?.kind === 'refused') return refuse(request, response, problemResponse(verdict.problem));
       if (verdict?.renewed !== undefined) response.append('set-cookie', serializeCookie(verdict.renewed.name, verdict.renewed.value, verdict.renewed.attributes));
       next();
     };
@@ -141,9 +178,16 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
    * the middleware sees are refused (Express's 500), as Fastify's plugin refuses to start.
    */
   let routesAheadRefusal: Error | null | undefined;
-  const middleware: RequestHandler = (request, _response, next) => {
+  const credentialHeaders = guardedHeaders(instance.schemes.handlers);
+  const middleware: RequestHandler = (request, response, next) => {
     routesAheadRefusal ??= refusalOfRoutesAhead(request, middleware, services.logger);
     if (routesAheadRefusal !== null) return next(routesAheadRefusal);
+    // Every answer after it, the application's included (docs/reference/http.md).
+    response.setHeader('x-content-type-options', 'nosniff');
+    if (config.production) response.setHeader('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+    if (carriesCredentials(request.headers, credentialHeaders)) response.setHeader('cache-control', 'no-store');
+    // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
+    if (request.path.includes('%') && !decodable(request.path)) return next(INVALID_URL);
     request.user = anonymous;
     // Where no route decides (a middleware of the application's), the caller is anonymous.
     request.authorize = (resource, policy) => checks.checkFor(anonymous, receivedRequest(request))(resource, policy);
@@ -162,11 +206,11 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     },
     middleware,
     errors: (error, request, response, next) => {
-      if (error instanceof AuthorizationRefusal) return send(response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
+      if (error instanceof AuthorizationRefusal) return refuse(request, response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
       const known = knownErrorAnswer(bodyParserRefusal(error) ?? error);
       if (known === undefined) return next(error);
       if (known.report !== undefined) services.logger[known.report.level]({ err: known.report.err }, known.report.message);
-      send(response, known.response);
+      refuse(request, response, known.response);
     },
     authorize: (...entries) => {
       // An unknown policy name fails here, where the route is defined, not at its first request.
@@ -174,7 +218,15 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
       return protectionMarker(authorizeMetadata(entries));
     },
     allowAnonymous: () => protectionMarker({ allowAnonymous: true }),
+    validate: (schemas) => requestValidation(schemas),
+    json: (options = {}) => jsonBody(options.limit ?? config.bodyLimitBytes),
+    notFound: (request, response) => refuse(request, response, NOT_FOUND),
     graphql: (options) => expressGraphQL(instance.gatehouse, options),
+    createServer: (app) => {
+      const server = createServer(requestTimeouts(config.requestTimeoutSeconds), app);
+      server.on('clientError', clientErrorHandler(config.production));
+      return server;
+    },
     close: () => instance.close(),
   };
 }
@@ -223,8 +275,9 @@ function receivedRequest(request: Request): ReceivedRequest {
     query[name] = earlier === undefined ? value : [earlier, value].flat();
   });
   const cookie = request.headers.cookie;
+  const repeated = request.headers.authorization === undefined ? undefined : repeatedAuthorization(request.rawHeaders);
   return {
-    headers: request.headers,
+    headers: repeated === undefined ? request.headers : { ...request.headers, authorization: repeated },
     cookies: cookie === undefined ? {} : parseCookies(cookie),
     ip: request.ip ?? '',
     method: request.method,
@@ -232,6 +285,19 @@ function receivedRequest(request: Request): ReceivedRequest {
     query,
   };
 }
+
+const INVALID_URL = GatehouseError.validation({ url: ['The URL is not valid: a % must start an escape such as %2F.'] }, 'The URL is not valid.');
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
 
 /** An answer of Gatehouse's (a refusal) written to Express's response: never stored, never sniffed. */
 function send(response: Response, answer: EndpointResponse): void {

@@ -5,6 +5,7 @@
  * GraphQL over HTTP and WebSocket (docs/express.md); and the settings and logger it starts with.
  */
 export { gatehouse, type ExpressGatehouse } from './gatehouse-express.ts';
+export type { RequestSchemas } from './request-validation.ts';
 export type { ExpressGraphQL } from './express-graphql.ts';
 export type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 export type { GatehouseFeatures, GatehouseInstanceOptions as GatehouseOptions, MetricsOptions } from '../hosting/gatehouse-options.ts';

@@ -4,11 +4,11 @@ import type { Request, Response } from 'express';
 /** The Express request as a Web-standard one; its body streamed unless a parser read it already. */
 export function webRequest(request: Request): globalThis.Request {
   const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+  // From the raw headers: Node keeps only the first of some repeated ones (Authorization), and a
+  // repeat must reach the schemes, joined, to be refused as malformed.
   const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    for (const one of [value].flat()) headers.append(name, one);
-  }
+  const raw = request.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body === undefined && !request.readableEnded;
   return new globalThis.Request(new URL(request.originalUrl, origin), {
     method: request.method,

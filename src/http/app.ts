@@ -26,7 +26,7 @@ import type { Gatehouse } from '../gatehouse.ts';
 import { defaultSchemeChoices } from '../schemes/authentication-schemes.ts';
 import { guardedHeaders } from '../security/authentication/index.ts';
 import { type AuthorizationResultHandler, createProblemResultHandler } from './authorization-result-handler.ts';
-import { clientErrorHandler } from './client-errors.ts';
+import { clientErrorHandler, requestTimeouts } from '../endpoints/client-errors.ts';
 import { cookieSessionCheck } from './cookie-session.ts';
 import { registerEndpoints } from './endpoint-route.ts';
 import { checkGatehouseOptions } from './gatehouse-option-names.ts';
@@ -187,7 +187,7 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
     // Fastify's request lines carry the query string; ours (plugins/request-log.ts) do not.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    ...requestTimeouts(config.requestTimeoutSeconds),
+    ...fastifyRequestTimeouts(config.requestTimeoutSeconds),
     clientErrorHandler: clientErrorHandler(config.production),
     // Refusals Fastify answers before routing (a malformed escape in the URL) are problem+json
     // like the rest, with the headers the onSend hook would add.
@@ -205,17 +205,8 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
   };
 }
 
-/**
- * Node's limits on how long a request may take to arrive (`REQUEST_TIMEOUT_SECONDS`): headers
- * and body both within the timeout, else 408 and the connection closes; a body trickled a byte at
- * a time holds a connection no longer than that. Node checks its connections periodically (every
- * 30 s by default, which would let a slow request live up to twice the timeout): here at least
- * every second. An upgraded WebSocket has left the HTTP parser and is not cut.
- */
-function requestTimeouts(seconds: number): { requestTimeout: number; http: ServerOptions } {
-  const milliseconds = Math.ceil(seconds * 1000);
-  return {
-    requestTimeout: milliseconds,
-    http: { requestTimeout: milliseconds, headersTimeout: milliseconds, connectionsCheckingInterval: Math.min(1000, milliseconds) },
-  };
+/** Node's request timeouts (endpoints/client-errors.ts) in Fastify's options. */
+function fastifyRequestTimeouts(seconds: number): { requestTimeout: number; http: ServerOptions } {
+  const timeouts = requestTimeouts(seconds);
+  return { requestTimeout: timeouts.requestTimeout, http: timeouts };
 }

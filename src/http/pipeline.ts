@@ -17,6 +17,7 @@
  * and so does a route of the application that none of this passes (one registered before the
  * pipeline or where its hooks cannot reach it: route-registry.ts).
  */
+import { repeatedAuthorization } from '../endpoints/repeated-authorization.ts';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import {
@@ -266,25 +267,16 @@ function isOptionsOnly(route: RouteOptions): boolean {
 /**
  * The request as schemes read it: the Fastify request itself, whose headers, cookies, address,
  * method, target and query (parsed as sent: authentication runs before validation) are what
- * schemes read, so nothing is copied per request. Node keeps only the first of repeated
- * Authorization headers; a proxy may have judged another one, so a repeated header is handed
- * over as an array, which the Bearer scheme refuses as malformed.
+ * schemes read, so nothing is copied per request; a repeated Authorization header as an array
+ * (endpoints/repeated-authorization.ts).
  */
 export function authenticationRequest(request: FastifyRequest): AuthenticationRequest {
   const asSent = request as FastifyRequest<{ Querystring: AuthenticationRequest['query'] }>;
   if (request.headers.authorization === undefined) return asSent;
-  const raw = request.raw.rawHeaders;
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (isAuthorization(raw[i]!)) count++;
-  if (count < 2) return asSent;
-  const values = raw.filter((_, i) => i % 2 === 1 && isAuthorization(raw[i - 1]!));
+  const values = repeatedAuthorization(request.raw.rawHeaders);
+  if (values === undefined) return asSent;
   const { ip, method, url, query } = asSent;
   return { headers: { ...request.headers, authorization: values }, ip, method, url, query };
-}
-
-/** A raw header name, any case; the usual spellings are matched without lower-casing a copy. */
-function isAuthorization(name: string): boolean {
-  return name === 'authorization' || name === 'Authorization' || (name.length === 13 && name.toLowerCase() === 'authorization');
 }
 
 /** The caller's user id (`sub`), for endpoints whose policy guarantees one. */

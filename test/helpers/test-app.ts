@@ -9,8 +9,14 @@
  *     it('…', async () => { const res = await ctx.app.inject({ url: '/me' }); … });
  *   });
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import inject, { type InjectOptions } from 'light-my-request';
+import { buildExpressService } from '../../server/express/service.ts';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService, type ServiceOptions } from '../../server/app.ts';
@@ -53,6 +59,53 @@ export interface TestApp {
 
 let counter = 0;
 
+/**
+ * The host the black-box suites drive (`TEST_FRAMEWORK`, set per Vitest project): `fastify`, or
+ * `express` for the reference service on Express, through the same `inject` (light-my-request
+ * injects into any Node request handler).
+ */
+export const TEST_FRAMEWORK = process.env.TEST_FRAMEWORK === 'express' ? 'express' : 'fastify';
+
+const require = createRequire(import.meta.url);
+const InjectedRequest = require('light-my-request/lib/request.js') as { prototype: object };
+const InjectedResponse = require('light-my-request/lib/response.js') as { prototype: object };
+
+/**
+ * `app` as light-my-request's dispatch function. Given an Express app itself, light-my-request
+ * re-parents Express's request and response prototypes, which every Express app of the process
+ * shares, onto its own fakes: the requests of a real socket then write through them and hang.
+ * Here the injected requests get prototypes of their own: Express's methods over
+ * light-my-request's classes, the app's own prototypes untouched.
+ */
+function injectable(app: Express): (request: IncomingMessage, response: ServerResponse) => void {
+  const over = (fake: object, express: object) =>
+    Object.create(fake, { ...Object.getOwnPropertyDescriptors(Object.getPrototypeOf(express) as object), ...Object.getOwnPropertyDescriptors(express) }) as object;
+  const forInjection = Object.create(app, { request: { value: over(InjectedRequest.prototype, app.request) }, response: { value: over(InjectedResponse.prototype, app.response) } }) as Express;
+  // Express's own `app.handle` (untyped), with the injected prototypes.
+  const { handle } = app as unknown as { handle: (this: Express, request: IncomingMessage, response: ServerResponse) => void };
+  return (request, response) => handle.call(forInjection, request, response);
+}
+
+/** The Express service behind the part of Fastify's instance the suites use: `inject`, `listen`, `server`, `gatehouse`, `ready`, `close`. */
+async function expressHost(serviceOptions: Omit<ServiceOptions, 'gatehouse'>, options: TestAppOptions): Promise<FastifyInstance> {
+  const { resultHandler, openapi, ...gatehouse } = options.appOptions ?? {};
+  if (resultHandler !== undefined || openapi !== undefined) throw new Error('resultHandler and openapi are options of the Fastify plugin: this suite runs on Fastify only.');
+  const service = await buildExpressService({ ...serviceOptions, gatehouse });
+  const dispatch = injectable(service.app);
+  const host = {
+    inject: (request: InjectOptions) => inject(dispatch, request),
+    listen: async ({ host: address, port }: { host: string; port: number }) => {
+      await new Promise<void>((resolve) => service.server.listen(port, address, resolve));
+      return `http://${address}:${(service.server.address() as AddressInfo).port}`;
+    },
+    server: service.server,
+    gatehouse: service.gatehouse,
+    ready: async () => host,
+    close: () => service.close(),
+  };
+  return host as unknown as FastifyInstance;
+}
+
 /** Starts one instance on `databaseUrl` (migrated here); `close()` stops it and the store. */
 export async function startTestApp(databaseUrl: string, options: TestAppOptions = {}): Promise<TestApp> {
   const env = { NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...options.env };
@@ -68,7 +121,8 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
     },
   });
   const logger = createLogger({ level: 'info', destination });
-  const app = await buildService({ config, store, logger, settings, clock: options.clock ?? systemClock, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
+  const serviceOptions = { config, store, logger, settings, clock: options.clock ?? systemClock };
+  const app = TEST_FRAMEWORK === 'express' ? await expressHost(serviceOptions, options) : await buildService({ ...serviceOptions, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
   await app.ready();
   const services = gatehouseServices(app.gatehouse);
   return {

@@ -1,14 +1,14 @@
 /**
- * Node's own refusals of a connection, before Fastify sees a request (its `clientError` event):
+ * Node's own refusals of a connection, before any host sees a request (its `clientError` event):
  * a request whose headers and body did not arrive within `REQUEST_TIMEOUT_SECONDS` (408),
  * headers over Node's 16 KiB (431), bytes that are not HTTP (400). Node and Fastify would answer
- * them in a JSON of their own; here they are problem+json like every other error (docs/reference/http.md),
+ * them in a JSON or HTML of their own; here they are problem+json like every other error (docs/reference/http.md),
  * with the headers every answer carries, and the connection closes.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { refusalHeaders } from './plugins/response-headers.ts';
-import { PROBLEM_JSON, problem, type ProblemBody } from './problem.ts';
+import { PROBLEM_JSON, problem, type ProblemBody } from '../security/problem-details.ts';
+import { refusalHeaders } from './response-headers.ts';
 
 const NOT_HTTP = 'The request is not valid HTTP.';
 
@@ -45,7 +45,7 @@ interface HttpSocket extends Socket {
 }
 
 /**
- * Fastify's `clientErrorHandler`: answers with problem+json when nothing of an answer has been
+ * The `clientError` listener (Fastify's `clientErrorHandler`): answers with problem+json when nothing of an answer has been
  * written on the connection yet (Node's own rule: never corrupt an answer in progress), then
  * closes it. A reset connection has nobody to answer.
  */
@@ -56,4 +56,16 @@ export function clientErrorHandler(production: boolean): (error: NodeJS.ErrnoExc
     if (socket.writable && !inFlight?.headersSent) socket.write(rawProblemAnswer(clientErrorProblem(error.code), production));
     socket.destroy();
   };
+}
+
+/**
+ * Node's limits on how long a request may take to arrive (`REQUEST_TIMEOUT_SECONDS`): headers
+ * and body both within the timeout, else 408 and the connection closes; a body trickled a byte at
+ * a time holds a connection no longer than that. Node checks its connections periodically (every
+ * 30 s by default, which would let a slow request live up to twice the timeout): here at least
+ * every second. An upgraded WebSocket has left the HTTP parser and is not cut.
+ */
+export function requestTimeouts(seconds: number): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+  const milliseconds = Math.ceil(seconds * 1000);
+  return { requestTimeout: milliseconds, headersTimeout: milliseconds, connectionsCheckingInterval: Math.min(1000, milliseconds) };
 }

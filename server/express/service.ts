@@ -1,0 +1,107 @@
+/**
+ * The reference service on Express 5 (`FRAMEWORK=express`): the same Gatehouse options, policies,
+ * stores and posts schema as the Fastify host (server/app.ts), served the way an Express
+ * application serves them. The order of `app.use` is the pipeline: CORS, Gatehouse's endpoints,
+ * GraphQL, the middleware that decides each request at its route, the routes (each reading its
+ * body after the decision), 404, the errors.
+ */
+import type { Server } from 'node:http';
+import cors from 'cors';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { type Gatehouse, systemClock } from 'gatehouse-auth';
+import { type Config, gatehouse } from 'gatehouse-auth/express';
+import { postsApi } from '../posts/posts-graphql.ts';
+import { serviceHandlers, servicePolicies } from '../policies/policies.ts';
+import type { ServiceOptions } from '../app.ts';
+import { serviceData } from '../storage/service-data.ts';
+import { serviceRoutes } from './routes.ts';
+
+export interface ExpressService {
+  /** The application, for a test that injects requests into it. */
+  readonly app: Express;
+  /** Gatehouse's use cases, policies and store, as `app.gatehouse` on Fastify. */
+  readonly gatehouse: Gatehouse;
+  readonly server: Server;
+  /** Stops taking connections, closes the sockets (1001), waits for the requests under way, then closes Gatehouse. */
+  close(): Promise<void>;
+}
+
+/** The service's options; of Gatehouse's, those Express has (`resultHandler` and `openapi` are Fastify's). */
+export type ExpressServiceOptions = Omit<ServiceOptions, 'gatehouse'> & { readonly gatehouse?: Omit<NonNullable<ServiceOptions['gatehouse']>, 'resultHandler' | 'openapi'> };
+
+export async function buildExpressService({ config, store, logger, settings, clock, gatehouse: extra }: ExpressServiceOptions): Promise<ExpressService> {
+  const auth = await gatehouse(
+    {
+      config,
+      store,
+      migrate: false,
+      ...(clock ? { clock } : {}),
+      features: { sessions: true, passkeys: true },
+      policies: servicePolicies(settings.businessHours),
+      handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
+      ...extra,
+    },
+    { logger },
+  );
+  const data = serviceData(store.database);
+  const posts = postsApi(auth.gatehouse, { posts: data.posts, outbox: data.outbox, clock: auth.gatehouse.clock, logger });
+  const graphql = await auth.graphql(posts.graphql);
+  await posts.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy(config));
+  if (logger.isLevelEnabled('info')) app.use(requestLog(logger));
+  if (config.corsOrigins.length > 0) app.use(cors(corsFor(config.corsOrigins)));
+  app.use(auth.endpoints);
+  app.use(graphql.handler);
+  app.use(auth.middleware);
+  app.use(serviceRoutes(auth, data));
+  app.use(auth.notFound);
+  app.use(auth.errors);
+
+  const server = auth.createServer(app);
+  graphql.attach(server, app);
+  return {
+    app,
+    gatehouse: auth.gatehouse,
+    server,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await graphql.close();
+      await closed;
+      await posts.close();
+      await auth.close();
+    },
+  };
+}
+
+/**
+ * One log line per response, as the Fastify host writes it: the path but never the query string
+ * (codes and, from careless clients, tokens travel there), and never a header value.
+ */
+function requestLog(logger: Logger): RequestHandler {
+  return (request, response, next) => {
+    const started = performance.now();
+    response.once('finish', () => {
+      const path = request.originalUrl.split('?', 1)[0];
+      logger.info({ method: request.method, path, status: response.statusCode, ms: Math.round(performance.now() - started) }, 'request completed');
+    });
+    next();
+  };
+}
+
+/** `TRUST_PROXY` as Express's `trust proxy`: a hop count, the proxies' addresses, or none. */
+function trustProxy({ trustProxy: trusted }: Config): boolean | number | string[] {
+  if (trusted === false) return false;
+  return 'hops' in trusted ? trusted.hops : [...trusted.addresses];
+}
+
+/** Browsers on the listed origins may call with credentials; others get no CORS headers at all. */
+function corsFor(origins: readonly string[]): cors.CorsOptionsDelegate<express.Request> {
+  const listed = new Set(origins);
+  return (request, callback) => callback(null, listed.has(request.headers.origin ?? '') ? { origin: true, credentials: true, maxAge: 600 } : { origin: false });
+}
+
