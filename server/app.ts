@@ -4,12 +4,12 @@
  * `/health`) and the posts schema on `/graphql`, built only on the library's public entry points, as any application would be.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type Clock, systemClock } from 'gatehouse-auth';
+import type { Clock } from 'gatehouse-auth';
 import { type Config, type GatehouseOptions, gatehouse, routeGroup, serverOptions } from 'gatehouse-auth/fastify';
 import type { Store } from 'gatehouse-auth/store';
 import { graphiql } from 'gatehouse-auth/graphql';
 import type { Logger } from 'pino';
-import { serviceHandlers, servicePolicies } from './policies/policies.ts';
+import { serviceGatehouseOptions } from './service-gatehouse.ts';
 import type { ServiceSettings } from './settings.ts';
 import { contentRoutes } from './routes/content.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -36,17 +36,7 @@ export interface ServiceOptions {
 export async function buildService({ config, store, logger, settings, clock, gatehouse: extra }: ServiceOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, logger));
   await app.register(gatehouse, {
-    config,
-    // The caller has migrated it (main.ts at start, tests on their fresh databases).
-    store,
-    migrate: false,
-    ...(clock ? { clock } : {}),
-    // Sessions are on by default; named here because the contract lists their routes and page
-    // section. Passkeys on: browsers need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID); while
-    // PUBLIC_URL names an IP address, as the default does, the start warns once.
-    features: { sessions: true, passkeys: true },
-    policies: servicePolicies(settings.businessHours),
-    handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
+    ...serviceGatehouseOptions({ config, store, settings, clock }),
     ...extra,
   });
   await app.register(healthRoutes);

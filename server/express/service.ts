@@ -9,10 +9,10 @@ import type { Server } from 'node:http';
 import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { type Gatehouse, systemClock } from 'gatehouse-auth';
+import type { Gatehouse } from 'gatehouse-auth';
 import { type Config, gatehouse } from 'gatehouse-auth/express';
 import { postsApi } from '../posts/posts-graphql.ts';
-import { serviceHandlers, servicePolicies } from '../policies/policies.ts';
+import { serviceGatehouseOptions } from '../service-gatehouse.ts';
 import type { ServiceOptions } from '../app.ts';
 import { serviceData } from '../storage/service-data.ts';
 import { serviceRoutes } from './routes.ts';
@@ -33,13 +33,7 @@ export type ExpressServiceOptions = Omit<ServiceOptions, 'gatehouse'> & { readon
 export async function buildExpressService({ config, store, logger, settings, clock, gatehouse: extra }: ExpressServiceOptions): Promise<ExpressService> {
   const auth = await gatehouse(
     {
-      config,
-      store,
-      migrate: false,
-      ...(clock ? { clock } : {}),
-      features: { sessions: true, passkeys: true },
-      policies: servicePolicies(settings.businessHours),
-      handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
+      ...serviceGatehouseOptions({ config, store, settings, clock }),
       ...extra,
     },
     { logger },

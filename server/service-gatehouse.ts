@@ -1,0 +1,22 @@
+import { type Clock, systemClock } from 'gatehouse-auth';
+import type { Config } from 'gatehouse-auth/fastify';
+import type { Store } from 'gatehouse-auth/store';
+import { serviceHandlers, servicePolicies } from './policies/policies.ts';
+import type { ServiceSettings } from './settings.ts';
+
+/** The Gatehouse options of the service, the same on every host. */
+export function serviceGatehouseOptions({ config, store, settings, clock }: { config: Config; store: Store; settings: ServiceSettings; clock?: Clock | undefined }) {
+  return {
+    config,
+    // The caller has migrated it (main.ts at start, tests on their fresh databases).
+    store,
+    migrate: false,
+    ...(clock ? { clock } : {}),
+    // Sessions are on by default; named here because the contract lists their routes and page
+    // section. Passkeys on: browsers need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID); while
+    // PUBLIC_URL names an IP address, as the default does, the start warns once.
+    features: { sessions: true, passkeys: true },
+    policies: servicePolicies(settings.businessHours),
+    handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
+  };
+}
