@@ -14,13 +14,12 @@ const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', '
 /**
  * Of those, the suites of what only the Fastify host has: its plugin's options (the result
  * handler, the OpenAPI document, the page options), its route table, and the metrics endpoint,
- * and GraphiQL's page, which the Express host does not serve yet.
+ * which the Express host does not serve yet.
  */
 const FASTIFY_ONLY = [
   'test/http/result-handler.test.ts',
   'test/http/openapi.test.ts',
   'test/http/metrics.test.ts',
-  'test/graphql/graphiql-assets.test.ts',
   // Read what the server holds in /metrics.
   'test/security/slow-consumers.test.ts',
   'test/security/sockets-per-caller.test.ts',

@@ -50,6 +50,8 @@ export async function buildExpressService({ config, store, logger, settings, clo
   if (config.corsOrigins.length > 0) app.use(cors(corsFor(config.corsOrigins)));
   app.use(auth.endpoints);
   app.use(graphql.handler);
+  // GraphiQL in development only: production has no such route (404).
+  if (!config.production) app.use(auth.graphiql());
   app.use(auth.middleware);
   app.use(serviceRoutes(auth, data));
   app.use(auth.notFound);

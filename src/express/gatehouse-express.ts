@@ -39,6 +39,7 @@ import { problem } from '../security/problem-details.ts';
 import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
 import { guardedHeaders } from '../security/authentication/index.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
+import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
 import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
 import { jsonBody } from './json-body.ts';
 import { type RequestSchemas, requestValidation } from './request-validation.ts';
@@ -89,6 +90,12 @@ export interface ExpressGatehouse {
    * handlers run, so a caller without credentials gets 401, never 400, 413 or 415.
    */
   json(options?: { readonly limit?: number }): RequestHandler;
+  /**
+   * GraphiQL at `/graphiql`, its files under `/graphiql/assets/`, open to anyone: for development
+   * only (`if (!config.production) app.use(auth.graphiql())`); production serves no such page.
+   * Needs the optional peers `graphiql`, `react` and `react-dom`.
+   */
+  graphiql(): RequestHandler;
   /** Answers every request that reached it with 404 problem+json: after the routes, before `errors`. */
   readonly notFound: RequestHandler;
   /**
@@ -222,6 +229,15 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     json: (options = {}) => jsonBody(options.limit ?? config.bodyLimitBytes),
     notFound: (request, response) => refuse(request, response, NOT_FOUND),
     graphql: (options) => expressGraphQL(instance.gatehouse, options),
+    graphiql: () => {
+      const graphiql = graphiqlFetchHandler();
+      return (request, response, next) => {
+        if (!graphiql.serves(request.method, request.path)) return next();
+        graphiql(webRequest(request))
+          .then((answer) => writeWebResponse(response, answer))
+          .catch(next);
+      };
+    },
     createServer: (app) => {
       const server = createServer(requestTimeouts(config.requestTimeoutSeconds), app);
       server.on('clientError', clientErrorHandler(config.production));

@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
-import { bearer, json, TEST_FRAMEWORK, useTestApp } from '../helpers/test-app.ts';
+import { bearer, json, useTestApp } from '../helpers/test-app.ts';
 import { inSeparateProcesses } from '../contracts/separate-processes.ts';
 
 const engines = await testEngines();
@@ -204,8 +204,7 @@ describe.each(engines)('GraphQL over HTTP on $engine', (engine) => {
     expect(body(mutation).errors).toHaveLength(1);
   });
 
-  // The Express host serves no GraphiQL page yet.
-  it.skipIf(TEST_FRAMEWORK === 'express')('serves GraphiQL in development, pointed at /graphql', async () => {
+  it('serves GraphiQL in development, pointed at /graphql', async () => {
     const page = await ctx.app.inject({ url: '/graphiql' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);

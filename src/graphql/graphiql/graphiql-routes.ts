@@ -1,12 +1,10 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../../security/errors.ts';
-import { graphiqlAssets } from './graphiql-assets.ts';
+import { assetHeaders, graphiqlAssets } from './graphiql-assets.ts';
 import { GRAPHIQL_ASSETS_PREFIX, GRAPHIQL_HEADERS, graphiqlPage } from './graphiql-page.ts';
 
 const ANONYMOUS = { config: { authorization: { allowAnonymous: true } } };
-/** Asset URLs name their version, so a browser may keep a file for a year without asking again. */
-const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
 /**
  * `/graphiql` and its files, for an application to register in development only (production has
@@ -23,14 +21,6 @@ export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { '*': string } }>(`${GRAPHIQL_ASSETS_PREFIX}*`, ANONYMOUS, async (request, reply) => {
     const asset = assets.byPath.get(request.params['*']);
     if (!asset) throw GatehouseError.notFound('There is no such file.');
-    return reply
-      .headers({
-        'content-type': asset.contentType,
-        'content-length': String(asset.size),
-        'cache-control': ASSET_CACHE,
-        'x-content-type-options': 'nosniff',
-        'cross-origin-resource-policy': 'same-origin',
-      })
-      .send(createReadStream(asset.file));
+    return reply.headers(assetHeaders(asset)).send(createReadStream(asset.file));
   });
 }
