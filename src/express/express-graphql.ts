@@ -8,21 +8,12 @@
  *   graphql.attach(server, app);
  */
 import type { IncomingMessage, Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { parse as parseCookies } from 'cookie';
 import type { Express, RequestHandler } from 'express';
-import { WebSocketServer } from 'ws';
-import { endpointAuthorization } from '../endpoints/authorize-endpoint.ts';
-import type { EndpointResponse } from '../endpoints/endpoint.ts';
-import { refusalResponse } from '../endpoints/refusal-response.ts';
-import { repeatedAuthorization } from '../endpoints/repeated-authorization.ts';
 import type { Gatehouse } from '../gatehouse.ts';
-import { gatehouseServices } from '../gatehouse-internals.ts';
 import { createGraphQLEndpoint } from '../graphql/graphql-endpoint.ts';
 import { graphqlFetchHandler } from '../graphql/graphql-fetch.ts';
 import { checkGraphQLOptions, type GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
-import type { AuthenticationRequest } from '../security/authentication/index.ts';
+import { type GraphQLUpgrades, graphqlUpgrades } from '../graphql/graphql-upgrades.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { webRequest, writeWebResponse } from './web-bridge.ts';
 
@@ -54,22 +45,8 @@ export async function expressGraphQL<Context extends object = object, Policy ext
   checkGraphQLOptions(options);
   const endpoint = createGraphQLEndpoint(gatehouse, options);
   const answer = graphqlFetchHandler(gatehouse, endpoint);
-  const { config, verdicts } = gatehouseServices(gatehouse);
-  const { authorize, recognize } = endpointAuthorization(
-    { policies: gatehouse.policies, evaluator: gatehouse.evaluator, verdicts },
-    { authorization: { allowAnonymous: true }, readCredentials: true },
-  );
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
+  let upgrades: GraphQLUpgrades | undefined;
   await endpoint.start();
-
-  /** The upgrade's caller, as the same request would be over HTTP; its refusal written to the socket. */
-  const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer, app: Express) => {
-    const received = upgradeRequest(request, app);
-    const { principal, outcome } = recognize?.(received) ?? (await authorize!(received));
-    const refusal = outcome.kind !== 'success' ? refusalResponse(outcome, received) : endpoint.upgradeRefusal(principal, request.headers);
-    if (refusal !== null) return refuseUpgrade(socket, refusal);
-    sockets.handleUpgrade(request, socket, head, (webSocket) => endpoint.openSocket(webSocket, received));
-  };
 
   return {
     path: endpoint.path,
@@ -80,58 +57,18 @@ export async function expressGraphQL<Context extends object = object, Policy ext
         .catch(next);
     },
     attach: (server, app) => {
-      server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-        if (new URL(request.url ?? '/', 'http://localhost').pathname !== endpoint.path) {
-          // Another listener's (an application's own sockets), or nobody's.
-          if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, { status: 404 });
-          return;
-        }
-        upgrade(request, socket, head, app).catch((error: unknown) => {
-          gatehouseServices(gatehouse).logger.error({ err: error }, 'GraphQL socket upgrade failed');
-          refuseUpgrade(socket, { status: 500 });
-        });
-      });
+      upgrades = graphqlUpgrades(gatehouse, endpoint, (request) => expressAddress(request, app));
+      upgrades.attach(server);
     },
     close: async () => {
-      endpoint.closeSockets(sockets.clients);
+      upgrades?.closeSockets();
       await endpoint.close();
     },
   };
 }
 
-/** The upgrade as schemes read it; the client's address as Express tells it under `app`'s `trust proxy`. */
-function upgradeRequest(request: IncomingMessage, app: Express): Required<AuthenticationRequest> {
-  const url = new URL(request.url ?? '/', 'http://localhost');
-  const query = Object.create(null) as Record<string, string | string[]>;
-  url.searchParams.forEach((value, name) => {
-    const earlier = query[name];
-    query[name] = earlier === undefined ? value : [earlier, value].flat();
-  });
-  // Express's own request prototype reads the address (its `ip` getter), as for every request of `app`.
+/** The client's address of an upgrade as Express tells it for every request of `app`, under its `trust proxy` (its `ip` getter). */
+function expressAddress(request: IncomingMessage, app: Express): string {
   const asExpress = Object.create(app.request, { app: { value: app }, headers: { value: request.headers }, socket: { value: request.socket } }) as { ip?: string };
-  const cookie = request.headers.cookie;
-  const repeated = request.headers.authorization === undefined ? undefined : repeatedAuthorization(request.rawHeaders);
-  return {
-    headers: repeated === undefined ? request.headers : { ...request.headers, authorization: repeated },
-    cookies: cookie === undefined ? {} : parseCookies(cookie),
-    ip: asExpress.ip ?? request.socket.remoteAddress ?? '',
-    method: 'GET',
-    url: request.url ?? '/',
-    query,
-  };
-}
-
-/** An HTTP answer in place of the upgrade, then the socket closed. */
-function refuseUpgrade(socket: Duplex, answer: EndpointResponse): void {
-  const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  const headers: Record<string, string> = {
-    ...answer.headers,
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-    connection: 'close',
-    'content-length': String(Buffer.byteLength(body)),
-  };
-  if (body !== '' && headers['content-type'] === undefined) headers['content-type'] = 'application/json; charset=utf-8';
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-  socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
+  return asExpress.ip ?? request.socket.remoteAddress ?? '';
 }

@@ -14,7 +14,7 @@
  * gets Express's 404.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { serialize as serializeCookie, parse as parseCookies } from 'cookie';
+import { serialize as serializeCookie } from 'cookie';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { endpointAuthorization, type EndpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
@@ -22,7 +22,8 @@ import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { clientErrorHandler, requestTimeouts } from '../endpoints/client-errors.ts';
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
-import { repeatedAuthorization } from '../endpoints/repeated-authorization.ts';
+import { receivedFromNode } from '../endpoints/node-request.ts';
+import type { ReceivedRequest } from '../endpoints/web-exchange.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalPageFor } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
@@ -30,7 +31,6 @@ import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resource
 import type { Gatehouse } from '../gatehouse.ts';
 import { createGatehouseInstance, type GatehouseInstance, instanceInternals } from '../hosting/gatehouse-instance.ts';
 import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
-import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
@@ -279,27 +279,9 @@ function refusalOfRoutesAhead(request: Request, middleware: RequestHandler, logg
   return refusal;
 }
 
-/** What a request brings, in the shape schemes and endpoints read. */
-type ReceivedRequest = Required<AuthenticationRequest> & { readonly headers: Readonly<Record<string, string | string[] | undefined>> };
-
-/** The Express request as schemes read it: headers, cookies (read from the header), address, method, target and query as sent. */
+/** The Express request as schemes read it: its target as sent, its address as `trust proxy` tells it. */
 function receivedRequest(request: Request): ReceivedRequest {
-  const url = new URL(request.originalUrl, 'http://localhost');
-  const query = Object.create(null) as Record<string, string | string[]>;
-  url.searchParams.forEach((value, name) => {
-    const earlier = query[name];
-    query[name] = earlier === undefined ? value : [earlier, value].flat();
-  });
-  const cookie = request.headers.cookie;
-  const repeated = request.headers.authorization === undefined ? undefined : repeatedAuthorization(request.rawHeaders);
-  return {
-    headers: repeated === undefined ? request.headers : { ...request.headers, authorization: repeated },
-    cookies: cookie === undefined ? {} : parseCookies(cookie),
-    ip: request.ip ?? '',
-    method: request.method,
-    url: request.originalUrl,
-    query,
-  };
+  return receivedFromNode(request, request.originalUrl, request.ip ?? '');
 }
 
 const INVALID_URL = GatehouseError.validation({ url: ['The URL is not valid: a % must start an escape such as %2F.'] }, 'The URL is not valid.');
