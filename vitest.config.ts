@@ -5,8 +5,8 @@ import { defineConfig } from 'vitest/config';
 const WHOLE_SYSTEM = ['test/process/**/*.test.ts', 'test/instances/**/*.test.ts', 'test/outages/**/*.test.ts', 'test/pages/**/*.test.ts'];
 
 /**
- * The black-box suites of the reference service run again on its Express host (`TEST_FRAMEWORK`,
- * read by test/helpers/test-app.ts): the same requests, the same expected answers. (test/endpoints
+ * The black-box suites of the reference service run again on its Express and Hono hosts
+ * (`TEST_FRAMEWORK`, read by test/helpers/test-app.ts): the same requests, the same expected answers. (test/endpoints
  * compares the Web-standard handler with the Fastify host, and stays on Fastify.)
  */
 const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', 'test/graphql/**/*.test.ts'];
@@ -40,6 +40,7 @@ export default defineConfig({
       { find: /^gatehouse-auth$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/fastify$/, replacement: fileURLToPath(new URL('./src/http/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/express$/, replacement: fileURLToPath(new URL('./src/express/index.ts', import.meta.url)) },
+      { find: /^gatehouse-auth\/hono$/, replacement: fileURLToPath(new URL('./src/hono/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/graphql$/, replacement: fileURLToPath(new URL('./src/graphql/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/store$/, replacement: fileURLToPath(new URL('./src/store/index.ts', import.meta.url)) },
     ],
@@ -73,6 +74,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'express', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'express' }, maxWorkers: 2 },
+      },
+      {
+        extends: true,
+        test: { name: 'hono', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'hono' }, maxWorkers: 2 },
       },
       {
         extends: true,

@@ -5,8 +5,9 @@ import { createStore, type Store } from 'gatehouse-auth/store';
 import type { Logger } from 'pino';
 import { buildService } from './app.ts';
 import { buildExpressService } from './express/service.ts';
+import { buildHonoService } from './hono/service.ts';
 import { serviceMigrations } from './storage/service-migrations.ts';
-import { loadServiceSettings, type ServiceSettings } from './settings.ts';
+import { loadServiceSettings } from './settings.ts';
 
 /** Process entry: load the configuration, build the service on its host, listen. Nothing else. */
 async function main(): Promise<void> {
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });
   await store.migrate();
-  if (settings.framework === 'express') return serveOnExpress({ config, store, logger, settings });
+  if (settings.framework === 'express') return serveOnNode(await buildExpressService({ config, store, logger, settings }), { config, store, logger });
+  if (settings.framework === 'hono') return serveOnNode(await buildHonoService({ config, store, logger, settings }), { config, store, logger });
   // The OpenAPI document at /openapi.json in development only (decision 0042).
   const app = await buildService({ config, store, logger, settings, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());
@@ -38,12 +40,16 @@ interface Started {
   readonly config: ReturnType<typeof loadConfig>;
   readonly store: Store;
   readonly logger: Logger;
-  readonly settings: ServiceSettings;
 }
 
-/** The Express host: listen, then drain within SHUTDOWN_GRACE_SECONDS at SIGTERM or SIGINT, as the Fastify host does. */
-async function serveOnExpress({ config, store, logger, settings }: Started): Promise<void> {
-  const service = await buildExpressService({ config, store, logger, settings });
+/** A host on a Node server of its own (Express, Hono). */
+interface NodeService {
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Listen, then drain within SHUTDOWN_GRACE_SECONDS at SIGTERM or SIGINT, as the Fastify host does. */
+async function serveOnNode(service: NodeService, { config, store, logger }: Started): Promise<void> {
   let draining = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (draining) {

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from 'gatehouse-auth';
 import type { Config } from 'gatehouse-auth/fastify';
 import type { Store } from 'gatehouse-auth/store';
 import { serviceHandlers, servicePolicies } from './policies/policies.ts';
+import type { ServiceOptions } from './app.ts';
 import type { ServiceSettings } from './settings.ts';
 
 /** The Gatehouse options of the service, the same on every host. */
@@ -20,3 +21,6 @@ export function serviceGatehouseOptions({ config, store, settings, clock }: { co
     handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
   };
 }
+
+/** The service's options on a host with a server of its own (Express, Hono): of Gatehouse's, those every host has (`resultHandler` and `openapi` are Fastify's). */
+export type HostServiceOptions = Omit<ServiceOptions, 'gatehouse'> & { readonly gatehouse?: Omit<NonNullable<ServiceOptions['gatehouse']>, 'resultHandler' | 'openapi'> };

@@ -12,8 +12,7 @@ import type { Logger } from 'pino';
 import type { Gatehouse } from 'gatehouse-auth';
 import { type Config, gatehouse } from 'gatehouse-auth/express';
 import { postsApi } from '../posts/posts-graphql.ts';
-import { serviceGatehouseOptions } from '../service-gatehouse.ts';
-import type { ServiceOptions } from '../app.ts';
+import { type HostServiceOptions, serviceGatehouseOptions } from '../service-gatehouse.ts';
 import { serviceData } from '../storage/service-data.ts';
 import { serviceRoutes } from './routes.ts';
 
@@ -27,10 +26,7 @@ export interface ExpressService {
   close(): Promise<void>;
 }
 
-/** The service's options; of Gatehouse's, those Express has (`resultHandler` and `openapi` are Fastify's). */
-export type ExpressServiceOptions = Omit<ServiceOptions, 'gatehouse'> & { readonly gatehouse?: Omit<NonNullable<ServiceOptions['gatehouse']>, 'resultHandler' | 'openapi'> };
-
-export async function buildExpressService({ config, store, logger, settings, clock, gatehouse: extra }: ExpressServiceOptions): Promise<ExpressService> {
+export async function buildExpressService({ config, store, logger, settings, clock, gatehouse: extra }: HostServiceOptions): Promise<ExpressService> {
   const auth = await gatehouse(
     {
       ...serviceGatehouseOptions({ config, store, settings, clock }),

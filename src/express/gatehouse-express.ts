@@ -27,6 +27,7 @@ import type { ReceivedRequest } from '../endpoints/web-exchange.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalPageFor } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
+import { authorizeMetadata } from '../endpoints/route-metadata.ts';
 import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { createGatehouseInstance, type GatehouseInstance, instanceInternals } from '../hosting/gatehouse-instance.ts';
@@ -44,7 +45,7 @@ import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
 import { jsonBody } from './json-body.ts';
 import { type RequestSchemas, requestValidation } from './request-validation.ts';
 import { webRequest, writeWebResponse } from './web-bridge.ts';
-import { authorizeMetadata, protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
+import { protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
 
 declare global {
   // Express's own way to type what a middleware adds to its request.

@@ -16,7 +16,8 @@
  * reached without the middleware before it is not decided: the middleware goes before every route.
  */
 import type { Request, RequestHandler } from 'express';
-import type { AuthorizationMetadata, AuthorizeData } from '../security/authorization/index.ts';
+import { combinedMetadata, identityOf } from '../endpoints/route-metadata.ts';
+import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 
 /** A marker's metadata, kept on the marker function. */
@@ -76,11 +77,6 @@ export function protectionMarker(metadata: AuthorizationMetadata<PolicyName>): M
     next();
   };
   return Object.assign(marker, { [PROTECTION]: metadata });
-}
-
-/** `authorize` entries combined into one metadata object, as several `[Authorize]` attributes are. */
-export function authorizeMetadata(entries: readonly AuthorizeData<PolicyName>[]): AuthorizationMetadata<PolicyName> {
-  return { authorize: entries.length === 0 ? [{}] : [...entries] };
 }
 
 /**
@@ -143,29 +139,12 @@ function protectionOf(route: ExpressRoute, request: ProtectedRequest): RouteProt
   // A group met in a router the request has left (it matched no route there) is not around this route.
   const passed = (request[GROUPS] ?? []).filter(({ baseUrl }) => request.baseUrl.startsWith(baseUrl));
   const groups = passed.map(({ metadata }) => metadata).reverse();
-  return { authorization: combined(own), groups, key: keyOf(own, groups) };
+  return { authorization: combinedMetadata(own), groups, key: keyOf(own, groups) };
 }
-
-/** The route's own markers as one metadata object: `authorize` entries joined, `allowAnonymous` if any says it. */
-function combined(own: readonly AuthorizationMetadata<PolicyName>[]): AuthorizationMetadata<PolicyName> | undefined {
-  if (own.length === 0) return undefined;
-  if (own.length === 1) return own[0];
-  const authorize = own.flatMap((metadata) => metadata.authorize ?? []);
-  const allowAnonymous = own.some((metadata) => metadata.allowAnonymous === true);
-  return { ...(authorize.length > 0 ? { authorize } : {}), ...(allowAnonymous ? { allowAnonymous } : {}) };
-}
-
-const identities = new WeakMap<object, number>();
-let nextIdentity = 0;
 
 /** The markers' identities, in order: the same groups around the same route decide alike. */
 function keyOf(own: readonly object[], groups: readonly object[]): string {
-  const id = (metadata: object) => {
-    let found = identities.get(metadata);
-    if (found === undefined) identities.set(metadata, (found = ++nextIdentity));
-    return found;
-  };
-  return `${own.map(id).join(',')}|${groups.map(id).join(',')}`;
+  return `${own.map(identityOf).join(',')}|${groups.map(identityOf).join(',')}`;
 }
 
 /** A layer of an Express router: a route's, or a middleware's (a nested router has a `stack` of its own). */

@@ -16,7 +16,8 @@ import type { Express } from 'express';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import inject, { type InjectOptions } from 'light-my-request';
-import { buildExpressService } from '../../server/express/service.ts';
+import { buildExpressService, type ExpressService } from '../../server/express/service.ts';
+import { buildHonoService } from '../../server/hono/service.ts';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService, type ServiceOptions } from '../../server/app.ts';
@@ -61,10 +62,10 @@ let counter = 0;
 
 /**
  * The host the black-box suites drive (`TEST_FRAMEWORK`, set per Vitest project): `fastify`, or
- * `express` for the reference service on Express, through the same `inject` (light-my-request
- * injects into any Node request handler).
+ * `express` or `hono` for the reference service on that host, through the same `inject`
+ * (light-my-request injects into any Node request handler).
  */
-export const TEST_FRAMEWORK = process.env.TEST_FRAMEWORK === 'express' ? 'express' : 'fastify';
+export const TEST_FRAMEWORK = process.env.TEST_FRAMEWORK === 'express' || process.env.TEST_FRAMEWORK === 'hono' ? process.env.TEST_FRAMEWORK : 'fastify';
 
 const require = createRequire(import.meta.url);
 const InjectedRequest = require('light-my-request/lib/request.js') as { prototype: object };
@@ -86,12 +87,16 @@ function injectable(app: Express): (request: IncomingMessage, response: ServerRe
   return (request, response) => handle.call(forInjection, request, response);
 }
 
-/** The Express service behind the part of Fastify's instance the suites use: `inject`, `listen`, `server`, `gatehouse`, `ready`, `close`. */
-async function expressHost(serviceOptions: Omit<ServiceOptions, 'gatehouse'>, options: TestAppOptions): Promise<FastifyInstance> {
+/**
+ * The Express or Hono service behind the part of Fastify's instance the suites use: `inject`,
+ * `listen`, `server`, `gatehouse`, `ready`, `close`.
+ */
+async function nodeHost(framework: 'express' | 'hono', serviceOptions: Omit<ServiceOptions, 'gatehouse'>, options: TestAppOptions): Promise<FastifyInstance> {
   const { resultHandler, openapi, ...gatehouse } = options.appOptions ?? {};
   if (resultHandler !== undefined || openapi !== undefined) throw new Error('resultHandler and openapi are options of the Fastify plugin: this suite runs on Fastify only.');
-  const service = await buildExpressService({ ...serviceOptions, gatehouse });
-  const dispatch = injectable(service.app);
+  const service = framework === 'express' ? await buildExpressService({ ...serviceOptions, gatehouse }) : await buildHonoService({ ...serviceOptions, gatehouse });
+  // Hono's is the server's own listener (@hono/node-server's), which light-my-request drives as it is.
+  const dispatch = framework === 'express' ? injectable((service as ExpressService).app) : (service.server.listeners('request')[0] as (request: IncomingMessage, response: ServerResponse) => void);
   const host = {
     inject: (request: InjectOptions) => inject(dispatch, request),
     listen: async ({ host: address, port }: { host: string; port: number }) => {
@@ -122,7 +127,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   });
   const logger = createLogger({ level: 'info', destination });
   const serviceOptions = { config, store, logger, settings, clock: options.clock ?? systemClock };
-  const app = TEST_FRAMEWORK === 'express' ? await expressHost(serviceOptions, options) : await buildService({ ...serviceOptions, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
+  const app = TEST_FRAMEWORK !== 'fastify' ? await nodeHost(TEST_FRAMEWORK, serviceOptions, options) : await buildService({ ...serviceOptions, ...(options.appOptions ? { gatehouse: options.appOptions } : {}) });
   await app.ready();
   const services = gatehouseServices(app.gatehouse);
   return {

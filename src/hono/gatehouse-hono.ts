@@ -1,0 +1,296 @@
+/**
+ * Gatehouse on Hono: the same instance as on Fastify and Express, served by Hono middleware over
+ * the Web-standard request path (endpoints/fetch-handler.ts).
+ *
+ *   const auth = await gatehouse({ settings, policies, handlers });
+ *   const app = new Hono<GatehouseEnv>();
+ *   app.use(auth.endpoints);          // Gatehouse's own: sign-in, tokens, account, pages, admin
+ *   app.use(auth.middleware);         // before the application's routes
+ *   app.get('/reports', auth.authorize({ policy: 'PremiumOnly' }), (c) => c.json(…));
+ *   app.notFound(auth.notFound);
+ *   app.onError(auth.onError);        // a refused resource check answers 401 or 403
+ *
+ * A request is decided at the route that answers it (route-protection.ts): the route's own
+ * `authorize(…)` or `allowAnonymous()`, the groups that match it, else the fallback policy,
+ * combined as on every host (endpoints/authorize-endpoint.ts). A request no route answers stays
+ * anonymous and gets Hono's 404.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { TSchema } from '@sinclair/typebox';
+import { serialize as serializeCookie } from 'cookie';
+import type { Context, Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
+import type { RouterRoute } from 'hono/types';
+import { getRequestListener } from '@hono/node-server';
+import type { Logger } from 'pino';
+import { endpointAuthorization, type EndpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
+import { clientErrorHandler, clientErrorProblem, requestTimeouts } from '../endpoints/client-errors.ts';
+import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
+import type { EndpointResponse } from '../endpoints/endpoint.ts';
+import { knownErrorAnswer } from '../endpoints/error-answers.ts';
+import { clientAddress } from '../endpoints/node-request.ts';
+import { problemResponse } from '../endpoints/problem-response.ts';
+import { refusalPageFor } from '../endpoints/refusal-page.ts';
+import { refusalResponse } from '../endpoints/refusal-response.ts';
+import { authorizeMetadata } from '../endpoints/route-metadata.ts';
+import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
+import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
+import { type ReceivedRequest, receivedRequestOf, toResponse } from '../endpoints/web-exchange.ts';
+import type { Gatehouse } from '../gatehouse.ts';
+import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
+import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
+import { createGatehouseInstance, type GatehouseInstance, instanceInternals } from '../hosting/gatehouse-instance.ts';
+import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
+import { guardedHeaders } from '../security/authentication/index.ts';
+import type { AuthorizeData } from '../security/authorization/index.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
+import { ClaimsPrincipal } from '../security/claims/index.ts';
+import { GatehouseError } from '../security/errors.ts';
+import { problem } from '../security/problem-details.ts';
+import { honoGraphQL, type HonoGraphQL } from './hono-graphql.ts';
+import { requestValidation, type RequestSchemas, type ValidatedInput } from './request-validation.ts';
+import { protectionMarker, protectionOf, type RouteProtection, routesAhead } from './route-protection.ts';
+
+/** What Gatehouse's middleware sets on each request's context: `c.var.user`, `c.var.authorize`. */
+export interface GatehouseVariables {
+  /** The caller; an unauthenticated principal on anonymous routes and where no route answers. */
+  user: ClaimsPrincipal;
+  /** A resource check of the caller (ASP.NET's `IAuthorizationService.AuthorizeAsync`): rejects with 401 or 403, which `onError` answers. */
+  authorize: ResourceCheck;
+}
+
+/** The environment of an application's Hono app: `new Hono<GatehouseEnv>()`. */
+export interface GatehouseEnv extends Env {
+  Variables: GatehouseVariables;
+}
+
+/** Gatehouse for one Hono application. */
+export interface HonoGatehouse {
+  /** The use cases, policies and store the application uses (users, API keys, sessions, the audit trail). */
+  readonly gatehouse: Gatehouse;
+  /** Gatehouse's endpoints at their paths (one `fetch` handler); any other request goes on. */
+  readonly endpoints: MiddlewareHandler;
+  /** Decides each request at its route; goes before the application's routes (`app.use(auth.middleware)`). */
+  readonly middleware: MiddlewareHandler<GatehouseEnv>;
+  /** Protects a route, or with `use` the routes a path matches (ASP.NET's `[Authorize]`); several entries must all hold. */
+  authorize(...entries: AuthorizeData<PolicyName>[]): MiddlewareHandler;
+  /** Opens a route to anyone, whatever its groups say; credentials are not read (ASP.NET's `[AllowAnonymous]`). */
+  allowAnonymous(): MiddlewareHandler;
+  /**
+   * Reads and checks a route's path parameters, JSON body and query against TypeBox (JSON)
+   * schemas, with the rules of Gatehouse's own endpoints (415, 413 past `BODY_LIMIT_BYTES`, 400
+   * with every error named by field); the values are `c.req.valid('param' | 'json' | 'query')`.
+   * Put it after the route's `authorize(…)`: a caller without credentials gets 401, never 400.
+   */
+  validate<Schemas extends RequestSchemas>(schemas: Schemas): MiddlewareHandler<Env, string, ValidatedInput<Schemas>>;
+  /** `app.notFound(auth.notFound)`: 404 problem+json (a page for a browser under the membership paths). */
+  readonly notFound: NotFoundHandler;
+  /**
+   * `app.onError(auth.onError)`: a refused resource check as 401 or 403, Gatehouse's errors and
+   * the application's `ProblemError`s as problem+json; Hono's `HTTPException` as it says; any
+   * other error logged and answered 500 problem+json.
+   */
+  readonly onError: ErrorHandler;
+  /**
+   * GraphQL for the application's schema, with `@authorize` rules checked by the same policies
+   * (gatehouse-auth/graphql's options): `handler` serves its path, `attach(server)` its sockets.
+   */
+  graphql<Context extends object = object, Policy extends string = PolicyName>(options: GatehouseGraphQLOptions<Context, Policy>): Promise<HonoGraphQL>;
+  /** GraphiQL at `/graphiql`, for development only: `if (!config.production) app.use(auth.graphiql())`. */
+  graphiql(): MiddlewareHandler;
+  /**
+   * A Node HTTP server for the application (`@hono/node-server`'s listener) with Gatehouse's
+   * settings: `REQUEST_TIMEOUT_SECONDS`, Node's own refusals (408, 431, bytes that are not HTTP)
+   * as problem+json. Use it instead of `serve()` on Node. Throws, naming them, when routes were
+   * registered before the middleware: Hono would serve them to anyone.
+   */
+  createServer(app: HonoApplication): Server;
+  /** Stops the work beside the requests and closes what Gatehouse opened. */
+  close(): Promise<void>;
+}
+
+/** What `createServer` needs of a Hono application: its `fetch`, and its routes in the order they were registered. */
+export interface HonoApplication {
+  readonly fetch: Parameters<typeof getRequestListener>[0];
+  readonly routes: readonly RouterRoute[];
+}
+
+/** How the Hono host reads what the request itself does not say. */
+export interface HonoHostOptions {
+  /** Where Gatehouse logs (credentials redacted by default). */
+  readonly logger?: Logger;
+  /**
+   * The caller's address. By default, on `@hono/node-server`, the socket's peer, or under
+   * `TRUST_PROXY` the client `X-Forwarded-For` names; elsewhere none (give it for other runtimes).
+   */
+  readonly clientAddress?: (c: Context) => string;
+}
+
+/** Builds and starts Gatehouse for a Hono application. */
+export async function gatehouse(options: GatehouseInstanceOptions = {}, host: HonoHostOptions = {}): Promise<HonoGatehouse> {
+  const instance = await createGatehouseInstance(options, host);
+  try {
+    await instance.start();
+  } catch (error) {
+    await instance.close().catch(() => undefined);
+    throw error;
+  }
+  return onHono(instance, host);
+}
+
+function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehouse {
+  const { config, authorization, paths } = instance;
+  const { services } = instanceInternals(instance);
+  for (const warning of instance.warnings) services.logger.warn(warning);
+  const anonymous = ClaimsPrincipal.anonymous();
+  const checks = resourceChecks(authorization);
+  const cookieSession = cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: instance.gatehouse.clock });
+  const loginPage = (returnUrl: string) => paths.loginFor(returnUrl);
+  const nodeAddress = clientAddress(config.trustProxy);
+  const addressOf = host.clientAddress ?? ((c: Context) => (c.env?.incoming === undefined ? '' : nodeAddress(c.env.incoming as IncomingMessage)));
+  const credentialHeaders = guardedHeaders(instance.schemes.handlers);
+  /** Each route's decision, by its key (the route and the combination of its markers and groups). */
+  const decisions = new Map<string, ResolvedEndpointAuthorization>();
+  const resolvedFor = (protection: RouteProtection) => {
+    let resolved = decisions.get(protection.key);
+    if (resolved === undefined) decisions.set(protection.key, (resolved = endpointAuthorization(authorization, protection)));
+    return resolved;
+  };
+
+  /** A refusal as a response; a browser's 403 or 404 under the membership paths as the error page, as on every host. */
+  const pageFor = refusalPageFor(instance.pages, paths.prefix);
+  const refusal = (c: Context, answer: EndpointResponse): Response => {
+    const url = new URL(c.req.url);
+    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: `${url.pathname}${url.search}`, headers: headersOf(c.req.raw) });
+    return refusalOf(page === undefined ? answer : { ...answer, headers: page.headers, body: page.body });
+  };
+  const received = (c: Context): ReceivedRequest => receivedRequestOf(c.req.raw, new URL(c.req.url), addressOf(c));
+
+  const middleware: MiddlewareHandler<GatehouseEnv> = async (c, next) => {
+    if (!readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
+    const url = new URL(c.req.url);
+    // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
+    if (url.pathname.includes('%') && !decodable(url.pathname)) return secured(c, refusal(c, INVALID_URL));
+    const protection = protectionOf(c);
+    const resolved = protection === undefined ? undefined : resolvedFor(protection);
+    if (resolved === undefined || resolved.authorize === null) {
+      c.set('user', anonymous);
+      c.set('authorize', (resource, policy) => checks.checkFor(anonymous, received(c))(resource, policy));
+      await next();
+      return secured(c);
+    }
+    const request = received(c);
+    const decided: EndpointAuthorization = resolved.recognize?.(request) ?? (await resolved.authorize(request));
+    c.set('user', decided.principal);
+    c.set('authorize', checks.checkFor(decided.principal, request));
+    if (decided.outcome.kind !== 'success') return secured(c, refusal(c, refusalResponse(decided.outcome, request, loginPage)));
+    const verdict = decided.authentication === undefined ? undefined : cookieSession(request, decided.authentication);
+    if (verdict?.kind === 'refused') return secured(c, refusal(c, problemResponse(verdict.problem)));
+    await next();
+    if (verdict?.renewed !== undefined) c.header('set-cookie', serializeCookie(verdict.renewed.name, verdict.renewed.value, verdict.renewed.attributes), { append: true });
+    return secured(c);
+  };
+
+  /** Every answer after the middleware, the application's included (docs/reference/http.md). */
+  const secured = (c: Context, answer?: Response): Response | undefined => {
+    const headers = (answer ?? c.res).headers;
+    headers.set('x-content-type-options', 'nosniff');
+    if (config.production) headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+    if (carriesCredentials(headersOf(c.req.raw), credentialHeaders)) headers.set('cache-control', 'no-store');
+    return answer;
+  };
+
+  const endpoints: MiddlewareHandler = async (c, next) => {
+    if (!instance.fetch.serves(c.req.method, c.req.path)) return next();
+    if (!readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
+    return instance.fetch(c.req.raw, { ip: addressOf(c) });
+  };
+
+  return {
+    gatehouse: instance.gatehouse,
+    endpoints,
+    middleware,
+    authorize: (...entries) => {
+      // An unknown policy name fails here, where the route is defined, not at its first request.
+      for (const entry of entries) if (typeof entry.policy === 'string') authorization.policies.get(entry.policy);
+      return protectionMarker(authorizeMetadata(entries));
+    },
+    allowAnonymous: () => protectionMarker({ allowAnonymous: true }),
+    validate: (schemas) => requestValidation(schemas, config.bodyLimitBytes),
+    notFound: (c) => refusal(c, NOT_FOUND),
+    onError: (error, c) => {
+      if (error instanceof AuthorizationRefusal) return refusal(c, refusalResponse(error.outcome, received(c), loginPage));
+      if (isHttpException(error)) return error.getResponse();
+      const known = knownErrorAnswer(error);
+      if (known?.report !== undefined) services.logger[known.report.level]({ err: known.report.err }, known.report.message);
+      if (known !== undefined) return refusal(c, known.response);
+      services.logger.error({ err: error }, 'request failed');
+      return refusal(c, INTERNAL_ERROR);
+    },
+    graphql: (options) => honoGraphQL(instance.gatehouse, options, addressOf, nodeAddress),
+    graphiql: () => {
+      const graphiql = graphiqlFetchHandler();
+      return async (c, next) => (graphiql.serves(c.req.method, c.req.path) ? graphiql(c.req.raw) : next());
+    },
+    createServer: (app) => {
+      const ahead = routesAhead(app.routes, middleware);
+      if (ahead.length > 0) {
+        throw new Error(
+          `These routes come before Gatehouse's middleware and would be served to anyone: ${ahead.join('; ')}. ` +
+            'Register it before them (app.use(auth.middleware)); a route that needs no caller says auth.allowAnonymous().',
+        );
+      }
+      const server = createServer(requestTimeouts(config.requestTimeoutSeconds), getRequestListener(app.fetch));
+      server.on('clientError', clientErrorHandler(config.production));
+      return server;
+    },
+    close: () => instance.close(),
+  };
+}
+
+/** Hono's `HTTPException` (its own middleware's refusals), told by shape so that any copy of Hono is recognized. */
+function isHttpException(error: unknown): error is { getResponse(): Response } {
+  return error instanceof Error && error.name === 'HTTPException' && typeof (error as { getResponse?: unknown }).getResponse === 'function';
+}
+
+/** A refusal of Gatehouse's as a response: never stored, never sniffed. */
+function refusalOf(answer: EndpointResponse): Response {
+  return toResponse({ ...answer, headers: { ...answer.headers, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
+}
+
+/**
+ * Whether the request's headers can be read. `@hono/node-server` builds the Web request's headers
+ * at their first use, and `Headers` refuses values Node's own parser refuses on a socket (a NUL byte): only
+ * a request injected past the parser has them. It is answered as Node answers them: 400.
+ */
+function readableHeaders(request: Request): boolean {
+  try {
+    request.headers.forEach(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function headersOf(request: Request): Record<string, string> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const INVALID_URL = knownErrorAnswer(GatehouseError.validation({ url: ['The URL is not valid: a % must start an escape such as %2F.'] }, 'The URL is not valid.'))!.response;
+const NOT_HTTP = problemResponse(clientErrorProblem(undefined));
+const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
+const INTERNAL_ERROR = problemResponse(problem('GH_INTERNAL', 'Something went wrong on our side.'));
+
+export type { ResourcePolicy, TSchema };
