@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseCookies } from 'cookie';
 import proxyAddr from 'proxy-addr';
 import type { TrustedProxies } from '../config/trust-proxy.ts';
-import { proxyTrust } from '../http/proxy-trust.ts';
+import { proxyTrust } from './proxy-trust.ts';
 import { repeatedAuthorization } from './repeated-authorization.ts';
 import type { ReceivedRequest } from './web-exchange.ts';
 

@@ -39,7 +39,7 @@ import { frameworkProblem, problemErrorsPlugin } from './plugins/problem-errors.
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { refusalHeaders, responseHeadersPlugin } from './plugins/response-headers.ts';
 import { problem, sendProblem } from './problem.ts';
-import { proxyTrust } from './proxy-trust.ts';
+import { proxyTrust } from '../endpoints/proxy-trust.ts';
 import type { RateLimitDependencies } from './rate-limit.ts';
 import { requestPipeline, requestPipelinePlugin } from './request-pipeline.ts';
 import { validatorsByPart } from './request-validation.ts';

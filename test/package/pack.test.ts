@@ -79,7 +79,8 @@ beforeAll(async () => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'adopting-app', private: true, type: 'module' }));
   // pg, one optional driver, is installed as an application on PostgreSQL would; better-sqlite3 is
-  // not. Express and its types are, as an Express application has them (its entry point is compiled below).
+  // not. Express and its types, and Hono with its Node server, are, as an application on them has
+  // them (their entry points are compiled below).
   await inConsumer(
     'npm',
     [
@@ -92,6 +93,8 @@ beforeAll(async () => {
       `pg@${manifest.peerDependencies.pg}`,
       `express@${manifest.peerDependencies.express}`,
       `@types/express@${manifest.devDependencies['@types/express']}`,
+      `hono@${manifest.peerDependencies.hono}`,
+      `@hono/node-server@${manifest.peerDependencies['@hono/node-server']}`,
     ],
     INSTALL_TIMEOUT_MS,
   );
