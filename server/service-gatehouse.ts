@@ -2,6 +2,7 @@ import { type Clock, systemClock } from 'gatehouse-auth';
 import type { Config } from 'gatehouse-auth/fastify';
 import type { Store } from 'gatehouse-auth/store';
 import { serviceHandlers, servicePolicies } from './policies/policies.ts';
+import type { Server } from 'node:http';
 import type { ServiceOptions } from './app.ts';
 import type { ServiceSettings } from './settings.ts';
 
@@ -24,3 +25,20 @@ export function serviceGatehouseOptions({ config, store, settings, clock }: { co
 
 /** The service's options on a host with a server of its own (Express, Hono): of Gatehouse's, those every host has (`resultHandler` and `openapi` are Fastify's). */
 export type HostServiceOptions = Omit<ServiceOptions, 'gatehouse'> & { readonly gatehouse?: Omit<NonNullable<ServiceOptions['gatehouse']>, 'resultHandler' | 'openapi'> };
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * The shutdown of a host with a server of its own: it stops taking connections, closes the
+ * sockets (1001), waits for the requests under way, then stops the posts' publisher and Gatehouse.
+ */
+export async function closeService({ server, graphql, posts, auth }: { server: Server; graphql: Closable; posts: Closable; auth: Closable }): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await graphql.close();
+  await closed;
+  await posts.close();
+  await auth.close();
+}

@@ -5,18 +5,14 @@
  * any 400, 413 or 415) and checked by `auth.validate`. The same routes as the Fastify host's
  * (server/routes/), on the same stores and policies.
  */
-import { Type } from '@sinclair/typebox';
 import express, { type Router } from 'express';
 import { API_KEY_SCHEME, GatehouseError, ProblemError } from 'gatehouse-auth';
 import type { ExpressGatehouse } from 'gatehouse-auth/express';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { OwnershipRequirement } from '../policies/ownership.ts';
-import { Body, IdParams, Title } from '../routes/schemas.ts';
+import { DocumentInput, IdParams, OrganizationInput, SettingsInput } from '../routes/schemas.ts';
 import type { ServiceData } from '../storage/service-data.ts';
 
-const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });
-const OrganizationInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-const SettingsInput = Type.Object({ settings: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: false });
 /** How long a balancer should wait before it asks an instance that is not ready again. */
 const NOT_READY_RETRY_AFTER_SECONDS = 5;
 const ownership = new OwnershipRequirement();

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Gatehouse } from 'gatehouse-auth';
 import { type Config, gatehouse } from 'gatehouse-auth/express';
 import { postsApi } from '../posts/posts-graphql.ts';
-import { type HostServiceOptions, serviceGatehouseOptions } from '../service-gatehouse.ts';
+import { closeService, type HostServiceOptions, serviceGatehouseOptions } from '../service-gatehouse.ts';
 import { serviceData } from '../storage/service-data.ts';
 import { serviceRoutes } from './routes.ts';
 
@@ -59,14 +59,7 @@ export async function buildExpressService({ config, store, logger, settings, clo
     app,
     gatehouse: auth.gatehouse,
     server,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await graphql.close();
-      await closed;
-      await posts.close();
-      await auth.close();
-    },
+    close: () => closeService({ server, graphql, posts, auth }),
   };
 }
 

@@ -1,11 +1,10 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OwnershipRequirement } from '../policies/ownership.ts';
 import { GatehouseError } from 'gatehouse-auth';
 import type { Document, DocumentStore } from '../storage/document-store.ts';
-import { Body, IdParams, Title } from './schemas.ts';
+import { DocumentInput, IdParams } from './schemas.ts';
 
-const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });
 type DocumentInput = Static<typeof DocumentInput>;
 type ById = { Params: Static<typeof IdParams> };
 const ownership = new OwnershipRequirement();

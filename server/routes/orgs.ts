@@ -1,12 +1,10 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { GatehouseError } from 'gatehouse-auth';
 import type { OrganizationStore } from '../storage/organization-store.ts';
-import { IdParams } from './schemas.ts';
+import { IdParams, OrganizationInput, SettingsInput } from './schemas.ts';
 
-const OrganizationInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-const SettingsInput = Type.Object({ settings: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: false });
 type ById = { Params: Static<typeof IdParams> };
 const orgAdmin = new OrgAdminRequirement();
 

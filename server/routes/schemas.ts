@@ -6,3 +6,9 @@ export const IdParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,
 /** Titles 1–200 characters and bodies 1–10,000. */
 export const Title = Type.String({ minLength: 1, maxLength: 200 });
 export const Body = Type.String({ minLength: 1, maxLength: 10_000 });
+
+/** A document as created and replaced. */
+export const DocumentInput = Type.Object({ title: Title, body: Body }, { additionalProperties: false });
+/** An organization as created, and its settings as replaced. */
+export const OrganizationInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const SettingsInput = Type.Object({ settings: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: false });

@@ -10,10 +10,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import type { Gatehouse } from '../gatehouse.ts';
-import { createGraphQLEndpoint } from '../graphql/graphql-endpoint.ts';
-import { graphqlFetchHandler } from '../graphql/graphql-fetch.ts';
-import { checkGraphQLOptions, type GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
-import { type GraphQLUpgrades, graphqlUpgrades } from '../graphql/graphql-upgrades.ts';
+import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
+import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { webRequest, writeWebResponse } from './web-bridge.ts';
 
@@ -42,28 +40,18 @@ export async function expressGraphQL<Context extends object = object, Policy ext
   gatehouse: Gatehouse,
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<ExpressGraphQL> {
-  checkGraphQLOptions(options);
-  const endpoint = createGraphQLEndpoint(gatehouse, options);
-  const answer = graphqlFetchHandler(gatehouse, endpoint);
-  let upgrades: GraphQLUpgrades | undefined;
-  await endpoint.start();
-
+  const graphql = await startNodeGraphQL(gatehouse, options);
   return {
-    path: endpoint.path,
+    path: graphql.path,
     handler: (request, response, next) => {
-      if (`${request.baseUrl}${request.path}` !== endpoint.path) return next();
-      answer(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) })
+      if (`${request.baseUrl}${request.path}` !== graphql.path) return next();
+      graphql
+        .answer(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) })
         .then((answered) => writeWebResponse(response, answered))
         .catch(next);
     },
-    attach: (server, app) => {
-      upgrades = graphqlUpgrades(gatehouse, endpoint, (request) => expressAddress(request, app));
-      upgrades.attach(server);
-    },
-    close: async () => {
-      upgrades?.closeSockets();
-      await endpoint.close();
-    },
+    attach: (server, app) => graphql.attach(server, (request) => expressAddress(request, app)),
+    close: () => graphql.close(),
   };
 }
 

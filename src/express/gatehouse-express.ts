@@ -24,13 +24,14 @@ import { clientErrorHandler, requestTimeouts } from '../endpoints/client-errors.
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
 import { receivedFromNode } from '../endpoints/node-request.ts';
 import type { ReceivedRequest } from '../endpoints/web-exchange.ts';
+import { INVALID_URL, validPercentEncoding } from '../endpoints/percent-encoding.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalPageFor } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { authorizeMetadata } from '../endpoints/route-metadata.ts';
 import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
 import type { Gatehouse } from '../gatehouse.ts';
-import { createGatehouseInstance, type GatehouseInstance, instanceInternals } from '../hosting/gatehouse-instance.ts';
+import { type GatehouseInstance, instanceInternals, startGatehouseInstance } from '../hosting/gatehouse-instance.ts';
 import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
@@ -116,14 +117,7 @@ export interface ExpressGatehouse {
 
 /** Builds and starts Gatehouse for an Express application; `logger` is where it logs (credentials redacted by default). */
 export async function gatehouse(options: GatehouseInstanceOptions = {}, host: { readonly logger?: Logger } = {}): Promise<ExpressGatehouse> {
-  const instance = await createGatehouseInstance(options, host);
-  try {
-    await instance.start();
-  } catch (error) {
-    await instance.close().catch(() => undefined);
-    throw error;
-  }
-  return onExpress(instance);
+  return onExpress(await startGatehouseInstance(options, host));
 }
 
 function onExpress(instance: GatehouseInstance): ExpressGatehouse {
@@ -195,7 +189,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     if (config.production) response.setHeader('strict-transport-security', STRICT_TRANSPORT_SECURITY);
     if (carriesCredentials(request.headers, credentialHeaders)) response.setHeader('cache-control', 'no-store');
     // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
-    if (request.path.includes('%') && !decodable(request.path)) return next(INVALID_URL);
+    if (!validPercentEncoding(request.path)) return next(INVALID_URL);
     request.user = anonymous;
     // Where no route decides (a middleware of the application's), the caller is anonymous.
     request.authorize = (resource, policy) => checks.checkFor(anonymous, receivedRequest(request))(resource, policy);
@@ -285,16 +279,7 @@ function receivedRequest(request: Request): ReceivedRequest {
   return receivedFromNode(request, request.originalUrl, request.ip ?? '');
 }
 
-const INVALID_URL = GatehouseError.validation({ url: ['The URL is not valid: a % must start an escape such as %2F.'] }, 'The URL is not valid.');
 
-function decodable(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
 

@@ -13,7 +13,11 @@ import { receivedFromNode } from '../endpoints/node-request.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
-import type { GraphQLEndpoint } from './graphql-endpoint.ts';
+import { createGraphQLEndpoint, type GraphQLEndpoint } from './graphql-endpoint.ts';
+import { graphqlFetchHandler } from './graphql-fetch.ts';
+import { checkGraphQLOptions, type GatehouseGraphQLOptions } from './graphql-options.ts';
+import type { FetchHandler } from '../endpoints/fetch-handler.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
 
 export interface GraphQLUpgrades {
   /**
@@ -58,6 +62,40 @@ export function graphqlUpgrades(gatehouse: Gatehouse, endpoint: GraphQLEndpoint,
       });
     },
     closeSockets: () => endpoint.closeSockets(sockets.clients),
+  };
+}
+
+/** An application's GraphQL endpoint on a Node server: its HTTP answers, its sockets. */
+export interface NodeGraphQL {
+  readonly path: string;
+  /** The Web-standard handler of the path's HTTP requests (graphql-fetch.ts). */
+  readonly answer: FetchHandler;
+  /** graphql-ws on the server's upgrades at the path; `clientAddress` tells an upgrade's caller address as the host does for its requests. */
+  attach(server: Server, clientAddress: (request: IncomingMessage) => string): void;
+  /** Closes the sockets with 1001 (clients reconnect) and the schema's event source. */
+  close(): Promise<void>;
+}
+
+/** The schema's endpoint on `gatehouse` for a host on a Node server, started (its event source too). */
+export async function startNodeGraphQL<Context extends object = object, Policy extends string = PolicyName>(
+  gatehouse: Gatehouse,
+  options: GatehouseGraphQLOptions<Context, Policy>,
+): Promise<NodeGraphQL> {
+  checkGraphQLOptions(options);
+  const endpoint = createGraphQLEndpoint(gatehouse, options);
+  let upgrades: GraphQLUpgrades | undefined;
+  await endpoint.start();
+  return {
+    path: endpoint.path,
+    answer: graphqlFetchHandler(gatehouse, endpoint),
+    attach: (server, clientAddress) => {
+      upgrades = graphqlUpgrades(gatehouse, endpoint, clientAddress);
+      upgrades.attach(server);
+    },
+    close: async () => {
+      upgrades?.closeSockets();
+      await endpoint.close();
+    },
   };
 }
 

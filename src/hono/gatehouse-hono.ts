@@ -28,6 +28,7 @@ import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
 import { clientAddress } from '../endpoints/node-request.ts';
+import { INVALID_URL, validPercentEncoding } from '../endpoints/percent-encoding.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalPageFor } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
@@ -38,13 +39,12 @@ import { type ReceivedRequest, receivedRequestOf, toResponse } from '../endpoint
 import type { Gatehouse } from '../gatehouse.ts';
 import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
-import { createGatehouseInstance, type GatehouseInstance, instanceInternals } from '../hosting/gatehouse-instance.ts';
+import { type GatehouseInstance, instanceInternals, startGatehouseInstance } from '../hosting/gatehouse-instance.ts';
 import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
 import { guardedHeaders } from '../security/authentication/index.ts';
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
-import { GatehouseError } from '../security/errors.ts';
 import { problem } from '../security/problem-details.ts';
 import { honoGraphQL, type HonoGraphQL } from './hono-graphql.ts';
 import { requestValidation, type RequestSchemas, type ValidatedInput } from './request-validation.ts';
@@ -127,14 +127,7 @@ export interface HonoHostOptions {
 
 /** Builds and starts Gatehouse for a Hono application. */
 export async function gatehouse(options: GatehouseInstanceOptions = {}, host: HonoHostOptions = {}): Promise<HonoGatehouse> {
-  const instance = await createGatehouseInstance(options, host);
-  try {
-    await instance.start();
-  } catch (error) {
-    await instance.close().catch(() => undefined);
-    throw error;
-  }
-  return onHono(instance, host);
+  return onHono(await startGatehouseInstance(options, host), host);
 }
 
 function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehouse {
@@ -169,7 +162,7 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
     if (!readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
     const url = new URL(c.req.url);
     // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
-    if (url.pathname.includes('%') && !decodable(url.pathname)) return secured(c, refusal(c, INVALID_URL));
+    if (!validPercentEncoding(url.pathname)) return secured(c, refusal(c, INVALID_URL_ANSWER));
     const protection = protectionOf(c);
     const resolved = protection === undefined ? undefined : resolvedFor(protection);
     if (resolved === undefined || resolved.authorize === null) {
@@ -279,16 +272,8 @@ function headersOf(request: Request): Record<string, string> {
   return headers;
 }
 
-function decodable(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-const INVALID_URL = knownErrorAnswer(GatehouseError.validation({ url: ['The URL is not valid: a % must start an escape such as %2F.'] }, 'The URL is not valid.'))!.response;
+const INVALID_URL_ANSWER = knownErrorAnswer(INVALID_URL)!.response;
 const NOT_HTTP = problemResponse(clientErrorProblem(undefined));
 const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
 const INTERNAL_ERROR = problemResponse(problem('GH_INTERNAL', 'Something went wrong on our side.'));

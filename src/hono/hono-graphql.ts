@@ -10,10 +10,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Context as HonoContext, MiddlewareHandler } from 'hono';
 import type { Gatehouse } from '../gatehouse.ts';
-import { createGraphQLEndpoint } from '../graphql/graphql-endpoint.ts';
-import { graphqlFetchHandler } from '../graphql/graphql-fetch.ts';
-import { checkGraphQLOptions, type GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
-import { type GraphQLUpgrades, graphqlUpgrades } from '../graphql/graphql-upgrades.ts';
+import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
+import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 
 /** An application's GraphQL API on Hono. */
@@ -39,21 +37,11 @@ export async function honoGraphQL<Context extends object = object, Policy extend
   addressOf: (c: HonoContext) => string,
   upgradeAddress: (request: IncomingMessage) => string,
 ): Promise<HonoGraphQL> {
-  checkGraphQLOptions(options);
-  const endpoint = createGraphQLEndpoint(gatehouse, options);
-  const answer = graphqlFetchHandler(gatehouse, endpoint);
-  let upgrades: GraphQLUpgrades | undefined;
-  await endpoint.start();
+  const graphql = await startNodeGraphQL(gatehouse, options);
   return {
-    path: endpoint.path,
-    handler: async (c, next) => (c.req.path === endpoint.path ? answer(c.req.raw, { ip: addressOf(c) }) : next()),
-    attach: (server) => {
-      upgrades = graphqlUpgrades(gatehouse, endpoint, upgradeAddress);
-      upgrades.attach(server);
-    },
-    close: async () => {
-      upgrades?.closeSockets();
-      await endpoint.close();
-    },
+    path: graphql.path,
+    handler: async (c, next) => (c.req.path === graphql.path ? graphql.answer(c.req.raw, { ip: addressOf(c) }) : next()),
+    attach: (server) => graphql.attach(server, upgradeAddress),
+    close: () => graphql.close(),
   };
 }

@@ -106,6 +106,18 @@ export function instanceInternals(instance: GatehouseInstance): InstanceInternal
   return found;
 }
 
+/** An instance created and started (its store open, its feeds running); closed again when the start fails. For hosts that start it themselves (Express, Hono). */
+export async function startGatehouseInstance(options: GatehouseInstanceOptions, host: InstanceHost = {}): Promise<GatehouseInstance> {
+  const instance = await createGatehouseInstance(options, host);
+  try {
+    await instance.start();
+  } catch (error) {
+    await instance.close().catch(() => undefined);
+    throw error;
+  }
+  return instance;
+}
+
 /**
  * Builds Gatehouse for one application: checks the options, opens the store (unless one is
  * given) and runs the migrations, then wires the services, policies, schemes and endpoints. A
