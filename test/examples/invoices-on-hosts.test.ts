@@ -1,13 +1,16 @@
 /**
- * The invoices example on Express (examples/invoices-express), driven over HTTP as its users
- * would, on SQLite and on PostgreSQL: the same rules as the Fastify one (test/examples/invoices.test.ts),
- * from the same policies and resource handler. Then `main.ts` is run as a process.
+ * The invoices example on Express and on Hono (examples/invoices-express, examples/invoices-hono),
+ * driven over HTTP as their users would, on SQLite and on PostgreSQL: the same rules as the
+ * Fastify one (test/examples/invoices.test.ts), from the same policies and resource handler. Then
+ * each `main.ts` is run as a process.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { configFromSettings, createLogger } from 'gatehouse-auth/express';
+import { type Config, configFromSettings, createLogger } from 'gatehouse-auth/express';
+import type { Gatehouse } from 'gatehouse-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInvoicesExpressApp, IDENTITY_PREFIX, type InvoicesExpressApp } from '../../examples/invoices-express/app.ts';
+import { buildInvoicesExpressApp, IDENTITY_PREFIX } from '../../examples/invoices-express/app.ts';
+import { buildInvoicesHonoApp } from '../../examples/invoices-hono/app.ts';
 import { BOOKKEEPING_CLIENT } from '../../examples/invoices/policies.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { runNode, spawnNode, useProcessCleanup } from '../helpers/processes.ts';
@@ -23,16 +26,33 @@ interface Invoice {
   status: string;
 }
 
-describe.each(engines)('the invoices example on Express, on $engine', (engine) => {
-  let built: InvoicesExpressApp;
+/** One host's example, built on a database: its Gatehouse, its server (not listening), its close. */
+interface Built {
+  readonly auth: { readonly gatehouse: Gatehouse };
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+const HOSTS = {
+  Express: async (config: Config): Promise<Built> => {
+    const built = await buildInvoicesExpressApp({ config, logger: createLogger({ level: 'silent' }) });
+    return { ...built, server: createServer(built.app) };
+  },
+  Hono: (config: Config): Promise<Built> => buildInvoicesHonoApp({ config, logger: createLogger({ level: 'silent' }) }),
+};
+
+const cases = Object.keys(HOSTS).flatMap((host) => engines.map((engine) => ({ host: host as keyof typeof HOSTS, engine })));
+
+describe.each(cases)('the invoices example on $host, on $engine.engine', ({ host, engine }) => {
+  let built: Built;
   let server: Server;
   let url: string;
   let people = 0;
 
   beforeAll(async () => {
     const config = configFromSettings({ databaseUrl: await engine.createDatabaseUrl(), publicUrl: 'http://invoices.test' });
-    built = await buildInvoicesExpressApp({ config, logger: createLogger({ level: 'silent' }) });
-    server = built.app.listen(0, '127.0.0.1');
+    built = await HOSTS[host](config);
+    server = built.server.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -117,11 +137,14 @@ describe.each(engines)('the invoices example on Express, on $engine', (engine) =
   });
 });
 
-describe('the Express invoices example as a program', () => {
+describe.each([
+  ['Express', 'invoices-express'],
+  ['Hono', 'invoices-hono'],
+])('the %s invoices example as a program', (host, folder) => {
   useProcessCleanup();
 
   it('compiles as a TypeScript program of its own', { timeout: 180_000 }, async () => {
-    const checked = await runNode(['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'examples/invoices-express'], {}, 150_000);
+    const checked = await runNode(['node_modules/typescript/bin/tsc', '--noEmit', '-p', `examples/${folder}`], {}, 150_000);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
 
@@ -129,12 +152,12 @@ describe('the Express invoices example as a program', () => {
     const [sqlite] = await testEngines();
     const databaseUrl = await sqlite!.createDatabaseUrl();
     try {
-      const handle = spawnNode(['--conditions=gatehouse-source', '--import', 'tsx', 'examples/invoices-express/main.ts'], {
+      const handle = spawnNode(['--conditions=gatehouse-source', '--import', 'tsx', `examples/${folder}/main.ts`], {
         DATABASE_URL: databaseUrl,
         PORT: '0',
         NODE_ENV: 'development',
       });
-      const line = await handle.waitForLine(/Invoices \(Express\) listening on http:\/\//);
+      const line = await handle.waitForLine(new RegExp(`Invoices \\(${host}\\) listening on http://`));
       const address = /listening on (http:\/\/[^\s"]+)/.exec(line)![1]!;
       expect(await (await fetch(`${address}/invoices/health`)).json()).toEqual({ status: 'ok' });
       expect((await fetch(`${address}/invoices`)).status).toBe(401);
