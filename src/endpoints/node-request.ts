@@ -14,10 +14,13 @@ import type { ReceivedRequest } from './web-exchange.ts';
  */
 export function receivedFromNode(request: Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'method'>, url: string, ip: string): ReceivedRequest {
   const query = Object.create(null) as Record<string, string | string[]>;
-  new URL(url, 'http://localhost').searchParams.forEach((value, name) => {
-    const earlier = query[name];
-    query[name] = earlier === undefined ? value : [earlier, value].flat();
-  });
+  // Most requests have no query: no URL to parse.
+  if (url.includes('?')) {
+    new URL(url, 'http://localhost').searchParams.forEach((value, name) => {
+      const earlier = query[name];
+      query[name] = earlier === undefined ? value : [earlier, value].flat();
+    });
+  }
   const cookie = request.headers.cookie;
   const repeated = request.headers.authorization === undefined ? undefined : repeatedAuthorization(request.rawHeaders);
   return {

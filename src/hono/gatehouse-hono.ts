@@ -27,7 +27,7 @@ import { clientErrorHandler, clientErrorProblem, requestTimeouts } from '../endp
 import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
-import { clientAddress } from '../endpoints/node-request.ts';
+import { clientAddress, receivedFromNode } from '../endpoints/node-request.ts';
 import { INVALID_URL, validPercentEncoding } from '../endpoints/percent-encoding.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalPageFor } from '../endpoints/refusal-page.ts';
@@ -139,7 +139,10 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
   const cookieSession = cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: instance.gatehouse.clock });
   const loginPage = (returnUrl: string) => paths.loginFor(returnUrl);
   const nodeAddress = clientAddress(config.trustProxy);
-  const addressOf = host.clientAddress ?? ((c: Context) => (c.env?.incoming === undefined ? '' : nodeAddress(c.env.incoming as IncomingMessage)));
+  const addressOf = host.clientAddress ?? ((c: Context) => {
+    const incoming = nodeRequest(c);
+    return incoming === undefined ? '' : nodeAddress(incoming);
+  });
   const credentialHeaders = guardedHeaders(instance.schemes.handlers);
   /** Each route's decision, by its key (the route and the combination of its markers and groups). */
   const decisions = new Map<string, ResolvedEndpointAuthorization>();
@@ -152,17 +155,22 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
   /** A refusal as a response; a browser's 403 or 404 under the membership paths as the error page, as on every host. */
   const pageFor = refusalPageFor(instance.pages, paths.prefix);
   const refusal = (c: Context, answer: EndpointResponse): Response => {
-    const url = new URL(c.req.url);
-    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: `${url.pathname}${url.search}`, headers: headersOf(c.req.raw) });
+    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: target(c), headers: requestHeaders(c) });
     return refusalOf(page === undefined ? answer : { ...answer, headers: page.headers, body: page.body });
   };
-  const received = (c: Context): ReceivedRequest => receivedRequestOf(c.req.raw, new URL(c.req.url), addressOf(c));
+  /**
+   * The request as schemes read it. On `@hono/node-server`, from Node's own request: building the
+   * Web request's headers is most of what a request costs there, and the middleware needs none of it.
+   */
+  const received = (c: Context): ReceivedRequest => {
+    const incoming = nodeRequest(c);
+    return incoming === undefined ? receivedRequestOf(c.req.raw, new URL(c.req.url), addressOf(c)) : receivedFromNode(incoming, incoming.url ?? target(c), addressOf(c));
+  };
 
   const middleware: MiddlewareHandler<GatehouseEnv> = async (c, next) => {
-    if (!readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
-    const url = new URL(c.req.url);
+    if (nodeRequest(c) === undefined && !readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
     // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
-    if (!validPercentEncoding(url.pathname)) return secured(c, refusal(c, INVALID_URL_ANSWER));
+    if (!validPercentEncoding(target(c).split('?', 1)[0]!)) return secured(c, refusal(c, INVALID_URL_ANSWER));
     const protection = protectionOf(c);
     const resolved = protection === undefined ? undefined : resolvedFor(protection);
     if (resolved === undefined || resolved.authorize === null) {
@@ -188,7 +196,7 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
     const headers = (answer ?? c.res).headers;
     headers.set('x-content-type-options', 'nosniff');
     if (config.production) headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(headersOf(c.req.raw), credentialHeaders)) headers.set('cache-control', 'no-store');
+    if (carriesCredentials(requestHeaders(c), credentialHeaders)) headers.set('cache-control', 'no-store');
     return answer;
   };
 
@@ -262,6 +270,24 @@ function readableHeaders(request: Request): boolean {
   } catch {
     return false;
   }
+}
+
+/** Node's request under `@hono/node-server` (its `env.incoming`); undefined on other runtimes. */
+function nodeRequest(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** The request's target as sent: its path and query. */
+function target(c: Context): string {
+  const incoming = nodeRequest(c);
+  if (incoming?.url !== undefined) return incoming.url;
+  const { url } = c.req;
+  return url.slice(url.indexOf('/', url.indexOf('://') + 3));
+}
+
+/** The request's headers by lower-case name: Node's own when there are. */
+function requestHeaders(c: Context): Readonly<Record<string, string | string[] | undefined>> {
+  return nodeRequest(c)?.headers ?? headersOf(c.req.raw);
 }
 
 function headersOf(request: Request): Record<string, string> {

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/databases.ts';
-import { bearer, json, TEST_FRAMEWORK, useTestApp } from '../helpers/test-app.ts';
+import { bearer, json, useTestApp } from '../helpers/test-app.ts';
 import { dumpDatabase, tableRows } from './database-dump.ts';
 
 const engines = await testEngines();
@@ -41,9 +41,6 @@ describe.each(engines)('API key attacks on $engine (SEC-42..47)', (engine) => {
   async function whoami(headers: Record<string, string | string[]>, url = WHOAMI) {
     return ctx.app.inject({ url, headers: headers as Record<string, string> });
   }
-
-  /** What Node's parser never hands over: a NUL, a character past one byte. */
-  const NOT_A_BYTE_STRING = /[\u0000\u0100-\uffff]/;
 
   function expectRefused(response: Awaited<ReturnType<typeof whoami>>, detail: 'Missing API key' | 'Invalid API key', label?: string) {
     expect(response.statusCode, label).toBe(401);
@@ -103,15 +100,7 @@ describe.each(engines)('API key attacks on $engine (SEC-42..47)', (engine) => {
       ['Bearer-style', `Bearer ${key}`],
     ];
     for (const [label, value] of cases) {
-      // On a socket, Node's parser strips the spaces around a header's value (they are not part of
-      // it, RFC 9110 5.5), refuses a NUL with 400, and reads each byte as one character, before
-      // any host sees the request. Injected past the parser, Hono's Web request does the same:
-      // Fetch's `Headers` strips the spaces, and cannot hold a NUL or a character past U+00FF,
-      // which are answered the same 400. Fastify and Express see the characters as injected.
-      if (TEST_FRAMEWORK === 'hono' && value !== value.trim()) continue;
-      const response = await whoami({ 'x-api-key': value });
-      if (TEST_FRAMEWORK === 'hono' && NOT_A_BYTE_STRING.test(value)) expect([response.statusCode, json(response).code], label).toEqual([400, 'GH_VALIDATION_FAILED']);
-      else expectRefused(response, 'Invalid API key', label);
+      expectRefused(await whoami({ 'x-api-key': value }), 'Invalid API key', label);
     }
     // The valid key still works (nothing above locked it or broke it).
     expect((await whoami({ 'x-api-key': key })).statusCode).toBe(200);
