@@ -19,7 +19,8 @@ import { type Pinning, planPinning } from './lib/pinning.ts';
 import { isPeerTarget, peerIssuer, startPeer } from './lib/peers.ts';
 import { liveChildren, type Server, startServer, stopAllChildren } from './lib/processes.ts';
 import { type BeforeAndAfter, markdownTable, type Results, type ScenarioResult, textTable, updateReadme, writeAtomically } from './lib/report.ts';
-import { BASELINE_SCENARIO, loadScenarios, resolveRequest, type Scenario, type Target } from './lib/scenario.ts';
+import { BASELINE_SCENARIO, baselineOf, loadScenarios, resolveRequest, type Scenario, type Target } from './lib/scenario.ts';
+import { bareServerOf, HOSTS, type HostBareTarget, isHostBareTarget, isHostTarget } from './lib/hosts.ts';
 import { freshPostgresDatabase } from './lib/postgres.ts';
 import { type LongRunResults, LONG_RUN_NAMES, measureLongRuns } from './lib/long-runs.ts';
 import { buildRevision, type Revision } from './lib/revision.ts';
@@ -116,6 +117,8 @@ async function main(): Promise<void> {
   const needsService = signInSelected || contentionSelected || floodSelected || fanOutSelected || longRunsSelected.length > 0 || scenarios.some((scenario) => scenario.target === 'gatehouse');
   const needsPostgres = longRunsSelected.includes('mixed-postgres') || scenarios.some((scenario) => scenario.target === 'gatehouse-postgres');
   const peerTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isPeerTarget))];
+  const hostTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isHostTarget))];
+  const hostBareTargets = [...new Set(scenarios.map((scenario) => scenario.target).filter(isHostBareTarget))];
   temporaryDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
   const needsBefore = settings.before !== null && (fanOutSelected || scenarios.some((scenario) => scenario.target === 'gatehouse-before'));
   const revision = needsBefore ? await buildRevision(root, settings.before!, join(temporaryDir, 'before', 'tree'), log) : null;
@@ -125,6 +128,10 @@ async function main(): Promise<void> {
   // Every server runs for the whole run, side by side on the server core; one is loaded at a time.
   const postgresDatabase = needsPostgres ? await freshPostgresDatabase() : null;
   if (postgresDatabase !== null) dropAfterRun.push(() => postgresDatabase.drop());
+  const [hostServices, hostBares] = await Promise.all([
+    Promise.all(hostTargets.map((target) => startService(join(temporaryDir!, `${target}.db`), target, root, HOSTS[target].framework))),
+    Promise.all(hostBareTargets.map((target) => startBare(target))),
+  ]);
   const [service, beforeService, postgresService, bare, ...peers] = await Promise.all([
     needsService ? startService() : Promise.resolve(null),
     revision !== null ? startService(join(temporaryDir, 'before', 'gatehouse.db'), 'gatehouse-before', revision.root) : Promise.resolve(null),
@@ -145,6 +152,8 @@ async function main(): Promise<void> {
   if (beforeService !== null) servers['gatehouse-before'] = beforeService;
   if (postgresService !== null) servers['gatehouse-postgres'] = postgresService;
   peerTargets.forEach((target, i) => (servers[target] = peers[i]!));
+  hostTargets.forEach((target, i) => (servers[target] = hostServices[i]!));
+  hostBareTargets.forEach((target, i) => (servers[target] = hostBares[i]!));
   for (const [target, started] of Object.entries(servers)) log(`${target}: pid ${started.server.pid}, ${started.baseUrl}`);
 
   const credentials: Record<string, string> = {};
@@ -169,10 +178,21 @@ async function main(): Promise<void> {
     await seedPosts(postgresService.baseUrl, postgresCredentials.accessToken, SEEDED_POSTS);
   }
 
+  // Each other host's service has users, keys and posts of its own, made the same way.
+  const hostCredentials = new Map<Target, Record<string, string>>();
+  for (const [i, target] of hostTargets.entries()) {
+    const started = hostServices[i]!;
+    const accessToken = await obtainAccessToken(started.baseUrl, started.email, started.password);
+    hostCredentials.set(target, { accessToken, apiKey: started.apiKey });
+    if (scenarios.some((scenario) => scenario.target === target && scenario.path === '/graphql')) await seedPosts(started.baseUrl, accessToken, SEEDED_POSTS);
+  }
+
   // Every scenario must answer as expected once before anything is measured.
+  const credentialsOf = (target: Target) =>
+    target === 'gatehouse-postgres' ? postgresCredentials : target === 'gatehouse-before' ? beforeCredentials : (hostCredentials.get(target) ?? credentials);
   const plans = scenarios.map((scenario) => ({
     scenario,
-    request: resolveRequest(scenario, scenario.target === 'gatehouse-postgres' ? postgresCredentials : scenario.target === 'gatehouse-before' ? beforeCredentials : credentials),
+    request: resolveRequest(scenario, credentialsOf(scenario.target)),
     ...servers[scenario.target]!,
   }));
   for (const { scenario, request, baseUrl, server } of plans) {
@@ -223,7 +243,7 @@ async function main(): Promise<void> {
   }
 
   const scenarioResults: ScenarioResult[] = scenarios.map((scenario) => {
-    const { entry, ratio } = medianRound(rounds, scenario.name);
+    const { entry, ratio } = medianRound(rounds, scenario);
     const { result, otherCpu, serverCpuUs } = entry;
     return {
       name: scenario.name,
@@ -369,6 +389,7 @@ async function startService(
   database: string = join(temporaryDir!, 'gatehouse.db'),
   name = 'gatehouse',
   serviceRoot: string = root,
+  framework = 'fastify',
 ): Promise<{ server: Server; baseUrl: string; email: string; password: string; apiKey: string }> {
   const email = 'bench@example.test';
   const password = randomBytes(18).toString('base64url');
@@ -376,6 +397,7 @@ async function startService(
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'development',
+    FRAMEWORK: framework,
     HOST,
     PORT: String(port),
     DATABASE_URL: /^postgres(ql)?:/.test(database) ? database : `sqlite:${database}`,
@@ -404,6 +426,21 @@ async function startService(
     timeoutMs: 60_000,
   });
   return { server, baseUrl: `http://${HOST}:${port}`, email, password, apiKey };
+}
+
+/** A framework's bare server (lib/hosts.ts), pinned like the others. */
+async function startBare(target: HostBareTarget): Promise<{ server: Server; baseUrl: string }> {
+  const port = await freePort(HOST);
+  const server = await startServer({
+    name: target,
+    command: process.execPath,
+    args: ['--import', 'tsx', join(benchDir, bareServerOf(target))],
+    env: { ...process.env, HOST, PORT: String(port) },
+    cwd: root,
+    cpu: planned!.serverCpu,
+    readyUrl: `http://${HOST}:${port}/hello`,
+  });
+  return { server, baseUrl: `http://${HOST}:${port}` };
 }
 
 function assertClean(name: string, phase: string, result: LoadResult, server: Server): void {
@@ -440,10 +477,11 @@ try {
 }
 process.exit(exitCode);
 
-/** The round whose ratio to its own baseline is the median of the scenario's rounds. */
-function medianRound(rounds: Map<string, Measured>[], name: string): { entry: Measured; ratio: number } {
+/** The round whose ratio to its own baseline (bare Fastify's, or its framework's bare route) is the median of the scenario's rounds. */
+function medianRound(rounds: Map<string, Measured>[], scenario: Scenario): { entry: Measured; ratio: number } {
+  const { name } = scenario;
   const candidates = rounds.map((measured) => {
-    const baseline = measured.get(BASELINE_SCENARIO)?.result;
+    const baseline = measured.get(baselineOf(scenario))?.result;
     const entry = measured.get(name);
     if (baseline === undefined || baseline.requestsPerSecond <= 0) throw new Error('the baseline measured no requests');
     if (entry === undefined) throw new Error(`no result for ${name}`);

@@ -1,14 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type HostBareTarget, type HostTarget, isHostBareTarget, isHostTarget } from './hosts.ts';
 import { isPeerTarget, type PeerTarget } from './peers.ts';
 
 /**
  * Which server a scenario loads: bare Fastify, the service (on SQLite, or on a fresh PostgreSQL
  * database), the service built at `BENCH_BEFORE` (its scenarios are the service's, twinned by the
- * run, never a file's), or a GraphQL peer server (lib/peers.ts).
+ * run, never a file's), a GraphQL peer server (lib/peers.ts), or the service on another host and
+ * that framework's bare server (lib/hosts.ts).
  */
-export type Target = 'bare' | 'gatehouse' | 'gatehouse-postgres' | 'gatehouse-before' | PeerTarget;
+export type Target = 'bare' | 'gatehouse' | 'gatehouse-postgres' | 'gatehouse-before' | PeerTarget | HostTarget | HostBareTarget;
 
 /**
  * One HTTP load scenario, as plain data: `bench/scenarios/<name>.ts` default-exports one.
@@ -28,6 +30,8 @@ export interface Scenario {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** The scenario its ratio is taken against, measured in the same round: bare Fastify's `hello-bare` unless told (another framework's bare route). */
+  readonly baseline?: string;
 }
 
 /** The scenario every ratio is taken against. */
@@ -82,9 +86,19 @@ export async function loadScenarios(directory: string, only: readonly string[] =
   if (!scenarios.some((scenario) => scenario.name === BASELINE_SCENARIO)) {
     throw new Error(`the baseline scenario ${BASELINE_SCENARIO} is missing from ${directory}`);
   }
+  for (const scenario of scenarios) {
+    if (!scenarios.some((other) => other.name === baselineOf(scenario))) throw new Error(`bench/scenarios/${scenario.name}.ts: its baseline ${baselineOf(scenario)} is not a scenario`);
+  }
+  // A selected scenario keeps the baseline its ratio is taken against.
+  const baselines = scenarios.filter((scenario) => only.includes(scenario.name)).map(baselineOf);
   return scenarios
-    .filter((scenario) => only.length === 0 || scenario.name === BASELINE_SCENARIO || only.includes(scenario.name))
+    .filter((scenario) => only.length === 0 || scenario.name === BASELINE_SCENARIO || only.includes(scenario.name) || baselines.includes(scenario.name))
     .sort((a, b) => Number(b.name === BASELINE_SCENARIO) - Number(a.name === BASELINE_SCENARIO));
+}
+
+/** The name of the scenario whose measurement of the same round is `scenario`'s ratio's denominator. */
+export function baselineOf(scenario: Scenario): string {
+  return scenario.baseline ?? BASELINE_SCENARIO;
 }
 
 function checkScenario(value: unknown, file: string): Scenario {
@@ -94,8 +108,9 @@ function checkScenario(value: unknown, file: string): Scenario {
   if (typeof value !== 'object' || value === null) return fail('must `export default` a Scenario object');
   const scenario = value as Partial<Scenario>;
   if (scenario.name !== basename(file, '.ts')) fail(`name must be the file's base name, ${basename(file, '.ts')}`);
-  if (scenario.target !== 'bare' && scenario.target !== 'gatehouse' && scenario.target !== 'gatehouse-postgres' && !isPeerTarget(scenario.target ?? '')) {
-    fail("target must be 'bare', 'gatehouse', 'gatehouse-postgres', 'peer-mercurius' or 'peer-gatehouse'");
+  const target = scenario.target ?? '';
+  if (target !== 'bare' && target !== 'gatehouse' && target !== 'gatehouse-postgres' && !isPeerTarget(target) && !isHostTarget(target) && !isHostBareTarget(target)) {
+    fail("target must be 'bare', 'gatehouse', 'gatehouse-postgres', 'peer-mercurius', 'peer-gatehouse', 'gatehouse-express', 'gatehouse-hono', 'bare-express' or 'bare-hono'");
   }
   if (typeof scenario.path !== 'string' || !scenario.path.startsWith('/')) fail('path must start with /');
   if (typeof scenario.headers !== 'object' || scenario.headers === null) fail('headers must be an object');

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 /**
  * Gatehouse's endpoints as one Web-standard handler, `(Request) → Response`, for hosts that speak
  * the Fetch API (Hono, Bun, Deno, Next.js route handlers, workers) or that hand it a request they
@@ -49,7 +50,7 @@ import { cookieSessionCheck } from './cookie-session-check.ts';
 import type { Endpoint, EndpointLog, EndpointRequest, EndpointResponse } from './endpoint.ts';
 import { problemResponse } from './problem-response.ts';
 import { type LoginPage, refusalResponse } from './refusal-response.ts';
-import { errorResponse, type ReceivedRequest, rawBody, receivedRequestOf, toResponse } from './web-exchange.ts';
+import { bodyOf, errorResponse, type ReceivedRequest, rawBody, receivedFrom, toResponse } from './web-exchange.ts';
 import { consumeAccountLimit, consumeClientLimit, NO_TURN_REFUSAL, type RateLimitDependencies, type RateLimitRefusal, rateLimitRefusal } from './sign-in-limits.ts';
 
 export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
@@ -88,6 +89,11 @@ export interface FetchRequestOptions {
   readonly body?: unknown;
   /** The caller's address as the host trusts it (behind proxies: as its `TRUST_PROXY` allows). */
   readonly ip?: string;
+  /**
+   * The Node request behind `request`, when the host has one (Express, Hono on Node): its headers
+   * and body are read from it. Building them as a Web request's costs more than most requests.
+   */
+  readonly node?: IncomingMessage;
 }
 
 export type FetchHandler = (request: Request, options?: FetchRequestOptions) => Promise<Response>;
@@ -132,7 +138,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
 
   const handle: FetchHandler = async (request, requestOptions = {}) => {
     const url = new URL(request.url);
-    const received = receivedRequestOf(request, url, requestOptions.ip ?? '');
+    const received = receivedFrom(request, url, requestOptions);
     const found = route(mounted, request.method, url.pathname);
     const response = found === undefined ? NOT_FOUND : 'problem' in found ? problemResponse(found.problem) : await respond(found, request, received, requestOptions);
     const answered = toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
@@ -171,7 +177,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         if ('refusal' in turn) return turn.refusal;
         leave = turn.leave;
       }
-      const read = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(request, bodyLimit, endpoint.forms === true);
+      const read = 'body' in requestOptions ? { value: requestOptions.body } : await rawBody(bodyOf(request, requestOptions), bodyLimit, endpoint.forms === true);
       if ('error' in read) return errorResponse(read.error);
       if (form && isUnsafeMethod(request.method)) {
         const refusal = antiforgeryRefusal(antiforgery, credentials, read.value, principal);

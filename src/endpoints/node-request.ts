@@ -4,7 +4,7 @@ import proxyAddr from 'proxy-addr';
 import type { TrustedProxies } from '../config/trust-proxy.ts';
 import { proxyTrust } from './proxy-trust.ts';
 import { repeatedAuthorization } from './repeated-authorization.ts';
-import type { ReceivedRequest } from './web-exchange.ts';
+import type { BodySource, ReceivedRequest } from './web-exchange.ts';
 
 /**
  * A Node request as schemes read it, for hosts that hand over Node's own (Express, an upgrade on
@@ -42,4 +42,52 @@ export function clientAddress(trusted: TrustedProxies): (request: IncomingMessag
   if (trust === false) return (request) => request.socket.remoteAddress ?? '';
   const compiled = typeof trust === 'function' ? trust : proxyAddr.compile(trust);
   return (request) => proxyAddr(request, compiled);
+}
+
+/**
+ * The body of a Node request, read from its stream: on hosts that have one, cheaper than the Web
+ * request's stream built over it. A body a parser already read (Express's `express.json()`) is
+ * the host's to hand over parsed; this one finds the stream ended and reads nothing.
+ */
+export function nodeBody(request: IncomingMessage): BodySource {
+  return {
+    contentType: singleValue(request.headers['content-type']),
+    contentLength: singleValue(request.headers['content-length']),
+    bytesUpTo: (limit) => nodeBytesUpTo(request, limit),
+  };
+}
+
+function singleValue(value: string | string[] | undefined): string | null {
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+}
+
+function nodeBytesUpTo(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+  if (request.readableEnded) return Promise.resolve(new Uint8Array(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // Past the limit, the rest is left unread.
+      finish();
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      finish();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      finish();
+      reject(error);
+    };
+    const finish = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', onError);
+  });
 }

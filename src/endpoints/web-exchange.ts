@@ -2,7 +2,9 @@
  * A Web-standard `Request` as Gatehouse's endpoints read it, and their answers as a `Response`:
  * shared by the endpoints' handler and GraphQL's (graphql/graphql-fetch.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { nodeBody, receivedFromNode } from './node-request.ts';
 import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { problem } from '../security/problem-details.ts';
@@ -30,24 +32,54 @@ export function receivedRequestOf(request: Request, url: URL, ip: string): Recei
   return { headers, cookies, ip, method: request.method, url: `${url.pathname}${url.search}`, query };
 }
 
+/** The request as schemes read it, from the Node request behind it when the host gives one. */
+export function receivedFrom(request: Request, url: URL, options: { readonly ip?: string; readonly node?: IncomingMessage }): ReceivedRequest {
+  const ip = options.ip ?? '';
+  return options.node === undefined ? receivedRequestOf(request, url, ip) : receivedFromNode(options.node, `${url.pathname}${url.search}`, ip);
+}
+
+/** The request's body source: the Node request's stream when the host gives one. */
+export function bodyOf(request: Request, options: { readonly node?: IncomingMessage }): BodySource {
+  return options.node === undefined ? webBody(request) : nodeBody(options.node);
+}
+
+/** Where a body is read from: the Web request's stream, or the host's own (Node's request). */
+export interface BodySource {
+  readonly contentType: string | null;
+  readonly contentLength: string | null;
+  /** The body's bytes, or undefined as soon as they pass `limit` (the rest is not read). */
+  bytesUpTo(limit: number): Promise<Uint8Array | undefined>;
+}
+
+/** The body of a Web-standard request. */
+export function webBody(request: Request): BodySource {
+  return {
+    contentType: request.headers.get('content-type'),
+    contentLength: request.headers.get('content-length'),
+    bytesUpTo: (limit) => streamBytesUpTo(request.body, limit),
+  };
+}
+
 /**
  * The raw body, read only up to the limit: a larger one is 413 once the limit is passed, declared
  * or not. JSON always; url-encoded and multipart forms when the endpoint takes them (415 otherwise).
  */
-export async function rawBody(request: Request, limit: number, forms: boolean): Promise<BodyReading> {
-  const tooLarge = { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
-  if (Number(request.headers.get('content-length') ?? '0') > limit) return tooLarge;
-  const bytes = await bytesUpTo(request, limit);
-  if (bytes === undefined) return tooLarge;
-  const type = request.headers.get('content-type');
+export async function rawBody(source: BodySource, limit: number, forms: boolean): Promise<BodyReading> {
+  if (Number(source.contentLength ?? '0') > limit) return tooLarge();
+  const bytes = await source.bytesUpTo(limit);
+  if (bytes === undefined) return tooLarge();
+  const type = source.contentType;
   if (forms && isFormContentType(type ?? undefined)) return readFormBody(type!, bytes);
   return readJsonBody(type, Buffer.from(bytes).toString('utf8'));
 }
 
-/** The body's bytes, or undefined as soon as they pass `limit` (the rest is not read). */
-async function bytesUpTo(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+function tooLarge(): BodyReading {
+  return { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
+}
+
+async function streamBytesUpTo(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {

@@ -13,7 +13,7 @@ import type { Gatehouse } from '../gatehouse.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import { webRequest, writeWebResponse } from './web-bridge.ts';
+import { fetchOptionsOf, writeWebResponse } from './web-bridge.ts';
 
 /** An application's GraphQL API on Express. */
 export interface ExpressGraphQL {
@@ -46,7 +46,7 @@ export async function expressGraphQL<Context extends object = object, Policy ext
     handler: (request, response, next) => {
       if (`${request.baseUrl}${request.path}` !== graphql.path) return next();
       graphql
-        .answer(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) })
+        .answer(...fetchOptionsOf(request))
         .then((answered) => writeWebResponse(response, answered))
         .catch(next);
     },

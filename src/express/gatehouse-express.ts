@@ -45,7 +45,7 @@ import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
 import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
 import { jsonBody } from './json-body.ts';
 import { type RequestSchemas, requestValidation } from './request-validation.ts';
-import { webRequest, writeWebResponse } from './web-bridge.ts';
+import { fetchOptionsOf, webRequest, writeWebResponse } from './web-bridge.ts';
 import { protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
 
 declare global {
@@ -202,7 +202,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     endpoints: (request, response, next) => {
       if (!instance.fetch.serves(request.method, `${request.baseUrl}${request.path}`)) return next();
       instance
-        .fetch(webRequest(request), { ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) })
+        .fetch(...fetchOptionsOf(request))
         .then((answer) => writeWebResponse(response, answer))
         .catch(next);
     },

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
+import type { FetchRequestOptions } from '../endpoints/fetch-handler.ts';
 
 /** The Express request as a Web-standard one; its body streamed unless a parser read it already. */
 export function webRequest(request: Request): globalThis.Request {
@@ -15,6 +16,17 @@ export function webRequest(request: Request): globalThis.Request {
     headers,
     ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream, duplex: 'half' } : {}),
   });
+}
+
+/**
+ * The Express request for a Web-standard handler that reads its headers and body from Node's
+ * request (`FetchRequestOptions.node`): only its method and URL, so none of it is built twice.
+ * A body an Express parser already read is handed over parsed.
+ */
+export function fetchOptionsOf(request: Request): [globalThis.Request, FetchRequestOptions] {
+  const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+  const web = new globalThis.Request(new URL(request.originalUrl, origin), { method: request.method });
+  return [web, { ip: request.ip ?? '', node: request, ...(request.body !== undefined ? { body: request.body } : {}) }];
 }
 
 /** A Web-standard answer written to Express's response, every `Set-Cookie` line kept. */

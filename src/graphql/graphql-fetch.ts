@@ -1,11 +1,11 @@
 import { endpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
-import type { FetchHandler } from '../endpoints/fetch-handler.ts';
+import type { FetchHandler, FetchRequestOptions } from '../endpoints/fetch-handler.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
-import { errorResponse, rawBody, type ReceivedRequest, receivedRequestOf, toResponse } from '../endpoints/web-exchange.ts';
+import { bodyOf, errorResponse, rawBody, type ReceivedRequest, receivedFrom, toResponse } from '../endpoints/web-exchange.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
@@ -41,7 +41,7 @@ export function graphqlFetchHandler(gatehouse: Gatehouse, endpoint: GraphQLEndpo
     ...(config.production ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
   };
 
-  const respond = async (request: Request, received: ReceivedRequest, parsed: { readonly body?: unknown }): Promise<EndpointResponse> => {
+  const respond = async (request: Request, received: ReceivedRequest, parsed: FetchRequestOptions): Promise<EndpointResponse> => {
     // Other methods are 405 before anything is read, credentials included, as on every host.
     if (!SERVED_METHODS.has(request.method)) return endpoint.answer({ method: request.method, headers: received.headers, query: received.query, user: ANONYMOUS, credentials: received });
     const { principal, outcome, authentication } = recognize?.(received) ?? (await authorize!(received));
@@ -51,7 +51,7 @@ export function graphqlFetchHandler(gatehouse: Gatehouse, endpoint: GraphQLEndpo
     if (verdict?.kind === 'refused') return problemResponse(verdict.problem);
     let body: unknown;
     if (request.method === 'POST') {
-      const read = 'body' in parsed ? { value: parsed.body } : await rawBody(request, config.bodyLimitBytes, false);
+      const read = 'body' in parsed ? { value: parsed.body } : await rawBody(bodyOf(request, parsed), config.bodyLimitBytes, false);
       if ('error' in read) return errorResponse(read.error);
       body = read.value;
     }
@@ -60,7 +60,7 @@ export function graphqlFetchHandler(gatehouse: Gatehouse, endpoint: GraphQLEndpo
   };
 
   return async (request, options = {}) => {
-    const received = receivedRequestOf(request, new URL(request.url), options.ip ?? '');
+    const received = receivedFrom(request, new URL(request.url), options);
     const answer = await respond(request, received, options);
     return toResponse({ ...answer, headers: { ...answer.headers, ...securityHeaders } });
   };

@@ -202,8 +202,9 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
 
   const endpoints: MiddlewareHandler = async (c, next) => {
     if (!instance.fetch.serves(c.req.method, c.req.path)) return next();
-    if (!readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
-    return instance.fetch(c.req.raw, { ip: addressOf(c) });
+    const node = nodeRequest(c);
+    if (node === undefined && !readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
+    return instance.fetch(c.req.raw, { ip: addressOf(c), ...(node === undefined ? {} : { node }) });
   };
 
   return {
@@ -227,7 +228,7 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
       services.logger.error({ err: error }, 'request failed');
       return refusal(c, INTERNAL_ERROR);
     },
-    graphql: (options) => honoGraphQL(instance.gatehouse, options, addressOf, nodeAddress),
+    graphql: (options) => honoGraphQL(instance.gatehouse, options, (c) => ({ ip: addressOf(c), ...nodeOf(c) }), nodeAddress),
     graphiql: () => {
       const graphiql = graphiqlFetchHandler();
       return async (c, next) => (graphiql.serves(c.req.method, c.req.path) ? graphiql(c.req.raw) : next());
@@ -275,6 +276,12 @@ function readableHeaders(request: Request): boolean {
 /** Node's request under `@hono/node-server` (its `env.incoming`); undefined on other runtimes. */
 function nodeRequest(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** `FetchRequestOptions.node` of a request on Node: its headers and body are read from Node's request. */
+function nodeOf(c: Context): { node?: IncomingMessage } {
+  const node = nodeRequest(c);
+  return node === undefined ? {} : { node };
 }
 
 /** The request's target as sent: its path and query. */

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Context as HonoContext, MiddlewareHandler } from 'hono';
+import type { FetchRequestOptions } from '../endpoints/fetch-handler.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
@@ -34,13 +35,14 @@ export interface HonoGraphQL {
 export async function honoGraphQL<Context extends object = object, Policy extends string = PolicyName>(
   gatehouse: Gatehouse,
   options: GatehouseGraphQLOptions<Context, Policy>,
-  addressOf: (c: HonoContext) => string,
+  /** What the handler is told beside the request: the caller's address, Node's request on Node. */
+  requestOptions: (c: HonoContext) => FetchRequestOptions,
   upgradeAddress: (request: IncomingMessage) => string,
 ): Promise<HonoGraphQL> {
   const graphql = await startNodeGraphQL(gatehouse, options);
   return {
     path: graphql.path,
-    handler: async (c, next) => (c.req.path === graphql.path ? graphql.answer(c.req.raw, { ip: addressOf(c) }) : next()),
+    handler: async (c, next) => (c.req.path === graphql.path ? graphql.answer(c.req.raw, requestOptions(c)) : next()),
     attach: (server) => graphql.attach(server, upgradeAddress),
     close: () => graphql.close(),
   };
