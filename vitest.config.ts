@@ -40,6 +40,7 @@ export default defineConfig({
       { find: /^gatehouse-auth$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/fastify$/, replacement: fileURLToPath(new URL('./src/http/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/express$/, replacement: fileURLToPath(new URL('./src/express/index.ts', import.meta.url)) },
+      { find: /^gatehouse-auth\/nestjs$/, replacement: fileURLToPath(new URL('./src/nestjs/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/hono$/, replacement: fileURLToPath(new URL('./src/hono/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/graphql$/, replacement: fileURLToPath(new URL('./src/graphql/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/store$/, replacement: fileURLToPath(new URL('./src/store/index.ts', import.meta.url)) },

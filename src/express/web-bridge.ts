@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { FetchRequestOptions } from '../endpoints/fetch-handler.ts';
+import { writeNodeResponse } from '../endpoints/node-response.ts';
 
 /** The Express request as a Web-standard one; its body streamed unless a parser read it already. */
 export function webRequest(request: Request): globalThis.Request {
@@ -30,12 +31,4 @@ export function fetchOptionsOf(request: Request): [globalThis.Request, FetchRequ
 }
 
 /** A Web-standard answer written to Express's response, every `Set-Cookie` line kept. */
-export async function writeWebResponse(response: Response, answer: globalThis.Response): Promise<void> {
-  response.status(answer.status);
-  answer.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') response.setHeader(name, value);
-  });
-  const cookies = answer.headers.getSetCookie();
-  if (cookies.length > 0) response.setHeader('set-cookie', cookies);
-  response.end(Buffer.from(await answer.arrayBuffer()));
-}
+export const writeWebResponse: (response: Response, answer: globalThis.Response) => Promise<void> = writeNodeResponse;

@@ -6,7 +6,7 @@
  * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
  * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md),
  *   `src/pages/` (the pages they render) and `src/hosting/` (Gatehouse built for any host,
- *   docs/decisions/0082-an-instance-for-every-host.md), and the other hosts (`src/express/`, `src/hono/`) import
+ *   docs/decisions/0082-an-instance-for-every-host.md), and the other hosts (`src/express/`, `src/hono/`, `src/nestjs/`) import
  *   nothing from `src/http/` and no Fastify package but the Ajv set-up Fastify validates with.
  * Tests are left out: what ships is what the rule is about.
  */
@@ -86,6 +86,7 @@ describe('src/endpoints/, src/pages/, src/hosting/ and the other hosts', () => {
     ['src/hosting', 'src/hosting/gatehouse-instance.ts'],
     ['src/express', 'src/express/gatehouse-express.ts'],
     ['src/hono', 'src/hono/gatehouse-hono.ts'],
+    ['src/nestjs', 'src/nestjs/gatehouse-module.ts'],
   ])('%s imports nothing from src/http/ nor Fastify, directly or through another module', (folder, known) => {
     const modules = graph.modulesOf(folder);
     expect(modules).toContain(known);

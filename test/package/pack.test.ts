@@ -79,8 +79,8 @@ beforeAll(async () => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'adopting-app', private: true, type: 'module' }));
   // pg, one optional driver, is installed as an application on PostgreSQL would; better-sqlite3 is
-  // not. Express and its types, and Hono with its Node server, are, as an application on them has
-  // them (their entry points are compiled below).
+  // not. Express and its types, Hono with its Node server, and NestJS's core, are, as an
+  // application on them has them (their entry points are compiled below).
   await inConsumer(
     'npm',
     [
@@ -95,6 +95,10 @@ beforeAll(async () => {
       `@types/express@${manifest.devDependencies['@types/express']}`,
       `hono@${manifest.peerDependencies.hono}`,
       `@hono/node-server@${manifest.peerDependencies['@hono/node-server']}`,
+      `@nestjs/common@${manifest.devDependencies['@nestjs/common']}`,
+      `@nestjs/core@${manifest.devDependencies['@nestjs/core']}`,
+      `reflect-metadata@${manifest.devDependencies['reflect-metadata']}`,
+      `rxjs@${manifest.devDependencies.rxjs}`,
     ],
     INSTALL_TIMEOUT_MS,
   );

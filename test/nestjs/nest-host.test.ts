@@ -1,0 +1,166 @@
+/**
+ * Gatehouse on NestJS, driven over HTTP as a client would, on platform-express and on
+ * platform-fastify: a controller under `@Authorize()` with a handler that opens itself
+ * (`@AllowAnonymous()`), a handler under a policy, a resource check through the injected
+ * `AuthorizationService`, `@CurrentUser()`, Gatehouse's own endpoints, and the answers of refusals.
+ */
+import 'reflect-metadata';
+import { Controller, Get, Inject, type INestApplication, Module, Param } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AssertionRequirement, type AuthorizationPolicy, AuthorizationPolicyBuilder, type ClaimsPrincipal, type Gatehouse, type PolicyName, ProblemError } from 'gatehouse-auth';
+import { AllowAnonymous, Authorize, AuthorizationService, CurrentUser, GATEHOUSE, GatehouseModule } from 'gatehouse-auth/nestjs';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** Met by the caller whose name is the resource's owner. */
+const ownerRequirement = new AssertionRequirement((context) => (context.resource as { owner: string }).owner === context.user.name, 'the owner');
+
+@Controller('account')
+@Authorize()
+class AccountController {
+  @Get('me')
+  me(@CurrentUser() user: ClaimsPrincipal) {
+    return { name: user.name };
+  }
+
+  @Get('status')
+  @AllowAnonymous()
+  status(@CurrentUser() user: ClaimsPrincipal) {
+    return { authenticated: user.isAuthenticated };
+  }
+}
+
+@Controller()
+class ReportsController {
+  constructor(@Inject(AuthorizationService) private readonly authorization: AuthorizationService) {}
+
+  @Get('reports')
+  @Authorize({ policy: 'PremiumOnly' })
+  reports() {
+    return { reports: [] };
+  }
+
+  @Get('documents/:owner')
+  async document(@CurrentUser() user: ClaimsPrincipal, @Param('owner') owner: string) {
+    await this.authorization.authorize(user, { owner }, [ownerRequirement]);
+    return { owner };
+  }
+
+  @Get('invoices/paid')
+  @AllowAnonymous()
+  paid() {
+    throw new ProblemError(409, 'INVOICE_PAID', 'A paid invoice cannot change.', { invoiceId: 7 });
+  }
+}
+
+const premium = new AuthorizationPolicyBuilder().requireAuthenticatedUser().requireRole('Premium').build();
+
+@Module({
+  imports: [
+    GatehouseModule.forRoot({
+      settings: { databaseUrl: 'sqlite::memory:', publicUrl: 'http://localhost:3000' },
+      policies: { PremiumOnly: premium } as Record<PolicyName, AuthorizationPolicy>,
+      logger: pino({ level: 'silent' }),
+    }),
+  ],
+  controllers: [AccountController, ReportsController],
+})
+class AppModule {}
+
+describe.each([
+  ['platform-express', () => new ExpressAdapter()],
+  ['platform-fastify', () => new FastifyAdapter()],
+])('Gatehouse on NestJS, %s', (_platform, adapter) => {
+  let app: INestApplication;
+  let url: string;
+  let ada: string;
+  let bob: string;
+
+  const get = (path: string, token?: string) => fetch(`${url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  const signIn = async (email: string) => {
+    const response = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { accessToken: string }).accessToken;
+  };
+
+  beforeAll(async () => {
+    app = await NestFactory.create(AppModule, adapter(), { logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    const gatehouse = app.get<Gatehouse>(GATEHOUSE);
+    const premiumUser = await gatehouse.users.create({ email: 'ada@example.com', userName: 'ada', password: PASSWORD, emailConfirmed: true });
+    await gatehouse.users.addRole(premiumUser.id, 'Premium');
+    await gatehouse.users.create({ email: 'bob@example.com', userName: 'bob', password: PASSWORD, emailConfirmed: true });
+    ada = await signIn('ada@example.com');
+    bob = await signIn('bob@example.com');
+  });
+
+  afterAll(() => app.close());
+
+  it("serves a controller's handler under its @Authorize() to a bearer (200), and 401 problem+json without one", async () => {
+    const me = await get('/account/me', ada);
+    expect(me.status).toBe(200);
+    expect(await me.json()).toEqual({ name: 'ada' });
+    expect(me.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(me.headers.get('cache-control')).toBe('no-store');
+    const anonymous = await get('/account/me');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await get('/account/me', `${ada.slice(0, -4)}AAAA`)).status).toBe(401);
+  });
+
+  it('lets @AllowAnonymous() on a handler beat its controller, and reads no credentials there', async () => {
+    const status = await get('/account/status', 'not-a-token');
+    expect(status.status).toBe(200);
+    expect(await status.json()).toEqual({ authenticated: false });
+  });
+
+  it("answers a handler's policy: 200 for a member, 403 problem+json for another caller, 401 for none", async () => {
+    expect((await get('/reports', ada)).status).toBe(200);
+    const refused = await get('/reports', bob);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await refused.json()) as { status: number }).status).toBe(403);
+    expect((await get('/reports')).status).toBe(401);
+  });
+
+  it('applies the fallback policy to a handler that says nothing, and answers a refused resource check with 403', async () => {
+    expect((await get('/documents/ada')).status).toBe(401);
+    expect((await get('/documents/ada', ada)).status).toBe(200);
+    const refused = await get('/documents/ada', bob);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it("serves Gatehouse's own endpoints: the JWKS, the profile of a bearer, and a bad sign-in body as 400", async () => {
+    expect((await get('/.well-known/jwks.json')).status).toBe(200);
+    const profile = await get('/account/profile', ada);
+    expect(profile.status).toBe(200);
+    expect(((await profile.json()) as { email: string }).email).toBe('ada@example.com');
+    const invalid = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }) });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it("answers the application's ProblemError as problem+json", async () => {
+    const paid = await get('/invoices/paid');
+    expect(paid.status).toBe(409);
+    expect(paid.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await paid.json()).toMatchObject({ status: 409, code: 'INVOICE_PAID', invoiceId: 7 });
+  });
+
+  it('refuses a role taken away at once: the next request with the older token is 401', async () => {
+    const gatehouse = app.get<Gatehouse>(GATEHOUSE);
+    const carol = await gatehouse.users.create({ email: 'carol@example.com', userName: 'carol', password: PASSWORD, emailConfirmed: true });
+    await gatehouse.users.addRole(carol.id, 'Premium');
+    const token = await signIn('carol@example.com');
+    expect((await get('/reports', token)).status).toBe(200);
+    await gatehouse.users.removeRole(carol.id, 'Premium');
+    expect((await get('/reports', token)).status).toBe(401);
+  });
+});
