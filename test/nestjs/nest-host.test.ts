@@ -71,6 +71,39 @@ const premium = new AuthorizationPolicyBuilder().requireAuthenticatedUser().requ
 })
 class AppModule {}
 
+/** The same application with its options made by a factory of its own providers. */
+@Module({ providers: [{ provide: 'DATABASE_URL', useValue: 'sqlite::memory:' }], exports: ['DATABASE_URL'] })
+class SettingsModule {}
+
+@Module({
+  imports: [
+    GatehouseModule.forRootAsync({
+      imports: [SettingsModule],
+      inject: ['DATABASE_URL'],
+      useFactory: (databaseUrl: string) => ({
+        settings: { databaseUrl, publicUrl: 'http://localhost:3000' },
+        policies: { PremiumOnly: premium } as Record<PolicyName, AuthorizationPolicy>,
+        logger: pino({ level: 'silent' }),
+      }),
+    }),
+  ],
+  controllers: [AccountController, ReportsController],
+})
+class AsyncAppModule {}
+
+describe('GatehouseModule.forRootAsync', () => {
+  it('takes its options from the application’s providers, and closes Gatehouse with the application', async () => {
+    const app = await NestFactory.create(AsyncAppModule, new ExpressAdapter(), { logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    expect((await fetch(`${url}/account/me`)).status).toBe(401);
+    expect((await fetch(`${url}/.well-known/jwks.json`)).status).toBe(200);
+    const gatehouse = app.get<Gatehouse>(GATEHOUSE);
+    await app.close();
+    await expect(gatehouse.users.create({ email: 'late@example.com', password: PASSWORD })).rejects.toThrow();
+  });
+});
+
 describe.each([
   ['platform-express', () => new ExpressAdapter()],
   ['platform-fastify', () => new FastifyAdapter()],
