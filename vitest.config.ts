@@ -5,9 +5,11 @@ import { defineConfig } from 'vitest/config';
 const WHOLE_SYSTEM = ['test/process/**/*.test.ts', 'test/instances/**/*.test.ts', 'test/outages/**/*.test.ts', 'test/pages/**/*.test.ts'];
 
 /**
- * The black-box suites of the reference service run again on its Express and Hono hosts
- * (`TEST_FRAMEWORK`, read by test/helpers/test-app.ts): the same requests, the same expected answers. (test/endpoints
- * compares the Web-standard handler with the Fastify host, and stays on Fastify.)
+ * The black-box suites of the reference service run again on its Express, Hono and NestJS hosts
+ * (`TEST_FRAMEWORK`, read by test/helpers/test-app.ts): the same requests, the same expected
+ * answers. There on SQLite only (`TEST_ENGINES`, test/helpers/databases.ts): the host is what they
+ * test, and the Fastify runs test both engines. (test/endpoints compares the Web-standard handler
+ * with the Fastify host, and stays on Fastify.)
  */
 const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', 'test/graphql/**/*.test.ts'];
 
@@ -74,11 +76,19 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'express', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'express' }, maxWorkers: 2 },
+        test: { name: 'express', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'express', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
       },
       {
         extends: true,
-        test: { name: 'hono', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'hono' }, maxWorkers: 2 },
+        test: { name: 'hono', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'hono', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
+      },
+      {
+        extends: true,
+        test: { name: 'nestjs', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'nestjs', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
+      },
+      {
+        extends: true,
+        test: { name: 'nestjs-fastify', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'nestjs-fastify', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
       },
       {
         extends: true,

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { buildService } from './app.ts';
 import { buildExpressService } from './express/service.ts';
 import { buildHonoService } from './hono/service.ts';
+import { buildNestService } from './nestjs/service.ts';
 import { serviceMigrations } from './storage/service-migrations.ts';
 import { loadServiceSettings } from './settings.ts';
 
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   await store.migrate();
   if (settings.framework === 'express') return serveOnNode(await buildExpressService({ config, store, logger, settings }), { config, store, logger });
   if (settings.framework === 'hono') return serveOnNode(await buildHonoService({ config, store, logger, settings }), { config, store, logger });
+  if (settings.framework === 'nestjs') return serveOnNode(await buildNestService({ config, store, logger, settings }, 'express'), { config, store, logger });
+  if (settings.framework === 'nestjs-fastify') return serveOnNode(await buildNestService({ config, store, logger, settings }, 'fastify'), { config, store, logger });
   // The OpenAPI document at /openapi.json in development only (decision 0042).
   const app = await buildService({ config, store, logger, settings, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());

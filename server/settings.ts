@@ -12,7 +12,7 @@ export interface BusinessHours {
 }
 
 /** The hosts `FRAMEWORK` chooses among. */
-export const FRAMEWORKS = ['fastify', 'express', 'hono'] as const;
+export const FRAMEWORKS = ['fastify', 'express', 'hono', 'nestjs', 'nestjs-fastify'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
 export interface ServiceSettings {
@@ -38,7 +38,7 @@ function valueOf(env: Env, name: string): string | undefined {
 function readFramework(env: Env): Framework {
   const value = valueOf(env, 'FRAMEWORK') ?? 'fastify';
   if ((FRAMEWORKS as readonly string[]).includes(value)) return value as Framework;
-  throw new ConfigError('FRAMEWORK', `one of ${FRAMEWORKS.join(', ')} (NestJS is not available yet)`, value);
+  throw new ConfigError('FRAMEWORK', `one of ${FRAMEWORKS.join(', ')}`, value);
 }
 
 function readBusinessHours(env: Env): BusinessHours {

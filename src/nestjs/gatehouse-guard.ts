@@ -21,6 +21,7 @@ import { guardedHeaders } from '../security/authentication/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { authorizationOf } from './decorators.ts';
 import { nodeRequestOf, type PlatformRequest, receivedOf } from './nest-requests.ts';
+import { BODY_LIMIT } from './request-validation.ts';
 
 /** A refusal decided by the guard, with its answer: the exception filter writes it. */
 export class GatehouseRefusal extends Error {
@@ -62,6 +63,7 @@ export class GatehouseGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<DecidedRequest>();
     const response = context.switchToHttp().getResponse<unknown>();
     this.secure(request, response);
+    (request as { [BODY_LIMIT]?: number })[BODY_LIMIT] = this.instance.config.bodyLimitBytes;
     const resolved = this.resolvedFor(context.getHandler(), context.getClass());
     if (resolved.authorize === null) {
       request.user = ANONYMOUS;

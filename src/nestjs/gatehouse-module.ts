@@ -26,7 +26,7 @@ import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
 import { AuthorizationService } from './authorization-service.ts';
 import { endpointsMiddleware } from './endpoints-middleware.ts';
 import { GatehouseGuard } from './gatehouse-guard.ts';
-import { CAUGHT, GatehouseExceptionFilter } from './refusal-filter.ts';
+import { GatehouseExceptionFilter } from './refusal-filter.ts';
 
 /** The token of the application's `Gatehouse` (its use cases, policies and store): `@Inject(GATEHOUSE) gatehouse: Gatehouse`. */
 export const GATEHOUSE = Symbol('Gatehouse');
@@ -98,4 +98,4 @@ export class GatehouseModule implements NestModule, OnApplicationShutdown {
 // NestJS's decorators applied as functions: the library needs no decorator compilation of its own.
 Module({})(GatehouseModule);
 Inject(INSTANCE)(GatehouseModule, undefined, 0);
-Catch(...CAUGHT)(GatehouseExceptionFilter);
+Catch()(GatehouseExceptionFilter);

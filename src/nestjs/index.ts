@@ -8,6 +8,10 @@
 export { GATEHOUSE, GatehouseModule, type GatehouseModuleAsyncOptions, type GatehouseModuleOptions } from './gatehouse-module.ts';
 export { AllowAnonymous, Authorize, CurrentUser } from './decorators.ts';
 export { AuthorizationService } from './authorization-service.ts';
+export { ValidBody, ValidParams, ValidQuery } from './request-validation.ts';
+export { type NestGraphQL, serveGraphiQL, serveGraphQL } from './nest-graphql.ts';
+export { applyServerSettings } from './server-settings.ts';
+export type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 export type { ResourcePolicy } from '../endpoints/resource-checks.ts';
 export type { GatehouseFeatures, MetricsOptions } from '../hosting/gatehouse-options.ts';
 export { loadConfig, type Config } from '../config/config.ts';

@@ -18,6 +18,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import inject, { type InjectOptions } from 'light-my-request';
 import { buildExpressService, type ExpressService } from '../../server/express/service.ts';
 import { buildHonoService } from '../../server/hono/service.ts';
+import { buildNestService, type NestService } from '../../server/nestjs/service.ts';
+import type { HostServiceOptions } from '../../server/service-gatehouse.ts';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildService, type ServiceOptions } from '../../server/app.ts';
@@ -65,7 +67,8 @@ let counter = 0;
  * `express` or `hono` for the reference service on that host, through the same `inject`
  * (light-my-request injects into any Node request handler).
  */
-export const TEST_FRAMEWORK = process.env.TEST_FRAMEWORK === 'express' || process.env.TEST_FRAMEWORK === 'hono' ? process.env.TEST_FRAMEWORK : 'fastify';
+const HOSTS = ['express', 'hono', 'nestjs', 'nestjs-fastify'] as const;
+export const TEST_FRAMEWORK: 'fastify' | (typeof HOSTS)[number] = (HOSTS as readonly string[]).includes(process.env.TEST_FRAMEWORK ?? '') ? (process.env.TEST_FRAMEWORK as (typeof HOSTS)[number]) : 'fastify';
 
 const require = createRequire(import.meta.url);
 const InjectedRequest = require('light-my-request/lib/request.js') as { prototype: object };
@@ -91,12 +94,14 @@ function injectable(app: Express): (request: IncomingMessage, response: ServerRe
  * The Express or Hono service behind the part of Fastify's instance the suites use: `inject`,
  * `listen`, `server`, `gatehouse`, `ready`, `close`.
  */
-async function nodeHost(framework: 'express' | 'hono', serviceOptions: Omit<ServiceOptions, 'gatehouse'>, options: TestAppOptions): Promise<FastifyInstance> {
+async function nodeHost(framework: (typeof HOSTS)[number], serviceOptions: Omit<ServiceOptions, 'gatehouse'>, options: TestAppOptions): Promise<FastifyInstance> {
   const { resultHandler, openapi, ...gatehouse } = options.appOptions ?? {};
   if (resultHandler !== undefined || openapi !== undefined) throw new Error('resultHandler and openapi are options of the Fastify plugin: this suite runs on Fastify only.');
-  const service = framework === 'express' ? await buildExpressService({ ...serviceOptions, gatehouse }) : await buildHonoService({ ...serviceOptions, gatehouse });
-  // Hono's is the server's own listener (@hono/node-server's), which light-my-request drives as it is.
-  const dispatch = framework === 'express' ? injectable((service as ExpressService).app) : (service.server.listeners('request')[0] as (request: IncomingMessage, response: ServerResponse) => void);
+  const service = await buildHost(framework, { ...serviceOptions, gatehouse });
+  // Hono's and NestJS-on-Fastify's are the server's own listener, which light-my-request drives as
+  // it is; an Express application (NestJS's on platform-express too) needs prototypes of its own.
+  const express = framework === 'express' ? (service as ExpressService).app : framework === 'nestjs' ? ((service as NestService).app.getHttpAdapter().getInstance() as Express) : undefined;
+  const dispatch = express !== undefined ? injectable(express) : (service.server.listeners('request')[0] as (request: IncomingMessage, response: ServerResponse) => void);
   const host = {
     inject: (request: InjectOptions) => inject(dispatch, request),
     listen: async ({ host: address, port }: { host: string; port: number }) => {
@@ -109,6 +114,19 @@ async function nodeHost(framework: 'express' | 'hono', serviceOptions: Omit<Serv
     close: () => service.close(),
   };
   return host as unknown as FastifyInstance;
+}
+
+function buildHost(framework: (typeof HOSTS)[number], options: HostServiceOptions) {
+  switch (framework) {
+    case 'express':
+      return buildExpressService(options);
+    case 'hono':
+      return buildHonoService(options);
+    case 'nestjs':
+      return buildNestService(options, 'express');
+    case 'nestjs-fastify':
+      return buildNestService(options, 'fastify');
+  }
 }
 
 /** Starts one instance on `databaseUrl` (migrated here); `close()` stops it and the store. */

@@ -1,6 +1,6 @@
 /**
- * `FRAMEWORK=express npm start` and `FRAMEWORK=hono npm start`: the reference service on those
- * hosts, as a process over real sockets — started from the CLI's users, serving the REST routes, the membership, GraphQL over
+ * `FRAMEWORK=express|hono|nestjs|nestjs-fastify npm start`: the reference service on those hosts,
+ * as a process over real sockets — started from the CLI's users, serving the REST routes, the membership, GraphQL over
  * HTTP and WebSocket, and shutting down at SIGTERM; an unknown FRAMEWORK stops the start (exit 2).
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const PASSWORD = 'a long and unguessable passphrase';
 useProcessCleanup();
 afterAll(() => engine.dropAll());
 
-describe.each(['express', 'hono'])('FRAMEWORK=%s', { timeout: 60_000 }, (framework) => {
+describe.each(['express', 'hono', 'nestjs', 'nestjs-fastify'])('FRAMEWORK=%s', { timeout: 60_000 }, (framework) => {
   it('serves the contract: health, sign-in, the fallback policy, a resource, GraphQL over HTTP and WebSocket, and drains at SIGTERM', async () => {
     const env = { DATABASE_URL: await engine.createDatabaseUrl(), PORT: '0', KEYRING_SECRET: undefined, FRAMEWORK: framework };
     const added = await runCli(['users', 'add', '--email', 'ada@example.com', '--password', PASSWORD, '--name', 'ada', '--confirmed'], env);
@@ -87,6 +87,6 @@ describe('an unknown FRAMEWORK', () => {
   it('stops the start for a framework it does not know, with exit 2 and one line', async () => {
     const result = await runNode(serviceArguments(projectRoot), { DATABASE_URL: await engine.createDatabaseUrl(), FRAMEWORK: 'koa' });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('gatehouse: FRAMEWORK must be one of fastify, express, hono (NestJS is not available yet) (got "koa")');
+    expect(result.stderr.trim()).toBe('gatehouse: FRAMEWORK must be one of fastify, express, hono, nestjs, nestjs-fastify (got "koa")');
   });
 });

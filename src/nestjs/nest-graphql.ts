@@ -1,0 +1,69 @@
+/**
+ * GraphQL on a NestJS application with Gatehouse's own endpoint (the one every host serves: the
+ * document limits, the result cache, persisted and trusted documents, sockets that follow their
+ * credential), on either platform: its path as a Node middleware, its sockets on the application's
+ * HTTP server. For a schema served by `@nestjs/graphql`, see docs/nestjs.md.
+ *
+ *   const app = await NestFactory.create(AppModule, adapter);
+ *   const graphql = await serveGraphQL(app, { typeDefs, resolvers });
+ *   await app.listen(3000);
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
+import { clientAddress } from '../endpoints/node-request.ts';
+import { writeNodeResponse } from '../endpoints/node-response.ts';
+import type { Gatehouse } from '../gatehouse.ts';
+import { gatehouseServices } from '../gatehouse-internals.ts';
+import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
+import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
+import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
+import type { PolicyName } from '../security/authorization/policy-names.ts';
+import { GATEHOUSE } from './gatehouse-module.ts';
+
+/** An application's GraphQL API on NestJS. */
+export interface NestGraphQL {
+  /** Where it is served (`options.path`, `/graphql` by default). */
+  readonly path: string;
+  /** Closes the sockets with 1001 (clients reconnect) and the schema's event source; before `app.close()`. */
+  close(): Promise<void>;
+}
+
+type NodeMiddleware = (request: IncomingMessage & { originalUrl?: string; body?: unknown }, response: ServerResponse, next: (error?: unknown) => void) => void;
+
+/**
+ * Serves the schema at its path (GET and POST, 405 for the rest; the fields carry their policies)
+ * and graphql-ws on the application's server. Call it before `app.listen()`.
+ */
+export async function serveGraphQL<Context extends object = object, Policy extends string = PolicyName>(
+  app: INestApplication,
+  options: GatehouseGraphQLOptions<Context, Policy>,
+): Promise<NestGraphQL> {
+  const gatehouse = app.get<Gatehouse>(GATEHOUSE);
+  const address = clientAddress(gatehouseServices(gatehouse).config.trustProxy);
+  const graphql = await startNodeGraphQL(gatehouse, options);
+  const middleware: NodeMiddleware = (request, response, next) => {
+    const target = request.originalUrl ?? request.url ?? '/';
+    if (target.split('?', 1)[0] !== graphql.path) return next();
+    const parsed = request.body !== undefined && request.readableEnded ? { body: request.body } : {};
+    graphql
+      .answer(new Request(new URL(target, 'http://localhost'), { method: request.method ?? 'GET' }), { ip: address(request), node: request, ...parsed })
+      .then((answer) => writeNodeResponse(response, answer))
+      .catch(next);
+  };
+  app.use(middleware);
+  graphql.attach(app.getHttpServer() as Server, address);
+  return { path: graphql.path, close: () => graphql.close() };
+}
+
+/** GraphiQL at `/graphiql` and its files, open to anyone: for development only. Call it before `app.listen()`. */
+export function serveGraphiQL(app: INestApplication): void {
+  const graphiql = graphiqlFetchHandler();
+  const middleware: NodeMiddleware = (request, response, next) => {
+    const target = request.originalUrl ?? request.url ?? '/';
+    if (!graphiql.serves(request.method ?? 'GET', target.split('?', 1)[0]!)) return next();
+    graphiql(new Request(new URL(target, 'http://localhost'), { method: request.method ?? 'GET' }))
+      .then((answer) => writeNodeResponse(response, answer))
+      .catch(next);
+  };
+  app.use(middleware);
+}
