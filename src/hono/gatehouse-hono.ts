@@ -16,7 +16,6 @@
  * anonymous and gets Hono's 404.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { TSchema } from '@sinclair/typebox';
 import { serialize as serializeCookie } from 'cookie';
 import type { Context, Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } from 'hono';
 import type { RouterRoute } from 'hono/types';
@@ -33,7 +32,7 @@ import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalPageFor } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { authorizeMetadata } from '../endpoints/route-metadata.ts';
-import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
+import { AuthorizationRefusal, type ResourceCheck, resourceChecks } from '../endpoints/resource-checks.ts';
 import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
 import { type ReceivedRequest, receivedRequestOf, toResponse } from '../endpoints/web-exchange.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -310,5 +309,3 @@ const INVALID_URL_ANSWER = knownErrorAnswer(INVALID_URL)!.response;
 const NOT_HTTP = problemResponse(clientErrorProblem(undefined));
 const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
 const INTERNAL_ERROR = problemResponse(problem('GH_INTERNAL', 'Something went wrong on our side.'));
-
-export type { ResourcePolicy, TSchema };

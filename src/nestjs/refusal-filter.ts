@@ -21,7 +21,6 @@ import { GatehouseError } from '../security/errors.ts';
 import { GatehouseRefusal } from './gatehouse-guard.ts';
 import { nodeRequestOf, type PlatformRequest, receivedOf } from './nest-requests.ts';
 
-
 /** NestJS's message for a path no route serves: not a detail for the caller. */
 const ROUTER_MESSAGE = /^Cannot [A-Z]+ /;
 
