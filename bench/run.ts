@@ -431,11 +431,12 @@ async function startService(
 /** A framework's bare server (lib/hosts.ts), pinned like the others. */
 async function startBare(target: HostBareTarget): Promise<{ server: Server; baseUrl: string }> {
   const port = await freePort(HOST);
+  const { file, env } = bareServerOf(target);
   const server = await startServer({
     name: target,
     command: process.execPath,
-    args: ['--import', 'tsx', join(benchDir, bareServerOf(target))],
-    env: { ...process.env, HOST, PORT: String(port) },
+    args: ['--import', 'tsx', join(benchDir, file)],
+    env: { ...process.env, ...env, HOST, PORT: String(port) },
     cwd: root,
     cpu: planned!.serverCpu,
     readyUrl: `http://${HOST}:${port}/hello`,

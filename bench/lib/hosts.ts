@@ -4,8 +4,10 @@
  * beside it on the same core.
  */
 export const HOSTS = {
-  'gatehouse-express': { framework: 'express', bare: 'bare-express', bareServer: 'servers/bare-express.ts' },
-  'gatehouse-hono': { framework: 'hono', bare: 'bare-hono', bareServer: 'servers/bare-hono.ts' },
+  'gatehouse-express': { framework: 'express', bare: 'bare-express', bareServer: 'servers/bare-express.ts', bareEnv: {} },
+  'gatehouse-hono': { framework: 'hono', bare: 'bare-hono', bareServer: 'servers/bare-hono.ts', bareEnv: {} },
+  'gatehouse-nestjs': { framework: 'nestjs', bare: 'bare-nestjs', bareServer: 'servers/bare-nestjs.ts', bareEnv: {} },
+  'gatehouse-nestjs-fastify': { framework: 'nestjs-fastify', bare: 'bare-nestjs-fastify', bareServer: 'servers/bare-nestjs.ts', bareEnv: { BENCH_NEST_PLATFORM: 'fastify' } },
 } as const;
 
 export type HostTarget = keyof typeof HOSTS;
@@ -19,7 +21,8 @@ export function isHostBareTarget(target: string): target is HostBareTarget {
   return Object.values(HOSTS).some((host) => host.bare === target);
 }
 
-/** The file of a framework's bare server. */
-export function bareServerOf(target: HostBareTarget): string {
-  return Object.values(HOSTS).find((host) => host.bare === target)!.bareServer;
+/** The file of a framework's bare server, and what its environment adds (the platform). */
+export function bareServerOf(target: HostBareTarget): { readonly file: string; readonly env: Readonly<Record<string, string>> } {
+  const host = Object.values(HOSTS).find((candidate) => candidate.bare === target)!;
+  return { file: host.bareServer, env: host.bareEnv };
 }

@@ -110,7 +110,7 @@ function checkScenario(value: unknown, file: string): Scenario {
   if (scenario.name !== basename(file, '.ts')) fail(`name must be the file's base name, ${basename(file, '.ts')}`);
   const target = scenario.target ?? '';
   if (target !== 'bare' && target !== 'gatehouse' && target !== 'gatehouse-postgres' && !isPeerTarget(target) && !isHostTarget(target) && !isHostBareTarget(target)) {
-    fail("target must be 'bare', 'gatehouse', 'gatehouse-postgres', 'peer-mercurius', 'peer-gatehouse', 'gatehouse-express', 'gatehouse-hono', 'bare-express' or 'bare-hono'");
+    fail("target must be 'bare', 'gatehouse', 'gatehouse-postgres', 'peer-mercurius', 'peer-gatehouse', or one of lib/hosts.ts's services and bare servers");
   }
   if (typeof scenario.path !== 'string' || !scenario.path.startsWith('/')) fail('path must start with /');
   if (typeof scenario.headers !== 'object' || scenario.headers === null) fail('headers must be an object');

@@ -1,5 +1,5 @@
 /**
- * The invoices example on Express and on Hono (examples/invoices-express, examples/invoices-hono),
+ * The invoices example on Express, Hono and NestJS (examples/invoices-express, invoices-hono, invoices-nestjs),
  * driven over HTTP as their users would, on SQLite and on PostgreSQL: the same rules as the
  * Fastify one (test/examples/invoices.test.ts), from the same policies and resource handler. Then
  * each `main.ts` is run as a process.
@@ -11,6 +11,8 @@ import type { Gatehouse } from 'gatehouse-auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInvoicesExpressApp, IDENTITY_PREFIX } from '../../examples/invoices-express/app.ts';
 import { buildInvoicesHonoApp } from '../../examples/invoices-hono/app.ts';
+import { buildInvoicesNestApp } from '../../examples/invoices-nestjs/app.ts';
+import { GATEHOUSE } from 'gatehouse-auth/nestjs';
 import { BOOKKEEPING_CLIENT } from '../../examples/invoices/policies.ts';
 import { testEngines } from '../helpers/databases.ts';
 import { runNode, spawnNode, useProcessCleanup } from '../helpers/processes.ts';
@@ -39,6 +41,10 @@ const HOSTS = {
     return { ...built, server: createServer(built.app) };
   },
   Hono: (config: Config): Promise<Built> => buildInvoicesHonoApp({ config, logger: createLogger({ level: 'silent' }) }),
+  NestJS: async (config: Config): Promise<Built> => {
+    const { app, close } = await buildInvoicesNestApp({ config, logger: createLogger({ level: 'silent' }) });
+    return { auth: { gatehouse: app.get<Gatehouse>(GATEHOUSE) }, server: app.getHttpServer() as Server, close };
+  },
 };
 
 const cases = Object.keys(HOSTS).flatMap((host) => engines.map((engine) => ({ host: host as keyof typeof HOSTS, engine })));
@@ -140,6 +146,7 @@ describe.each(cases)('the invoices example on $host, on $engine.engine', ({ host
 describe.each([
   ['Express', 'invoices-express'],
   ['Hono', 'invoices-hono'],
+  ['NestJS', 'invoices-nestjs'],
 ])('the %s invoices example as a program', (host, folder) => {
   useProcessCleanup();
 
@@ -156,6 +163,8 @@ describe.each([
         DATABASE_URL: databaseUrl,
         PORT: '0',
         NODE_ENV: 'development',
+        // The example's own compiler options (NestJS's decorators) for tsx, as `tsc -p` takes them.
+        TSX_TSCONFIG_PATH: `examples/${folder}/tsconfig.json`,
       });
       const line = await handle.waitForLine(new RegExp(`Invoices \\(${host}\\) listening on http://`));
       const address = /listening on (http:\/\/[^\s"]+)/.exec(line)![1]!;
