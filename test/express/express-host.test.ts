@@ -9,8 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssertionRequirement, type AuthorizationPolicy, AuthorizationPolicyBuilder, type PolicyName, ProblemError } from 'gatehouse-auth';
 import { type ExpressGatehouse, gatehouse } from 'gatehouse-auth/express';
-
-const PASSWORD = 'correct horse battery staple';
+import { adaAndBob, expectGatehouseEndpoints, expectPremiumPolicy, expectRoleTakenAwayAtOnce, hostClient } from '../helpers/host-client.ts';
 
 /** Met by the caller whose name is the resource's owner. */
 const ownerRequirement = new AssertionRequirement((context) => (context.resource as { owner: string }).owner === context.user.name, 'the owner');
@@ -94,21 +93,12 @@ describe.each([
   let ada: string;
   let bob: string;
 
-  const get = (path: string, token?: string) => fetch(`${served.url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
-  const signIn = async (email: string) => {
-    const response = await fetch(`${served.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
-    expect(response.status).toBe(200);
-    return ((await response.json()) as { accessToken: string }).accessToken;
-  };
+  const client = hostClient(() => served.url);
+  const { get } = client;
 
   beforeAll(async () => {
     served = await application(parserFirst);
-    const { users } = served.auth.gatehouse;
-    const premium = await users.create({ email: 'ada@example.com', userName: 'ada', password: PASSWORD, emailConfirmed: true });
-    await users.addRole(premium.id, 'Premium');
-    await users.create({ email: 'bob@example.com', userName: 'bob', password: PASSWORD, emailConfirmed: true });
-    ada = await signIn('ada@example.com');
-    bob = await signIn('bob@example.com');
+    ({ ada, bob } = await adaAndBob(served.auth.gatehouse, client));
   });
 
   afterAll(() => served.close());
@@ -126,11 +116,7 @@ describe.each([
   });
 
   it("answers a route's policy: 200 for a member, 403 problem+json for another caller, 401 for none", async () => {
-    expect((await get('/reports', ada)).status).toBe(200);
-    const refused = await get('/reports', bob);
-    expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { status: number }).status).toBe(403);
-    expect((await get('/reports')).status).toBe(401);
+    await expectPremiumPolicy(client, '/reports', { ada, bob });
   });
 
   it("protects a router's routes with its group, and lets a route of it open itself", async () => {
@@ -167,12 +153,7 @@ describe.each([
   });
 
   it("serves Gatehouse's own endpoints: the JWKS, the profile of a bearer, and a bad sign-in body as 400", async () => {
-    expect((await get('/.well-known/jwks.json')).status).toBe(200);
-    const profile = await get('/account/profile', ada);
-    expect(profile.status).toBe(200);
-    expect(((await profile.json()) as { email: string }).email).toBe('ada@example.com');
-    const invalid = await fetch(`${served.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }) });
-    expect(invalid.status).toBe(400);
+    await expectGatehouseEndpoints(client, served.url, ada);
   });
 
   it("answers the application's ProblemError as problem+json, and leaves an unexpected error to the application's handler", async () => {
@@ -202,12 +183,7 @@ describe.each([
   });
 
   it('refuses a role taken away at once: the next request with the older token is 401', async () => {
-    const carol = await served.auth.gatehouse.users.create({ email: 'carol@example.com', userName: 'carol', password: PASSWORD, emailConfirmed: true });
-    await served.auth.gatehouse.users.addRole(carol.id, 'Premium');
-    const token = await signIn('carol@example.com');
-    expect((await get('/reports', token)).status).toBe(200);
-    await served.auth.gatehouse.users.removeRole(carol.id, 'Premium');
-    expect((await get('/reports', token)).status).toBe(401);
+    await expectRoleTakenAwayAtOnce(served.auth.gatehouse, client, '/reports');
   });
 });
 

@@ -13,8 +13,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssertionRequirement, type AuthorizationPolicy, AuthorizationPolicyBuilder, type ClaimsPrincipal, type Gatehouse, type PolicyName, ProblemError } from 'gatehouse-auth';
 import { AllowAnonymous, Authorize, AuthorizationService, CurrentUser, GATEHOUSE, GatehouseModule } from 'gatehouse-auth/nestjs';
-
-const PASSWORD = 'correct horse battery staple';
+import { adaAndBob, expectGatehouseEndpoints, expectPremiumPolicy, expectRoleTakenAwayAtOnce, hostClient, PASSWORD } from '../helpers/host-client.ts';
 
 /** Met by the caller whose name is the resource's owner. */
 const ownerRequirement = new AssertionRequirement((context) => (context.resource as { owner: string }).owner === context.user.name, 'the owner');
@@ -113,23 +112,14 @@ describe.each([
   let ada: string;
   let bob: string;
 
-  const get = (path: string, token?: string) => fetch(`${url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
-  const signIn = async (email: string) => {
-    const response = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
-    expect(response.status).toBe(200);
-    return ((await response.json()) as { accessToken: string }).accessToken;
-  };
+  const client = hostClient(() => url);
+  const { get } = client;
 
   beforeAll(async () => {
     app = await NestFactory.create(AppModule, adapter(), { logger: false });
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    const gatehouse = app.get<Gatehouse>(GATEHOUSE);
-    const premiumUser = await gatehouse.users.create({ email: 'ada@example.com', userName: 'ada', password: PASSWORD, emailConfirmed: true });
-    await gatehouse.users.addRole(premiumUser.id, 'Premium');
-    await gatehouse.users.create({ email: 'bob@example.com', userName: 'bob', password: PASSWORD, emailConfirmed: true });
-    ada = await signIn('ada@example.com');
-    bob = await signIn('bob@example.com');
+    ({ ada, bob } = await adaAndBob(app.get<Gatehouse>(GATEHOUSE), client));
   });
 
   afterAll(() => app.close());
@@ -154,12 +144,7 @@ describe.each([
   });
 
   it("answers a handler's policy: 200 for a member, 403 problem+json for another caller, 401 for none", async () => {
-    expect((await get('/reports', ada)).status).toBe(200);
-    const refused = await get('/reports', bob);
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await refused.json()) as { status: number }).status).toBe(403);
-    expect((await get('/reports')).status).toBe(401);
+    await expectPremiumPolicy(client, '/reports', { ada, bob });
   });
 
   it('applies the fallback policy to a handler that says nothing, and answers a refused resource check with 403', async () => {
@@ -171,13 +156,7 @@ describe.each([
   });
 
   it("serves Gatehouse's own endpoints: the JWKS, the profile of a bearer, and a bad sign-in body as 400", async () => {
-    expect((await get('/.well-known/jwks.json')).status).toBe(200);
-    const profile = await get('/account/profile', ada);
-    expect(profile.status).toBe(200);
-    expect(((await profile.json()) as { email: string }).email).toBe('ada@example.com');
-    const invalid = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com' }) });
-    expect(invalid.status).toBe(400);
-    expect(invalid.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    await expectGatehouseEndpoints(client, url, ada);
   });
 
   it("answers the application's ProblemError as problem+json", async () => {
@@ -188,12 +167,6 @@ describe.each([
   });
 
   it('refuses a role taken away at once: the next request with the older token is 401', async () => {
-    const gatehouse = app.get<Gatehouse>(GATEHOUSE);
-    const carol = await gatehouse.users.create({ email: 'carol@example.com', userName: 'carol', password: PASSWORD, emailConfirmed: true });
-    await gatehouse.users.addRole(carol.id, 'Premium');
-    const token = await signIn('carol@example.com');
-    expect((await get('/reports', token)).status).toBe(200);
-    await gatehouse.users.removeRole(carol.id, 'Premium');
-    expect((await get('/reports', token)).status).toBe(401);
+    await expectRoleTakenAwayAtOnce(app.get<Gatehouse>(GATEHOUSE), client, '/reports');
   });
 });
