@@ -92,7 +92,7 @@ function guarded(rule: AuthorizeRule, resolve: GraphQLFieldResolver<unknown, unk
   if (GUARD in resolve) return resolve as Resolver;
   // Not async: a context of another kind throws as the resolver is called, as before any check.
   const wrapper: Resolver = (parent, args, context, info) => {
-    if (typeof context?.checkRule !== 'function') throw new Error('A field under @authorize runs only with the context of gatehouseGraphQL.');
+    if (typeof context?.checkRule !== 'function') throw new Error('A field under @authorize runs only with a context Gatehouse made (gatehouseGraphQL, graphqlAuthorization).');
     return context.checkRule(resourceOf(parent), rule).then(() => resolve(parent, args, context, info));
   };
   return Object.assign(wrapper, { [GUARD]: rule });

@@ -4,16 +4,16 @@ import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
 import { authenticationSchemes } from '../schemes/authentication-schemes.ts';
-import { type AuthenticationHandler, type AuthenticationRequest, declaredCredentials } from '../security/authentication/index.ts';
+import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import type { PolicyProvider } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import { problem } from '../security/problem-details.ts';
-import { applyAuthorization } from './authorize-directive.ts';
 import { Authorizer, contextFactory, type OperationContext } from './context.ts';
 import type { GatehouseGraphQLOptions } from './graphql-options.ts';
 import { GraphQLService } from './graphql-service.ts';
 import { closeSocketsGoingAway, graphqlSocketHandler } from './graphql-socket.ts';
+import { cookieSignIns } from './socket-caller.ts';
 import type { IncomingRequest } from './operation-documents.ts';
 import { OperationDocuments } from './operation-documents.ts';
 import { PersistedQueries } from './persisted-queries.ts';
@@ -81,14 +81,7 @@ export function createGraphQLEndpoint<Context extends object = object, Policy ex
   const trusted = trustedDocumentsOf(options.trustedDocuments, config.graphqlTrustedDocuments);
   // The application names its policies (Policy); the provider checks each name it is asked for.
   const authorizer = new Authorizer(authorization, policies as PolicyProvider<Policy>, evaluator);
-  // Every rule's policy is found now: a misspelt name fails the start, not a request.
-  for (const { rule, where } of applyAuthorization(schema)) {
-    try {
-      authorizer.policyOfRule(rule);
-    } catch (error) {
-      throw new Error(`gatehouseGraphQL: ${where}: ${(error as Error).message}`);
-    }
-  }
+  authorizer.applyTo(schema, 'gatehouseGraphQL');
   const graphql = new GraphQLService({
     schema,
     limits: {
@@ -112,7 +105,7 @@ export function createGraphQLEndpoint<Context extends object = object, Policy ex
 
   // The schemes of every request; a socket re-reads its cookie session without sliding it.
   const schemes = authenticationSchemes(services, services.sessions.withoutRenewal(), schemeOptions);
-  const cookieSchemes = new Set(schemes.handlers.filter(readsCookies).map((handler) => handler.scheme));
+  const signedInByCookie = cookieSignIns(schemes);
   const socketHandler = graphqlSocketHandler({
     graphql,
     contextFor,
@@ -162,9 +155,8 @@ export function createGraphQLEndpoint<Context extends object = object, Policy ex
       return answerOf(request, 405, { errors: [{ message: 'Send queries with GET or POST, mutations with POST.', extensions: { code: 'METHOD_NOT_ALLOWED' } }] }, { allow: 'GET, POST' });
     },
     upgradeRefusal: (user, headers) => {
-      const signedInByCookie = user.identities.some((identity) => identity.isAuthenticated && cookieSchemes.has(identity.authenticationType ?? ''));
       const origin = headers.origin;
-      if (!signedInByCookie || (typeof origin === 'string' && trustedOrigins.has(origin))) return null;
+      if (!signedInByCookie(user) || (typeof origin === 'string' && trustedOrigins.has(origin))) return null;
       const refusal = problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.');
       return { status: refusal.status, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify(refusal) };
     },
@@ -179,12 +171,6 @@ export function createGraphQLEndpoint<Context extends object = object, Policy ex
     start: async () => options.events?.start(),
     close: async () => options.events?.close(),
   };
-}
-
-/** A scheme whose credential a browser sends on its own to any site that opens a socket: a cookie. */
-function readsCookies(handler: AuthenticationHandler): boolean {
-  const { cookies, headers } = declaredCredentials(handler);
-  return (cookies !== undefined && cookies.length > 0) || (headers?.includes('cookie') ?? false);
 }
 
 /**

@@ -1,15 +1,12 @@
-import { endpointAuthorization } from '../endpoints/authorize-endpoint.ts';
-import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import type { FetchHandler, FetchRequestOptions } from '../endpoints/fetch-handler.ts';
-import { problemResponse } from '../endpoints/problem-response.ts';
-import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
 import { bodyOf, errorResponse, rawBody, type ReceivedRequest, receivedFrom, toResponse } from '../endpoints/web-exchange.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { GraphQLEndpoint } from './graphql-endpoint.ts';
+import { operationCallers } from './operation-caller.ts';
 
 const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST']);
 const ANONYMOUS = ClaimsPrincipal.anonymous();
@@ -28,13 +25,8 @@ const ANONYMOUS = ClaimsPrincipal.anonymous();
  * The host routes `endpoint.path` here and upgrades its sockets (`GraphQLEndpoint.openSocket`).
  */
 export function graphqlFetchHandler(gatehouse: Gatehouse, endpoint: GraphQLEndpoint): FetchHandler {
-  const { config, verdicts } = gatehouseServices(gatehouse);
-  // Anonymous to the pipeline, but reading credentials: the fields carry their own policies.
-  const { authorize, recognize } = endpointAuthorization(
-    { policies: gatehouse.policies, evaluator: gatehouse.evaluator, verdicts },
-    { authorization: { allowAnonymous: true }, readCredentials: true },
-  );
-  const cookieSession = cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: gatehouse.clock });
+  const { config } = gatehouseServices(gatehouse);
+  const callerOf = operationCallers(gatehouse);
   const securityHeaders: Readonly<Record<string, string>> = {
     'x-content-type-options': 'nosniff',
     'cache-control': 'no-store',
@@ -44,19 +36,16 @@ export function graphqlFetchHandler(gatehouse: Gatehouse, endpoint: GraphQLEndpo
   const respond = async (request: Request, received: ReceivedRequest, parsed: FetchRequestOptions): Promise<EndpointResponse> => {
     // Other methods are 405 before anything is read, credentials included, as on every host.
     if (!SERVED_METHODS.has(request.method)) return endpoint.answer({ method: request.method, headers: received.headers, query: received.query, user: ANONYMOUS, credentials: received });
-    const { principal, outcome, authentication } = recognize?.(received) ?? (await authorize!(received));
-    // No login page: an API request is never redirected.
-    if (outcome.kind !== 'success') return refusalResponse(outcome, received);
-    const verdict = authentication === undefined ? undefined : cookieSession(received, authentication);
-    if (verdict?.kind === 'refused') return problemResponse(verdict.problem);
+    const caller = await callerOf(received);
+    if (caller.kind === 'refused') return caller.answer;
     let body: unknown;
     if (request.method === 'POST') {
       const read = 'body' in parsed ? { value: parsed.body } : await rawBody(bodyOf(request, parsed), config.bodyLimitBytes, false);
       if ('error' in read) return errorResponse(read.error);
       body = read.value;
     }
-    const answer = await endpoint.answer({ method: request.method, headers: received.headers, query: received.query, body, user: principal, credentials: received });
-    return verdict?.renewed === undefined ? answer : { ...answer, cookies: [verdict.renewed] };
+    const answer = await endpoint.answer({ method: request.method, headers: received.headers, query: received.query, body, user: caller.user, credentials: received });
+    return caller.renewed === undefined ? answer : { ...answer, cookies: [caller.renewed] };
   };
 
   return async (request, options = {}) => {

@@ -1,28 +1,16 @@
 import type { WebSocket as Socket } from 'ws';
 import { CloseCode, type Context, type FormattedExecutionResult, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import { type GraphQLError, GraphQLError as GraphQLErrorClass } from 'graphql';
-import type { Logger } from 'pino';
-import type { RevocationList } from '../revocation/revocation-list.ts';
-import {
-  type AuthenticationHandler,
-  type AuthenticationRequest,
-  type AuthenticationSchemeProvider,
-  declaredCredentials,
-  guardedHeaders,
-} from '../security/authentication/index.ts';
+import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
-import type { Clock } from '../platform/clock.ts';
-import type { RevocationEvent } from '../store/ports.ts';
-import type { KeyRing } from '../tokens/key-ring.ts';
 import { SocketCredential } from '../schemes/socket-credential.ts';
 import type { OperationContext } from './context.ts';
 import { graphqlError } from './errors.ts';
 import type { EventDelivery, GraphQLService, OperationArgs } from './graphql-service.ts';
 import { MessageBudget } from './message-budget.ts';
+import { callerOf, type SocketCallerOptions, socketCallers } from './socket-caller.ts';
 import { SocketCounts } from './socket-counts.ts';
 
-/** The close code of docs/reference/graphql.md for a connection whose credentials no longer hold. */
-const FORBIDDEN = CloseCode.Forbidden; // 4403
 /** RFC 6455's "going away": the server is shutting down, and the client may reconnect (to another instance). */
 const GOING_AWAY = 1001;
 /** docs/reference/graphql.md: the socket's unsent data passed `GRAPHQL_MAX_SOCKET_BUFFER_BYTES` (graphql-ws clients reconnect). */
@@ -35,20 +23,11 @@ const CLOSE_GRACE_MS = 2_000;
 const MESSAGES_PER_SECOND = 50;
 /** The burst, in active subscriptions: enough to start every one at once, end them all and start them again, with room for pings. */
 const BURST_PER_SUBSCRIPTION = 4;
-/** The longest a socket's expiry timer waits before looking at the clock again. */
-const LONGEST_WAIT_MS = 60_000;
 
-export interface GraphQLSocketOptions {
+export interface GraphQLSocketOptions extends SocketCallerOptions {
   readonly graphql: GraphQLService;
   /** A context for one operation (or one event) of the socket's caller, read at each use, authenticated from `credentials`. */
   readonly contextFor: (caller: () => ClaimsPrincipal, credentials: AuthenticationRequest) => OperationContext;
-  /** The schemes HTTP uses, with cookie sessions read without sliding (a socket is no use of its session). */
-  readonly schemes: AuthenticationSchemeProvider;
-  readonly revocations: RevocationList;
-  /** Re-read before tokens are checked again at a signing-key revocation (the event names the key, the ring drops it). */
-  readonly keyRing: Pick<KeyRing, 'refresh'>;
-  readonly clock: Clock;
-  readonly logger: Logger;
   /** `GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET`. */
   readonly maxSubscriptions: number;
   /** `GRAPHQL_MAX_SOCKET_BUFFER_BYTES`. */
@@ -100,13 +79,11 @@ interface Connection {
 export function graphqlSocketHandler(options: GraphQLSocketOptions) {
   /** How each subscription's events are executed and written, by the execution arguments graphql-ws hands back to `subscribe`. */
   const deliveries = new WeakMap<object, EventDelivery>();
-  const handlers = options.schemes.handlers;
-  const keptHeaders = guardedHeaders(handlers);
-  const initFields = connectionParamsOf(handlers);
+  const callers = socketCallers(options);
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema: options.graphql.schema,
     onConnect: async (ctx) => {
-      const credential = await connectionCredential(ctx.connectionParams, ctx.extra);
+      const credential = await callers.connection(ctx.connectionParams, ctx.extra.presented, ctx.extra.upgrade);
       // A socket closed meanwhile has nothing left to follow (its close handler has run).
       if (credential === null || ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
       const caller = callerOf(credential.principal);
@@ -117,7 +94,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
         ctx.extra.releaseCaller = release;
       }
       ctx.extra.credential = credential;
-      ctx.extra.stopFollowing = follow(credential, ctx.extra.socket, options, ringAfter);
+      ctx.extra.stopFollowing = callers.follow(credential, ctx.extra.socket);
       return true;
     },
     onSubscribe: async (ctx, id, payload) => {
@@ -155,31 +132,6 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatted(error)),
   });
 
-  /**
-   * The credential `connection_init` brings, judged by the scheme the default chooses for it (as
-   * for the upgrade and any request), or the upgrade's; null when either is refused.
-   */
-  const connectionCredential = async (
-    params: Readonly<Record<string, unknown>> | undefined,
-    { presented, upgrade }: Pick<Connection, 'presented' | 'upgrade'>,
-  ): Promise<SocketCredential | null> => {
-    const headers = params === undefined ? undefined : headersOf(params, initFields);
-    if (headers === undefined) return upgrade;
-    if (headers === null) return null;
-    const request: AuthenticationRequest = { ...presented, headers };
-    const credential = await SocketCredential.open(options.schemes.defaultFor(request), request);
-    // What the chosen scheme finds no credential of (`Basic …` for Bearer) is none the socket could follow.
-    return credential?.principal.isAuthenticated ? credential : null;
-  };
-
-  /** The key ring re-read once per signing-key event, however many sockets wait for it. */
-  let ringRefresh: { eventId: number; done: Promise<void> } | undefined;
-  const ringAfter = (event: RevocationEvent): Promise<void> | undefined => {
-    if (event.kind !== 'signing-key') return undefined;
-    if (ringRefresh?.eventId !== event.id) ringRefresh = { eventId: event.id, done: options.keyRing.refresh().catch(() => undefined) };
-    return ringRefresh.done;
-  };
-
   const perCaller = new SocketCounts(options.maxSocketsPerUser);
   const perAddress = new SocketCounts(options.maxSocketsPerIp);
   const burst = BURST_PER_SUBSCRIPTION * options.maxSubscriptions;
@@ -193,7 +145,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       logRefusal(TOO_MANY, 'Too many sockets from this address');
       return closeThenCut(socket, TOO_MANY, 'Too many sockets from this address');
     }
-    const presented = upgradeRequest(request, keptHeaders);
+    const presented = callers.presented(request);
     const budget = new MessageBudget(burst, MESSAGES_PER_SECOND);
     let ended = false;
     const end = (code: number, reason: string) => {
@@ -213,7 +165,7 @@ export function graphqlSocketHandler(options: GraphQLSocketOptions) {
       socket,
       presented,
       // The pipeline accepted these already; read again for their end, which it does not keep.
-      upgrade: SocketCredential.open(options.schemes.defaultFor(presented), presented),
+      upgrade: callers.upgrade(presented),
       credential: SocketCredential.anonymous(),
       subscriptionIds: new Set(),
       stopFollowing: () => undefined,
@@ -271,15 +223,6 @@ function closeThenCut(socket: Socket, code: number, reason: string): void {
   socket.once('close', () => clearTimeout(cut));
 }
 
-/** Whom a socket counts against: its user, or the client of its API key; null for an anonymous socket. */
-function callerOf(principal: ClaimsPrincipal): string | null {
-  if (!principal.isAuthenticated) return null;
-  const { subject } = principal;
-  if (subject !== null) return `user:${subject}`;
-  const client = principal.findFirst('client')?.value;
-  return client === undefined ? null : `client:${client}`;
-}
-
 /**
  * Closes every open socket with 1001 as the app shuts down, before the server waits for its
  * connections: graphql-ws ends each socket's subscriptions as it closes, and the client knows to
@@ -289,97 +232,6 @@ export function closeSocketsGoingAway(sockets: Iterable<Socket>): void {
   for (const socket of sockets) {
     if (socket.readyState === socket.OPEN) socket.close(GOING_AWAY, 'Server shutting down');
   }
-}
-
-/**
- * The upgrade request as the schemes read it: of its headers, only those that carry credentials
- * (`keptHeaders`); its method, target, query and address.
- */
-function upgradeRequest(request: AuthenticationRequest, keptHeaders: readonly string[]): AuthenticationRequest {
-  const headers: Record<string, string | string[]> = {};
-  for (const name of keptHeaders) {
-    const value = request.headers[name];
-    if (value !== undefined) headers[name] = value;
-  }
-  const { method, url, ip, query } = request;
-  return { headers, ...(method !== undefined ? { method } : {}), ...(url !== undefined ? { url } : {}), ...(ip !== undefined ? { ip } : {}), ...(query !== undefined ? { query } : {}) };
-}
-
-/** Each `connection_init` field a scheme declares (`CredentialSources.connectionParams`), with the header it stands for. */
-function connectionParamsOf(handlers: readonly AuthenticationHandler[]): ReadonlyMap<string, string> {
-  const fields = new Map<string, string>();
-  for (const handler of handlers) {
-    for (const [field, header] of Object.entries(declaredCredentials(handler).connectionParams ?? {})) {
-      if (!fields.has(field)) fields.set(field, header.toLowerCase());
-    }
-  }
-  return fields;
-}
-
-/**
- * The headers a `connection_init` payload brings: undefined when it has none of the declared
- * fields (the upgrade's credential holds), null when one is not a string (refused).
- */
-function headersOf(params: Readonly<Record<string, unknown>>, fields: ReadonlyMap<string, string>): Record<string, string> | null | undefined {
-  let headers: Record<string, string> | undefined;
-  for (const [field, header] of fields) {
-    const value = params[field];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') return null;
-    (headers ??= {})[header] = value;
-  }
-  return headers;
-}
-
-/**
- * Closes the socket with 4403 once its credential no longer holds, re-checking it only when that
- * may have changed: at its end (one timer per socket), at each revocation event that concerns
- * it, once what the event changes is in place (`ready`), and when this instance's view of
- * revocations goes stale. Returns the way to stop.
- */
-function follow(
-  credential: SocketCredential,
-  socket: Socket,
-  { clock, revocations, logger }: GraphQLSocketOptions,
-  ready: (event: RevocationEvent) => Promise<void> | undefined,
-): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  const forbid = () => {
-    if (socket.readyState === socket.OPEN) socket.close(FORBIDDEN, 'Forbidden');
-  };
-  const recheck = () => {
-    credential.recheck(() => clock.now()).then(
-      (holds) => (holds ? arm() : forbid()),
-      (error: unknown) => {
-        // Unknown is not valid: the client reconnects and authenticates afresh.
-        logger.warn({ err: error }, 'could not re-check a socket credential; closing the socket');
-        forbid();
-      },
-    );
-  };
-  // Far-off ends are approached in steps, so that the clock is read again before the end.
-  const arm = () => {
-    clearTimeout(timer);
-    const end = credential.expiresAt;
-    if (end === undefined) return;
-    timer = setTimeout(() => (clock.now() >= (credential.expiresAt ?? Infinity) ? recheck() : arm()), Math.min(Math.max(end - clock.now(), 0), LONGEST_WAIT_MS));
-    timer.unref();
-  };
-  const stopListening = revocations.onEvent((event) => {
-    if (!credential.concerns(event)) return;
-    const waiting = ready(event);
-    if (waiting === undefined) recheck();
-    else void waiting.then(recheck);
-  });
-  // A view of revocations too old to vouch for a token or key: their sockets close as HTTP
-  // refuses them (503); a cookie socket holds only while its session can still be read.
-  const stopWatchingStaleness = credential.authenticated ? revocations.onStale(recheck) : () => undefined;
-  arm();
-  return () => {
-    clearTimeout(timer);
-    stopListening();
-    stopWatchingStaleness();
-  };
 }
 
 /**
