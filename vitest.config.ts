@@ -13,19 +13,8 @@ const WHOLE_SYSTEM = ['test/process/**/*.test.ts', 'test/instances/**/*.test.ts'
  */
 const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', 'test/graphql/**/*.test.ts'];
 
-/**
- * Of those, the suites of what only the Fastify host has: its plugin's options (the result
- * handler, the OpenAPI document, the page options), its route table, and the metrics endpoint,
- * which the Express host does not serve yet.
- */
-const FASTIFY_ONLY = [
-  'test/http/result-handler.test.ts',
-  'test/http/openapi.test.ts',
-  'test/http/metrics.test.ts',
-  // Read what the server holds in /metrics.
-  'test/security/slow-consumers.test.ts',
-  'test/security/sockets-per-caller.test.ts',
-];
+/** Of those, the suites of what only the Fastify host has: its plugin's options (the result handler, the OpenAPI document). */
+const FASTIFY_ONLY = ['test/http/result-handler.test.ts', 'test/http/openapi.test.ts'];
 
 /** Unit tests that read the state of the whole process (its threads' nice values). */
 const OWN_PROCESS = ['src/identity/argon2-workers.test.ts'];
@@ -44,6 +33,7 @@ export default defineConfig({
       { find: /^gatehouse-auth\/express$/, replacement: fileURLToPath(new URL('./src/express/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/nestjs$/, replacement: fileURLToPath(new URL('./src/nestjs/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/hono$/, replacement: fileURLToPath(new URL('./src/hono/index.ts', import.meta.url)) },
+      { find: /^gatehouse-auth\/web$/, replacement: fileURLToPath(new URL('./src/web/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/graphql$/, replacement: fileURLToPath(new URL('./src/graphql/index.ts', import.meta.url)) },
       { find: /^gatehouse-auth\/store$/, replacement: fileURLToPath(new URL('./src/store/index.ts', import.meta.url)) },
     ],

@@ -1,9 +1,9 @@
 /**
  * The reference service on Express 5 (`FRAMEWORK=express`): the same Gatehouse options, policies,
  * stores and posts schema as the Fastify host (server/app.ts), served the way an Express
- * application serves them. The order of `app.use` is the pipeline: CORS, Gatehouse's endpoints,
- * GraphQL, the middleware that decides each request at its route, the routes (each reading its
- * body after the decision), 404, the errors.
+ * application serves them. The order of `app.use` is the pipeline: the metrics, CORS, Gatehouse's
+ * endpoints, GraphQL, the middleware that decides each request at its route, the routes (each
+ * reading its body after the decision), 404, the errors.
  */
 import type { Server } from 'node:http';
 import cors from 'cors';
@@ -42,6 +42,8 @@ export async function buildExpressService({ config, store, logger, settings, clo
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(config));
+  // First, so that every request is timed from its arrival, as on Fastify; `/metrics` when METRICS is on.
+  app.use(auth.metrics);
   if (logger.isLevelEnabled('info')) app.use(requestLog(logger));
   if (config.corsOrigins.length > 0) app.use(cors(corsFor(config.corsOrigins)));
   app.use(auth.endpoints);

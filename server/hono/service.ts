@@ -1,7 +1,7 @@
 /**
  * The reference service on Hono (`FRAMEWORK=hono`), on `@hono/node-server`: the same Gatehouse
  * options, policies, stores and posts schema as the Fastify host (server/app.ts), served the way a
- * Hono application serves them. The order of `app.use` is the pipeline: the request log, CORS,
+ * Hono application serves them. The order of `app.use` is the pipeline: the metrics, the request log, CORS,
  * Gatehouse's endpoints, GraphQL, the middleware that decides each request at its route, the
  * routes (each reading its body after the decision); then 404 and the errors.
  */
@@ -34,6 +34,8 @@ export async function buildHonoService({ config, store, logger, settings, clock,
   await posts.start();
 
   const app = new Hono<GatehouseEnv>();
+  // First, so that every request is timed from its arrival, as on Fastify; `/metrics` when METRICS is on.
+  app.use(auth.metrics);
   if (logger.isLevelEnabled('info')) app.use(requestLog(logger));
   if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
   app.use(auth.endpoints);

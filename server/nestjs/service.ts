@@ -3,7 +3,8 @@
  * platform-fastify): the same Gatehouse options, policies, stores and posts schema as the Fastify
  * host (server/app.ts), served by NestJS controllers (controllers.ts). The platform parses no
  * body: each route reads its own after the guard (`@ValidBody`), and Gatehouse's endpoints read
- * theirs, so that a caller without credentials gets 401 before any 400, 413 or 415.
+ * theirs, so that a caller without credentials gets 401 before any 400, 413 or 415. The metrics
+ * (METRICS) are the module's: it serves them and times each request from its middleware on.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import 'reflect-metadata';

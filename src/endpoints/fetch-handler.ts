@@ -102,6 +102,8 @@ export type FetchHandler = (request: Request, options?: FetchRequestOptions) => 
 export type EndpointsHandler = FetchHandler & {
   /** Whether an endpoint answers `method` on `pathname` (a path without its query). */
   readonly serves: (method: string, pathname: string) => boolean;
+  /** The path pattern of the endpoint that answers `method` on `pathname` (`/account/passkeys/:id`), for the metrics' route label. */
+  readonly routeOf: (method: string, pathname: string) => string | undefined;
 };
 
 /** An endpoint with what is decided once for it: its path's pattern, its authorization, its body's check. */
@@ -144,7 +146,13 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
     const answered = toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
     return request.method === 'HEAD' ? headless(answered) : answered;
   };
-  return Object.assign(handle, { serves: (method: string, pathname: string) => route(mounted, method, pathname) !== undefined });
+  return Object.assign(handle, {
+    serves: (method: string, pathname: string) => route(mounted, method, pathname) !== undefined,
+    routeOf: (method: string, pathname: string) => {
+      const found = route(mounted, method, pathname);
+      return found !== undefined && 'mounted' in found ? found.mounted.endpoint.path : undefined;
+    },
+  });
 
   /** The answer of a routed request, through the phases in the order above. */
   async function respond(found: RoutedEndpoint, request: Request, credentials: ReceivedRequest, requestOptions: FetchRequestOptions): Promise<EndpointResponse> {

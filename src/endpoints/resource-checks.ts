@@ -26,6 +26,11 @@ export class AuthorizationRefusal extends Error {
   readonly schemes: readonly string[];
   /** For a challenge: what the policy's schemes said of the request. */
   readonly authentication?: PolicyAuthentication;
+  /**
+   * The code a GraphQL server renders it with when a resolver throws it (graphql-js takes an
+   * error's `extensions` as its own): `UNAUTHENTICATED` or `FORBIDDEN`, as for `@authorize`.
+   */
+  readonly extensions: { readonly code: 'UNAUTHENTICATED' | 'FORBIDDEN' };
 
   constructor(
     /** The evaluator's outcome: a challenge (anonymous caller) or a forbid. */
@@ -34,6 +39,7 @@ export class AuthorizationRefusal extends Error {
     super(outcome.kind === 'forbid' ? 'The caller may not act on this resource.' : 'The caller is not authenticated.');
     this.name = 'AuthorizationRefusal';
     this.statusCode = STATUS[outcome.kind];
+    this.extensions = { code: outcome.kind === 'forbid' ? 'FORBIDDEN' : 'UNAUTHENTICATED' };
     this.schemes = outcome.kind === 'forbid' ? outcome.schemes : [];
     if (outcome.kind === 'challenge') this.authentication = outcome.authentication;
   }

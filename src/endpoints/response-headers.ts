@@ -51,3 +51,18 @@ export function refusalHeaders(production: boolean): Readonly<Record<string, str
     ...(production ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
   };
 }
+
+/**
+ * Puts the headers of every answer on an answer a host finishes itself (the application's route
+ * on Hono, a protected Web handler's): nosniff, HSTS in production, `no-store` when the request
+ * carried credentials.
+ */
+export function secureAnswerHeaders(
+  headers: Headers,
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
+  options: Pick<ResponseHeadersOptions, 'production' | 'credentialHeaders'>,
+): void {
+  headers.set('x-content-type-options', 'nosniff');
+  if (options.production) headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+  if (carriesCredentials(requestHeaders, options.credentialHeaders)) headers.set('cache-control', 'no-store');
+}

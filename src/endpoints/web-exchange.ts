@@ -113,3 +113,18 @@ export function toResponse(response: EndpointResponse): Response {
   const sent = typeof body === 'string' ? body : body instanceof Uint8Array ? new Uint8Array(body) : JSON.stringify(body);
   return new Response(sent, { status, headers });
 }
+
+/**
+ * Whether the request's headers can be read. A runtime may build a Web request's headers at their
+ * first use (`@hono/node-server` does), and `Headers` refuses values Node's own parser refuses on
+ * a socket (a NUL byte): only a request injected past the parser has them. Hosts answer such a
+ * request as Node answers it: 400.
+ */
+export function readableHeaders(request: Request): boolean {
+  try {
+    request.headers.forEach(() => undefined);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -3,6 +3,7 @@
  *
  *   const auth = await gatehouse({ settings, policies, handlers });
  *   const app = express();
+ *   app.use(auth.metrics);            // first: times every request; `/metrics` when METRICS is on
  *   app.use(auth.endpoints);          // Gatehouse's own: sign-in, tokens, account, pages, admin
  *   app.use(auth.middleware);         // before the application's routes
  *   app.get('/reports', auth.authorize({ policy: 'PremiumOnly' }), (req, res) => …);
@@ -22,6 +23,7 @@ import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { clientErrorHandler, requestTimeouts } from '../endpoints/client-errors.ts';
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
+import { nodeMetrics } from '../endpoints/node-metrics.ts';
 import { receivedFromNode } from '../endpoints/node-request.ts';
 import type { ReceivedRequest } from '../endpoints/web-exchange.ts';
 import { INVALID_URL, validPercentEncoding } from '../endpoints/percent-encoding.ts';
@@ -47,6 +49,7 @@ import { jsonBody } from './json-body.ts';
 import { type RequestSchemas, requestValidation } from './request-validation.ts';
 import { fetchOptionsOf, webRequest, writeWebResponse } from './web-bridge.ts';
 import { protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
+import { routePattern } from './route-pattern.ts';
 
 declare global {
   // Express's own way to type what a middleware adds to its request.
@@ -65,6 +68,13 @@ declare global {
 export interface ExpressGatehouse {
   /** The use cases, policies and store the application uses (users, API keys, sessions, the audit trail). */
   readonly gatehouse: Gatehouse;
+  /**
+   * The Prometheus metrics (docs/operations.md), when `METRICS` or the `metrics` option turns them
+   * on: serves their path to loopback callers and the bearer of `METRICS_TOKEN`, and times every
+   * request after it by route pattern. Goes first, before anything that answers; passes every
+   * request on when the metrics are off.
+   */
+  readonly metrics: RequestHandler;
   /** Gatehouse's endpoints at their paths; any other request goes on. Works whether body parsers ran before it or not. */
   readonly endpoints: RequestHandler;
   /** Decides each request at its route; goes before the application's routes and routers. */
@@ -197,9 +207,18 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     next();
   };
 
+  const { metrics, timed } = metricsMiddleware(instance);
+  /** Told once: with the metrics on and `metrics` left out, nothing serves `/metrics`. */
+  let untimedTold = false;
+
   return {
     gatehouse: instance.gatehouse,
+    metrics,
     endpoints: (request, response, next) => {
+      if (instance.metrics !== undefined && !untimedTold && !timed.has(request)) {
+        untimedTold = true;
+        services.logger.warn(`metrics are on, but auth.metrics is not used before auth.endpoints: nothing serves ${instance.metrics.path} (app.use(auth.metrics) first)`);
+      }
       if (!instance.fetch.serves(request.method, `${request.baseUrl}${request.path}`)) return next();
       instance
         .fetch(...fetchOptionsOf(request))
@@ -208,6 +227,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     },
     middleware,
     errors: (error, request, response, next) => {
+      instance.metrics?.errorSeen(error);
       if (error instanceof AuthorizationRefusal) return refuse(request, response, refusalResponse(error.outcome, receivedRequest(request), loginPage));
       const known = knownErrorAnswer(bodyParserRefusal(error) ?? error);
       if (known === undefined) return next(error);
@@ -239,6 +259,20 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
       return server;
     },
     close: () => instance.close(),
+  };
+}
+
+/** The metrics' middleware (a pass when they are off), and the requests it has seen. */
+function metricsMiddleware(instance: GatehouseInstance): { metrics: RequestHandler; timed: WeakSet<object> } {
+  const timed = new WeakSet<object>();
+  if (instance.metrics === undefined) return { metrics: (_request, _response, next) => next(), timed };
+  const served = nodeMetrics(instance.metrics, (request) => routePattern(request as Request));
+  return {
+    metrics: (request, response, next) => {
+      timed.add(request);
+      served(request, response, next);
+    },
+    timed,
   };
 }
 

@@ -12,7 +12,7 @@
  * and of a socket are Gatehouse's own; the document limits, persisted documents and result cache
  * of `gatehouseGraphQL` are not (the server's own apply).
  */
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import type { Extra as WebSocketExtra } from 'graphql-ws/use/ws';
@@ -37,6 +37,8 @@ export type GraphQLServerRequest = Request | IncomingMessage | { readonly raw: I
 /** An HTTP answer refusing the request, in place of running its operation. */
 export interface GraphQLRefusal {
   readonly status: number;
+  /** The status's reason phrase (`Unauthorized`). */
+  readonly statusText: string;
   readonly headers: Readonly<Record<string, string>>;
   /** The problem+json body. */
   readonly body: string;
@@ -91,7 +93,7 @@ export function graphqlAuthorization<Context extends object = object, Policy ext
     const caller = await callerOf(received);
     if (caller.kind === 'refused') {
       const { status, headers = {}, body } = caller.answer;
-      return { refusal: { status, headers, body: typeof body === 'string' ? body : JSON.stringify(body ?? {}) } };
+      return { refusal: { status, statusText: STATUS_CODES[status] ?? '', headers, body: typeof body === 'string' ? body : JSON.stringify(body ?? {}) } };
     }
     return { context: portableContext(contextFor(caller.user, received)) };
   };

@@ -4,6 +4,7 @@
  *
  *   const auth = await gatehouse({ settings, policies, handlers });
  *   const app = new Hono<GatehouseEnv>();
+ *   app.use(auth.metrics);            // first: times every request; `/metrics` when METRICS is on
  *   app.use(auth.endpoints);          // Gatehouse's own: sign-in, tokens, account, pages, admin
  *   app.use(auth.middleware);         // before the application's routes
  *   app.get('/reports', auth.authorize({ policy: 'PremiumOnly' }), (c) => c.json(…));
@@ -21,7 +22,7 @@ import type { Context, Env, ErrorHandler, MiddlewareHandler, NotFoundHandler } f
 import type { RouterRoute } from 'hono/types';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { endpointAuthorization, type EndpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
+import { endpointAuthorization, type ResolvedEndpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import { clientErrorHandler, clientErrorProblem, requestTimeouts } from '../endpoints/client-errors.ts';
 import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
@@ -29,12 +30,13 @@ import { knownErrorAnswer } from '../endpoints/error-answers.ts';
 import { clientAddress, receivedFromNode } from '../endpoints/node-request.ts';
 import { INVALID_URL, validPercentEncoding } from '../endpoints/percent-encoding.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
-import { refusalPageFor } from '../endpoints/refusal-page.ts';
-import { refusalResponse } from '../endpoints/refusal-response.ts';
+import { routeDecisions } from '../endpoints/route-decision.ts';
+import { routeErrorAnswer } from '../endpoints/route-error-answer.ts';
 import { authorizeMetadata } from '../endpoints/route-metadata.ts';
-import { AuthorizationRefusal, type ResourceCheck, resourceChecks } from '../endpoints/resource-checks.ts';
-import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
-import { type ReceivedRequest, receivedRequestOf, toResponse } from '../endpoints/web-exchange.ts';
+import { type ResourceCheck, resourceChecks } from '../endpoints/resource-checks.ts';
+import { secureAnswerHeaders } from '../endpoints/response-headers.ts';
+import { type ReceivedRequest, readableHeaders, receivedRequestOf } from '../endpoints/web-exchange.ts';
+import { NOT_FOUND_ANSWER, refusalAsResponse, webRefusals } from '../endpoints/web-refusal.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
@@ -44,8 +46,8 @@ import { guardedHeaders } from '../security/authentication/index.ts';
 import type { AuthorizeData } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
-import { problem } from '../security/problem-details.ts';
 import { honoGraphQL, type HonoGraphQL } from './hono-graphql.ts';
+import { honoMetrics } from './hono-metrics.ts';
 import { requestValidation, type RequestSchemas, type ValidatedInput } from './request-validation.ts';
 import { protectionMarker, protectionOf, type RouteProtection, routesAhead } from './route-protection.ts';
 
@@ -66,6 +68,13 @@ export interface GatehouseEnv extends Env {
 export interface HonoGatehouse {
   /** The use cases, policies and store the application uses (users, API keys, sessions, the audit trail). */
   readonly gatehouse: Gatehouse;
+  /**
+   * The Prometheus metrics (docs/operations.md), when `METRICS` or the `metrics` option turns them
+   * on: serves their path to loopback callers (on Node) and the bearer of `METRICS_TOKEN`, and
+   * times every request after it by route pattern. Goes first, before anything that answers;
+   * passes every request on when the metrics are off.
+   */
+  readonly metrics: MiddlewareHandler;
   /** Gatehouse's endpoints at their paths (one `fetch` handler); any other request goes on. */
   readonly endpoints: MiddlewareHandler;
   /** Decides each request at its route; goes before the application's routes (`app.use(auth.middleware)`). */
@@ -152,11 +161,10 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
   };
 
   /** A refusal as a response; a browser's 403 or 404 under the membership paths as the error page, as on every host. */
-  const pageFor = refusalPageFor(instance.pages, paths.prefix);
-  const refusal = (c: Context, answer: EndpointResponse): Response => {
-    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: target(c), headers: requestHeaders(c) });
-    return refusalOf(page === undefined ? answer : { ...answer, headers: page.headers, body: page.body });
-  };
+  const refuse = webRefusals(instance.pages, paths.prefix);
+  const refusal = (c: Context, answer: EndpointResponse): Response => refuse(answer, { url: target(c), headers: requestHeaders(c) });
+  const decide = routeDecisions({ cookieSession, loginPage });
+  const errorOptions = { log: services.logger, loginPage };
   /**
    * The request as schemes read it. On `@hono/node-server`, from Node's own request: building the
    * Web request's headers is most of what a request costs there, and the middleware needs none of it.
@@ -167,7 +175,7 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
   };
 
   const middleware: MiddlewareHandler<GatehouseEnv> = async (c, next) => {
-    if (nodeRequest(c) === undefined && !readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
+    if (nodeRequest(c) === undefined && !readableHeaders(c.req.raw)) return refusalAsResponse(NOT_HTTP);
     // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
     if (!validPercentEncoding(target(c).split('?', 1)[0]!)) return secured(c, refusal(c, INVALID_URL_ANSWER));
     const protection = protectionOf(c);
@@ -179,35 +187,41 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
       return secured(c);
     }
     const request = received(c);
-    const decided: EndpointAuthorization = resolved.recognize?.(request) ?? (await resolved.authorize(request));
-    c.set('user', decided.principal);
-    c.set('authorize', checks.checkFor(decided.principal, request));
-    if (decided.outcome.kind !== 'success') return secured(c, refusal(c, refusalResponse(decided.outcome, request, loginPage)));
-    const verdict = decided.authentication === undefined ? undefined : cookieSession(request, decided.authentication);
-    if (verdict?.kind === 'refused') return secured(c, refusal(c, problemResponse(verdict.problem)));
+    const decision = await decide(resolved, request);
+    c.set('user', decision.principal);
+    c.set('authorize', checks.checkFor(decision.principal, request));
+    if (decision.kind === 'refused') return secured(c, refusal(c, decision.response));
     await next();
-    if (verdict?.renewed !== undefined) c.header('set-cookie', serializeCookie(verdict.renewed.name, verdict.renewed.value, verdict.renewed.attributes), { append: true });
+    const { renewed } = decision;
+    if (renewed !== undefined) c.header('set-cookie', serializeCookie(renewed.name, renewed.value, renewed.attributes), { append: true });
     return secured(c);
   };
 
   /** Every answer after the middleware, the application's included (docs/reference/http.md). */
   const secured = (c: Context, answer?: Response): Response | undefined => {
-    const headers = (answer ?? c.res).headers;
-    headers.set('x-content-type-options', 'nosniff');
-    if (config.production) headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(requestHeaders(c), credentialHeaders)) headers.set('cache-control', 'no-store');
+    secureAnswerHeaders((answer ?? c.res).headers, requestHeaders(c), { production: config.production, credentialHeaders });
     return answer;
   };
 
+  /** The requests the metrics' middleware timed: without it, Gatehouse's endpoints tell once that nothing serves the metrics. */
+  const timed = new WeakSet<Request>();
+  let untimedTold = false;
+  const metrics: MiddlewareHandler = instance.metrics === undefined ? (_c, next) => next() : honoMetrics(instance.metrics, nodeRequest, (request) => timed.add(request));
+
   const endpoints: MiddlewareHandler = async (c, next) => {
+    if (instance.metrics !== undefined && !untimedTold && !timed.has(c.req.raw)) {
+      untimedTold = true;
+      services.logger.warn(`metrics are on, but auth.metrics is not used before auth.endpoints: nothing serves ${instance.metrics.path} (app.use(auth.metrics) first)`);
+    }
     if (!instance.fetch.serves(c.req.method, c.req.path)) return next();
     const node = nodeRequest(c);
-    if (node === undefined && !readableHeaders(c.req.raw)) return refusalOf(NOT_HTTP);
+    if (node === undefined && !readableHeaders(c.req.raw)) return refusalAsResponse(NOT_HTTP);
     return instance.fetch(c.req.raw, { ip: addressOf(c), ...(node === undefined ? {} : { node }) });
   };
 
   return {
     gatehouse: instance.gatehouse,
+    metrics,
     endpoints,
     middleware,
     authorize: (...entries) => {
@@ -217,15 +231,10 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
     },
     allowAnonymous: () => protectionMarker({ allowAnonymous: true }),
     validate: (schemas) => requestValidation(schemas, config.bodyLimitBytes),
-    notFound: (c) => refusal(c, NOT_FOUND),
+    notFound: (c) => refusal(c, NOT_FOUND_ANSWER),
     onError: (error, c) => {
-      if (error instanceof AuthorizationRefusal) return refusal(c, refusalResponse(error.outcome, received(c), loginPage));
-      if (isHttpException(error)) return error.getResponse();
-      const known = knownErrorAnswer(error);
-      if (known?.report !== undefined) services.logger[known.report.level]({ err: known.report.err }, known.report.message);
-      if (known !== undefined) return refusal(c, known.response);
-      services.logger.error({ err: error }, 'request failed');
-      return refusal(c, INTERNAL_ERROR);
+      instance.metrics?.errorSeen(error);
+      return isHttpException(error) ? error.getResponse() : refusal(c, routeErrorAnswer(error, () => received(c), errorOptions));
     },
     graphql: (options) => honoGraphQL(instance.gatehouse, options, (c) => ({ ip: addressOf(c), ...nodeOf(c) }), nodeAddress),
     graphiql: () => {
@@ -251,25 +260,6 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
 /** Hono's `HTTPException` (its own middleware's refusals), told by shape so that any copy of Hono is recognized. */
 function isHttpException(error: unknown): error is { getResponse(): Response } {
   return error instanceof Error && error.name === 'HTTPException' && typeof (error as { getResponse?: unknown }).getResponse === 'function';
-}
-
-/** A refusal of Gatehouse's as a response: never stored, never sniffed. */
-function refusalOf(answer: EndpointResponse): Response {
-  return toResponse({ ...answer, headers: { ...answer.headers, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
-}
-
-/**
- * Whether the request's headers can be read. `@hono/node-server` builds the Web request's headers
- * at their first use, and `Headers` refuses values Node's own parser refuses on a socket (a NUL byte): only
- * a request injected past the parser has them. It is answered as Node answers them: 400.
- */
-function readableHeaders(request: Request): boolean {
-  try {
-    request.headers.forEach(() => undefined);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Node's request under `@hono/node-server` (its `env.incoming`); undefined on other runtimes. */
@@ -304,8 +294,5 @@ function headersOf(request: Request): Record<string, string> {
   return headers;
 }
 
-
 const INVALID_URL_ANSWER = knownErrorAnswer(INVALID_URL)!.response;
 const NOT_HTTP = problemResponse(clientErrorProblem(undefined));
-const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
-const INTERNAL_ERROR = problemResponse(problem('GH_INTERNAL', 'Something went wrong on our side.'));

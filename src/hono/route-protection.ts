@@ -69,6 +69,11 @@ export function protectionOf(c: Context): RouteProtection | undefined {
   };
 }
 
+/** The pattern of the route that answers `c` (`/documents/:id`), for the metrics' label; undefined when none does (a 404). */
+export function routePattern(c: Context): string | undefined {
+  return matchedRoutes(c).find(isRoute)?.path;
+}
+
 /**
  * The routes an application registered before Gatehouse's middleware (`app.routes`, in order):
  * Hono runs them before it, so they would be served undecided, to anyone. Empty when the

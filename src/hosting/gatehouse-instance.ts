@@ -21,6 +21,7 @@ import type { EndpointAuthorizationOptions } from '../endpoints/authorize-endpoi
 import type { EndpointsHandler, FetchRequestOptions } from '../endpoints/fetch-handler.ts';
 import { type MembershipEndpoints, membershipEndpoints, membershipEndpointsHandler, signsInWithPasswords } from '../endpoints/membership-endpoints.ts';
 import { MembershipPaths } from '../endpoints/membership-paths.ts';
+import { type MetricsEndpoint, metricsEndpoint } from '../endpoints/metrics-endpoint.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { attachServices } from '../gatehouse-internals.ts';
 import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
@@ -75,8 +76,8 @@ export interface GatehouseInstance {
   readonly pages: PageRendering;
   /** Gatehouse's endpoints for the features that are on: those at the root, and those under the prefix. */
   readonly endpoints: MembershipEndpoints;
-  /** The metrics when they are on, and where a host serves them. */
-  readonly metrics: { readonly collector: GatehouseMetrics; readonly path: string | undefined } | undefined;
+  /** The metrics when they are on: what each host serves at their path and tells of each request (endpoints/metrics-endpoint.ts). */
+  readonly metrics: MetricsEndpoint | undefined;
   /**
    * Gatehouse's endpoints as one Web-standard `Request → Response` handler, with the pipeline's
    * phases that concern them (membershipFetchHandler): what a host without a framework serves.
@@ -215,6 +216,16 @@ async function wire(
   const serving = { services, paths, pages, policies, evaluator, verdicts: services.verdicts, credentialHeaders: guardedHeaders(schemes.handlers) };
   let handler: EndpointsHandler | undefined;
   const served = () => (handler ??= membershipEndpointsHandler(endpoints, serving));
+  const servedMetrics = metrics && metricsEndpoint({
+    collector: metrics,
+    services,
+    path: typeof metricsOptions === 'object' ? metricsOptions.path : undefined,
+    token: config.metricsToken,
+    behindProxy: config.trustProxy !== false,
+    production: config.production,
+    // Gatehouse's endpoints by their patterns, on the hosts that serve them as one handler.
+    endpointRoute: (method, pathname) => served().routeOf(method, pathname),
+  });
   const instance: GatehouseInstance = {
     gatehouse,
     config,
@@ -226,11 +237,13 @@ async function wire(
     endpoints,
     fetch: Object.assign((request: Request, requestOptions?: FetchRequestOptions) => served()(request, requestOptions), {
       serves: (method: string, pathname: string) => served().serves(method, pathname),
+      routeOf: (method: string, pathname: string) => served().routeOf(method, pathname),
     }),
-    metrics: metrics === undefined ? undefined : { collector: metrics, path: typeof metricsOptions === 'object' ? metricsOptions.path : undefined },
+    metrics: servedMetrics,
     warnings,
     start: () => background.start(),
     close: async () => {
+      servedMetrics?.close();
       await background.stop();
       await closeStore();
     },

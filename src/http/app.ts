@@ -30,7 +30,7 @@ import { clientErrorHandler, requestTimeouts } from '../endpoints/client-errors.
 import { cookieSessionCheck } from './cookie-session.ts';
 import { registerEndpoints } from './endpoint-route.ts';
 import { checkGatehouseOptions } from './gatehouse-option-names.ts';
-import { DEFAULT_METRICS_PATH, metricsPlugin } from './metrics-plugin.ts';
+import { metricsPlugin } from './metrics-plugin.ts';
 import { pagesPlugin } from './pages-plugin.ts';
 import { routeGroup } from './pipeline.ts';
 import { jsonBodyPlugin } from './plugins/json-body.ts';
@@ -114,10 +114,7 @@ async function serveInstance(app: FastifyInstance, instance: GatehouseInstance, 
     credentialHeaders: guardedHeaders(schemes.handlers),
   });
   // Before the routes it counts (its own among them), after those whose hooks its route needs.
-  if (instance.metrics) {
-    const { collector, path = DEFAULT_METRICS_PATH } = instance.metrics;
-    await app.register(metricsPlugin, { metrics: collector, services, path, token: config.metricsToken, behindProxy: config.trustProxy !== false });
-  }
+  if (instance.metrics) await app.register(metricsPlugin, { metrics: instance.metrics });
   // Before the routes, which it learns as they are registered.
   if (options.openapi) {
     const defaultSchemes = defaultSchemeChoices(schemes.schemes, offered.schemes);

@@ -114,8 +114,8 @@ function endpointRequest(request: FastifyRequest, reply: FastifyReply): Endpoint
   };
 }
 
-/** Writes the endpoint's answer; a problem body is sent as text, as `sendProblem` sends it. */
-function writeResponse(reply: FastifyReply, response: EndpointResponse): FastifyReply {
+/** Writes an endpoint's answer; a problem body is sent as text, as `sendProblem` sends it. */
+export function writeResponse(reply: FastifyReply, response: EndpointResponse): FastifyReply {
   reply.code(response.status);
   if (response.headers !== undefined) for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
   if (response.cookies !== undefined) {

@@ -40,8 +40,11 @@ export function AllowAnonymous(): ClassOrMethodDecorator {
 
 const ANONYMOUS = ClaimsPrincipal.anonymous();
 
-/** The caller (`ClaimsPrincipal`) as a handler's parameter; anonymous on anonymous handlers. */
+/**
+ * The caller (`ClaimsPrincipal`) as a handler's parameter; anonymous on anonymous handlers. In a
+ * GraphQL resolver, the operation's caller (its context's `user`).
+ */
 export const CurrentUser = createParamDecorator((_data: unknown, context: ExecutionContext): ClaimsPrincipal => {
-  const request = context.switchToHttp().getRequest<{ user?: ClaimsPrincipal }>();
-  return request.user ?? ANONYMOUS;
+  const holder = context.getType<string>() === 'graphql' ? context.getArgByIndex<{ user?: ClaimsPrincipal } | undefined>(2) : context.switchToHttp().getRequest<{ user?: ClaimsPrincipal }>();
+  return holder?.user ?? ANONYMOUS;
 });

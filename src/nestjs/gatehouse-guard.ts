@@ -4,6 +4,7 @@
  * group around it, else the fallback policy, combined as on every host
  * (endpoints/authorize-endpoint.ts). A refusal is thrown as a `GatehouseRefusal`, which the
  * exception filter answers (401 with `WWW-Authenticate`, 403, or the login redirect of a browser).
+ * A GraphQL resolver under `@Authorize` is checked by its operation's context instead.
  */
 import type { IncomingMessage } from 'node:http';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
@@ -17,9 +18,12 @@ import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { type ResourceCheck, resourceChecks } from '../endpoints/resource-checks.ts';
 import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
 import type { GatehouseInstance } from '../hosting/gatehouse-instance.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
 import { guardedHeaders } from '../security/authentication/index.ts';
+import { type AuthorizationPolicy, resolveEndpointPolicy } from '../security/authorization/index.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { authorizationOf } from './decorators.ts';
+import { rememberRoute } from './nest-metrics.ts';
 import { nodeRequestOf, type PlatformRequest, receivedOf } from './nest-requests.ts';
 import { BODY_LIMIT } from './request-validation.ts';
 
@@ -42,6 +46,8 @@ const ANONYMOUS = ClaimsPrincipal.anonymous();
 export class GatehouseGuard implements CanActivate {
   /** Each handler's decision, resolved at its first request. */
   private readonly decisions = new WeakMap<object, ResolvedEndpointAuthorization>();
+  /** Each resolver's policy (null for none), resolved at its first call. */
+  private readonly resolverPolicies = new WeakMap<object, AuthorizationPolicy | null>();
   private readonly checks;
   private readonly cookieSession;
   private readonly credentialHeaders: readonly string[];
@@ -58,10 +64,12 @@ export class GatehouseGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    // GraphQL and other contexts decide their own callers.
+    if (context.getType<string>() === 'graphql') return this.authorizeResolver(context);
+    // Other contexts (microservices, sockets) decide their own callers.
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<DecidedRequest>();
     const response = context.switchToHttp().getResponse<unknown>();
+    if (this.instance.metrics !== undefined) rememberRoute(request);
     this.secure(request, response);
     (request as { [BODY_LIMIT]?: number })[BODY_LIMIT] = this.instance.config.bodyLimitBytes;
     const resolved = this.resolvedFor(context.getHandler(), context.getClass());
@@ -81,6 +89,31 @@ export class GatehouseGuard implements CanActivate {
       this.adapterHost.httpAdapter.appendHeader(response, 'set-cookie', serializeCookie(name, value, attributes));
     }
     return true;
+  }
+
+  /**
+   * A GraphQL resolver under `@Authorize` (on it or its resolver class), checked by the operation's
+   * context, with the parent object as the resource; its refusal is the field's `UNAUTHENTICATED`
+   * or `FORBIDDEN` error. No fallback policy here: the GraphQL path is open, and a field without a
+   * rule is for anyone, as with Gatehouse's own endpoint.
+   */
+  private async authorizeResolver(context: ExecutionContext): Promise<boolean> {
+    const policy = this.resolverPolicyFor(context.getHandler(), context.getClass());
+    if (policy === null) return true;
+    const [parent, , operation] = context.getArgs<[unknown, unknown, Partial<GraphQLContext> | undefined]>();
+    if (typeof operation?.authorize !== 'function') throw new Error('@Authorize on a resolver needs the context GatehouseGraphQL gives the driver.');
+    await operation.authorize(parent ?? null, policy);
+    return true;
+  }
+
+  private resolverPolicyFor(handler: object, resolver: object): AuthorizationPolicy | null {
+    let policy = this.resolverPolicies.get(handler);
+    if (policy === undefined) {
+      const [own, group] = [authorizationOf(handler), authorizationOf(resolver)];
+      policy = own === undefined && group === undefined ? null : resolveEndpointPolicy(this.instance.authorization.policies, own, group === undefined ? [] : [group]);
+      this.resolverPolicies.set(handler, policy);
+    }
+    return policy;
   }
 
   private resolvedFor(handler: object, controller: object): ResolvedEndpointAuthorization {

@@ -10,9 +10,11 @@
  *     @Post('login') @AllowAnonymous() login() { … }
  *   }
  *
- * The module serves Gatehouse's endpoints (a middleware on every path), registers the global guard
+ * The module serves Gatehouse's endpoints and, when they are on, the metrics (middleware on every
+ * path), registers the global guard
  * that decides each request at its handler and the exception filter of Gatehouse's refusals, and
- * provides `GATEHOUSE` (the use cases) and `AuthorizationService` (resource checks). It closes
+ * provides `GATEHOUSE` (the use cases), `AuthorizationService` (resource checks) and
+ * `GatehouseGraphQL` (the options of `@nestjs/graphql`'s drivers). It closes
  * Gatehouse when the application shuts down (`app.enableShutdownHooks()` for signals).
  */
 import type { IncomingMessage } from 'node:http';
@@ -25,7 +27,9 @@ import { type GatehouseInstance, startGatehouseInstance } from '../hosting/gateh
 import type { GatehouseInstanceOptions } from '../hosting/gatehouse-options.ts';
 import { AuthorizationService } from './authorization-service.ts';
 import { endpointsMiddleware } from './endpoints-middleware.ts';
+import { GatehouseGraphQL } from './gatehouse-graphql.ts';
 import { GatehouseGuard } from './gatehouse-guard.ts';
+import { nestMetrics } from './nest-metrics.ts';
 import { GatehouseExceptionFilter } from './refusal-filter.ts';
 
 /** The token of the application's `Gatehouse` (its use cases, policies and store): `@Inject(GATEHOUSE) gatehouse: Gatehouse`. */
@@ -78,16 +82,20 @@ export class GatehouseModule implements NestModule, OnApplicationShutdown {
         },
         { provide: GATEHOUSE, useFactory: (instance: GatehouseInstance) => instance.gatehouse, inject: [INSTANCE] },
         { provide: AuthorizationService, useFactory: (instance: GatehouseInstance) => new AuthorizationService(instance), inject: [INSTANCE] },
+        { provide: GatehouseGraphQL, useFactory: (instance: GatehouseInstance) => new GatehouseGraphQL(instance.gatehouse), inject: [INSTANCE] },
         { provide: APP_GUARD, ...fromInstance((instance, adapterHost, address) => new GatehouseGuard(instance, adapterHost, address)) },
         { provide: APP_FILTER, ...fromInstance((instance, adapterHost, address) => new GatehouseExceptionFilter(instance, adapterHost, address)) },
       ],
-      exports: [GATEHOUSE, AuthorizationService],
+      exports: [GATEHOUSE, AuthorizationService, GatehouseGraphQL],
     };
   }
 
   configure(consumer: MiddlewareConsumer): void {
     const { instance } = this;
-    consumer.apply(endpointsMiddleware(instance, clientAddress(instance.config.trustProxy))).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+    const endpoints = endpointsMiddleware(instance, clientAddress(instance.config.trustProxy));
+    // The metrics first: they time every request from here, and serve their path.
+    const middleware = instance.metrics === undefined ? [endpoints] : [nestMetrics(instance.metrics), endpoints];
+    consumer.apply(...middleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 
   async onApplicationShutdown(): Promise<void> {

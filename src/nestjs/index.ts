@@ -10,6 +10,7 @@ export { AllowAnonymous, Authorize, CurrentUser } from './decorators.ts';
 export { AuthorizationService } from './authorization-service.ts';
 export { ValidBody, ValidParams, ValidQuery } from './request-validation.ts';
 export { type NestGraphQL, serveGraphiQL, serveGraphQL } from './nest-graphql.ts';
+export { type ApolloDriverOptions, GatehouseGraphQL, type MercuriusDriverOptions, type NestGraphQLOptions } from './gatehouse-graphql.ts';
 export { applyServerSettings } from './server-settings.ts';
 export type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 export type { ResourcePolicy } from '../endpoints/resource-checks.ts';

@@ -17,6 +17,7 @@ import { AuthorizationRefusal } from '../endpoints/resource-checks.ts';
 import { refusalHeaders } from '../endpoints/response-headers.ts';
 import type { GatehouseInstance } from '../hosting/gatehouse-instance.ts';
 import { instanceInternals } from '../hosting/gatehouse-instance.ts';
+import { refusalError } from '../graphql/errors.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { GatehouseRefusal } from './gatehouse-guard.ts';
 import { nodeRequestOf, type PlatformRequest, receivedOf } from './nest-requests.ts';
@@ -37,8 +38,11 @@ export class GatehouseExceptionFilter extends BaseExceptionFilter {
     this.pageFor = refusalPageFor(instance.pages, instance.paths.prefix);
   }
 
-  override catch(error: unknown, host: ArgumentsHost): void {
+  override catch(error: unknown, host: ArgumentsHost): unknown {
+    // In a resolver, the error goes back to GraphQL, which renders it (a refused check as its code).
+    if (host.getType<string>() === 'graphql') return error instanceof AuthorizationRefusal ? refusalError(error.outcome) : error;
     if (host.getType() !== 'http') return super.catch(error, host);
+    this.instance.metrics?.errorSeen(error);
     const request = host.switchToHttp().getRequest<PlatformRequest>();
     const answer = this.answerTo(error, request);
     if (answer === undefined) return super.catch(error, host);

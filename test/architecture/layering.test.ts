@@ -6,8 +6,10 @@
  * - `src/graphql/` stands beside `src/http/` on the core: it imports nothing from `src/http/`.
  * - `src/endpoints/` (Gatehouse's endpoints for any host, docs/decisions/0080-host-neutral-endpoints.md),
  *   `src/pages/` (the pages they render) and `src/hosting/` (Gatehouse built for any host,
- *   docs/decisions/0082-an-instance-for-every-host.md), and the other hosts (`src/express/`, `src/hono/`, `src/nestjs/`) import
- *   nothing from `src/http/` and no Fastify package but the Ajv set-up Fastify validates with.
+ *   docs/decisions/0082-an-instance-for-every-host.md), and the other hosts (`src/express/`, `src/hono/`, `src/nestjs/`, `src/web/`) import
+ *   nothing from `src/http/` and no Fastify package but the Ajv set-up Fastify validates with;
+ * - `src/web/` (any Fetch API runtime, Next.js route handlers among them) imports no framework:
+ *   not `next`, whose shapes it writes out, nor another host's.
  * Tests are left out: what ships is what the rule is about.
  */
 import { describe, expect, it } from 'vitest';
@@ -87,9 +89,21 @@ describe('src/endpoints/, src/pages/, src/hosting/ and the other hosts', () => {
     ['src/express', 'src/express/gatehouse-express.ts'],
     ['src/hono', 'src/hono/gatehouse-hono.ts'],
     ['src/nestjs', 'src/nestjs/gatehouse-module.ts'],
+    ['src/web', 'src/web/gatehouse-web.ts'],
   ])('%s imports nothing from src/http/ nor Fastify, directly or through another module', (folder, known) => {
     const modules = graph.modulesOf(folder);
     expect(modules).toContain(known);
     expect(graph.forbiddenPaths(modules, isHostSpecific).map(describePath)).toEqual([]);
+  });
+});
+
+describe('src/web/', () => {
+  const FRAMEWORK = /^(next|hono|@hono\/.+|express|@nestjs\/.+)$/;
+  const isFramework = (imported: ModuleImport) => FRAMEWORK.test(imported.packageName ?? '') || /^src\/(express|hono|nestjs)\//.test(imported.file ?? '');
+
+  it('imports no framework (not next, whose route handler shape it writes out), directly or through another module', () => {
+    const modules = graph.modulesOf('src/web');
+    expect(modules).toContain('src/web/next-route.ts');
+    expect(graph.forbiddenPaths(modules, isFramework).map(describePath)).toEqual([]);
   });
 });

@@ -92,7 +92,8 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
         schema,
         context: async (req) => {
           const operated = await gql.operation(req.raw);
-          return 'context' in operated ? operated.context : [operated.refusal.body, operated.refusal];
+          // graphql-http types its context as a record; a refusal is answered as `[body, init]`.
+          return 'context' in operated ? (operated.context as unknown as Record<string, unknown>) : [operated.refusal.body, operated.refusal];
         },
       }),
     );

@@ -116,6 +116,42 @@ async function nodeHost(framework: (typeof HOSTS)[number], serviceOptions: Omit<
   return host as unknown as FastifyInstance;
 }
 
+/**
+ * An ES module that starts Gatehouse with `settings` (an object literal) on the host under test,
+ * through its public entry point as an application would, logging nothing, then stops it: for a
+ * fresh process that looks at what the start loaded.
+ */
+export function hostStartProgram(settings: string): string {
+  switch (TEST_FRAMEWORK) {
+    case 'fastify':
+      return `
+        import Fastify from 'fastify';
+        import { gatehouse } from 'gatehouse-auth/fastify';
+        const app = Fastify();
+        await app.register(gatehouse, { settings: ${settings} });
+        await app.ready();
+        await app.close();`;
+    case 'express':
+    case 'hono':
+      return `
+        import { createLogger, gatehouse } from 'gatehouse-auth/${TEST_FRAMEWORK}';
+        const auth = await gatehouse({ settings: ${settings} }, { logger: createLogger({ level: 'silent' }) });
+        await auth.close();`;
+    case 'nestjs':
+    case 'nestjs-fastify':
+      return `
+        import 'reflect-metadata';
+        import { NestFactory } from '@nestjs/core';
+        import { FastifyAdapter } from '@nestjs/platform-fastify';
+        import { createLogger, GatehouseModule } from 'gatehouse-auth/nestjs';
+        const logger = createLogger({ level: 'silent' });
+        const module = { module: class Application {}, imports: [GatehouseModule.forRoot({ settings: ${settings}, logger })] };
+        const app = ${TEST_FRAMEWORK === 'nestjs' ? 'await NestFactory.create(module, { logger: false })' : 'await NestFactory.create(module, new FastifyAdapter(), { logger: false })'};
+        await app.init();
+        await app.close();`;
+  }
+}
+
 function buildHost(framework: (typeof HOSTS)[number], options: HostServiceOptions) {
   switch (framework) {
     case 'express':

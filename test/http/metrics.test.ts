@@ -14,7 +14,7 @@ import { testEngines } from '../helpers/databases.ts';
 import { openSocket } from '../helpers/graphql-socket.ts';
 import { runNode } from '../helpers/processes.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
-import { bearer, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bearer, hostStartProgram, startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const engines = await testEngines();
 const sqlite = engines.find((engine) => engine.engine === 'sqlite')!;
@@ -288,18 +288,13 @@ describe('the metrics settings', () => {
 });
 
 describe('prom-client', () => {
-  /** Registers the built library with metrics on or off in a fresh process, and tells whether prom-client was loaded. */
+  /** Starts the library on the host under test with metrics on or off in a fresh process, and tells whether prom-client was loaded. */
   const loadsPromClient = async (metrics: boolean) => {
     const program = `
+      ${hostStartProgram(`{ databaseUrl: 'sqlite::memory:', metrics: ${metrics} }`)}
       import { createRequire } from 'node:module';
-      import Fastify from 'fastify';
-      import { gatehouse } from 'gatehouse-auth/fastify';
-      const app = Fastify();
-      await app.register(gatehouse, { settings: { databaseUrl: 'sqlite::memory:', metrics: ${metrics} } });
-      await app.ready();
       const cache = createRequire(process.cwd() + '/').cache;
-      process.stdout.write(JSON.stringify({ loaded: Object.keys(cache).some((path) => path.includes('/node_modules/prom-client/')) }));
-      await app.close();`;
+      process.stdout.write(JSON.stringify({ loaded: Object.keys(cache).some((path) => path.includes('/node_modules/prom-client/')) }));`;
     const result = await runNode(['--input-type=module', '-e', program]);
     expect(result.code, result.stderr).toBe(0);
     return (JSON.parse(result.stdout) as { loaded: boolean }).loaded;
