@@ -29,10 +29,10 @@ import { type SocketLimits, socketOptions } from './socket-options.ts';
 /**
  * A request as GraphQL servers hand it to their context function: a Web `Request` (Yoga,
  * graphql-http's fetch handler, Next.js), Node's `IncomingMessage` (Apollo's standalone server
- * and Express integration, Express's `req`, graphql-http's Node handlers), or a request with Node's
- * behind it as `raw` (Fastify's, Mercurius's).
+ * and Express integration, Express's `req`), or a request with either behind it as `raw`
+ * (Fastify's, Mercurius's, graphql-http's).
  */
-export type GraphQLServerRequest = Request | IncomingMessage | { readonly raw: IncomingMessage };
+export type GraphQLServerRequest = Request | IncomingMessage | { readonly raw: IncomingMessage | Request };
 
 /** An HTTP answer refusing the request, in place of running its operation. */
 export interface GraphQLRefusal {
@@ -115,11 +115,17 @@ export function graphqlAuthorization<Context extends object = object, Policy ext
 
 /** The request as schemes read it, whichever form the server hands over. */
 function receivedOf(request: GraphQLServerRequest, nodeAddress: (request: IncomingMessage) => string, ip: string | undefined): ReceivedRequest {
-  if (request instanceof Request) return receivedFrom(request, new URL(request.url), ip === undefined ? {} : { ip });
-  const node = 'raw' in request ? request.raw : request;
+  const inner = 'raw' in request ? request.raw : request;
+  if (isWebRequest(inner)) return receivedFrom(inner, new URL(inner.url), ip === undefined ? {} : { ip });
+  const node = inner;
   // Express rewrites `url` under a mounted router; the target as sent is its `originalUrl`.
   const target = (node as { originalUrl?: string }).originalUrl ?? node.url ?? '/';
   return receivedFromNode(node, target, ip ?? nodeAddress(node));
+}
+
+/** A Fetch API request, whichever implementation made it (servers may bring their own `Request` class). */
+function isWebRequest(request: IncomingMessage | Request): request is Request {
+  return typeof (request as { headers?: { get?: unknown } }).headers?.get === 'function';
 }
 
 /** The refusal as the error a context function throws: its problem's title, code and HTTP answer. */

@@ -96,7 +96,9 @@ export function socketOptions(gatehouse: Gatehouse, contextFor: ContextFor, limi
       return undefined;
     },
     context: async (ctx) => {
-      const caller = sockets.get(ctx.extra.socket)!;
+      const caller = sockets.get(ctx.extra.socket);
+      // Spread after the application's own options: its `onConnect` would otherwise replace the one that authenticates.
+      if (caller === undefined) throw new Error('graphqlAuthorization: this socket was not authenticated by socketOptions().onConnect.');
       // A re-check under way (a revocation event just arrived) decides the principal this operation starts with.
       await caller.credential.settled();
       // Read at each use: a subscription's later events are resolved for the caller as they are then.

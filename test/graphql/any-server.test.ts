@@ -9,6 +9,7 @@ import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import { createHandler } from 'graphql-http/lib/use/express';
+import { createHandler as createFetchHandler } from 'graphql-http/lib/use/fetch';
 import { useServer } from 'graphql-ws/use/ws';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +149,25 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
       expect(text).not.toContain('world');
       expect(text).toContain(path === '/apollo' ? 'UNAUTHENTICATED' : 'GH_UNAUTHENTICATED');
     });
+  });
+
+  it('takes a Web request, as a fetch handler hands it over (graphql-http on the Fetch API)', async () => {
+    const schema = gql.authorize(buildExecutableSchema<GraphQLContext>([authorizeDirective, 'type Query { me: String @authorize }'], { Query: { me: (_root, _args, context) => context.user.name } }));
+    const handler = createFetchHandler({
+      schema,
+      context: async (request) => {
+        const operated = await gql.operation(request.raw, { ip: '203.0.113.7' });
+        return 'context' in operated ? (operated.context as unknown as Record<string, unknown>) : [operated.refusal.body, operated.refusal];
+      },
+    });
+    const ask = (headers: Record<string, string>) =>
+      handler(new Request('http://localhost:3000/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ me }' }) }));
+    const signedIn = await ask(bearer(tokens.ada));
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.json()).toEqual({ data: { me: 'ada' } });
+    const refused = await ask(bearer('not-a-token'));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
   });
 
   it('refuses a rule naming a policy the application does not have when the schema is authorized, not at a request', () => {
