@@ -15,7 +15,6 @@
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
-import type { Extra as WebSocketExtra } from 'graphql-ws/use/ws';
 import { clientAddress, receivedFromNode } from '../endpoints/node-request.ts';
 import { type ReceivedRequest, receivedFrom } from '../endpoints/web-exchange.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -24,7 +23,7 @@ import type { PolicyProvider } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { Authorizer, type ContextBuilder, contextFactory, type GraphQLContext, portableContext } from './context.ts';
 import { operationCallers } from './operation-caller.ts';
-import { type SocketLimits, socketOptions } from './socket-options.ts';
+import { type SocketExtra, type SocketLimits, socketOptions } from './socket-options.ts';
 
 /**
  * A request as GraphQL servers hand it to their context function: a Web `Request` (Yoga,
@@ -73,7 +72,7 @@ export interface GraphQLAuthorization<Context extends object = object, Policy ex
    * `connection_init`, closed with 4403 when its credential ends or is revoked, and its
    * operations run with a context whose `user` is the credential's current principal.
    */
-  socketOptions(limits?: SocketLimits): ServerOptions<Record<string, unknown> | undefined, WebSocketExtra>;
+  socketOptions(limits?: SocketLimits): ServerOptions<Record<string, unknown> | undefined, SocketExtra>;
 }
 
 /** Gatehouse's GraphQL rules on `gatehouse`, for a GraphQL server the application runs. */

@@ -12,7 +12,7 @@ export {
   type GraphQLRefusal,
   type GraphQLServerRequest,
 } from './graphql-authorization.ts';
-export type { SocketLimits } from './socket-options.ts';
+export type { SocketExtra, SocketLimits } from './socket-options.ts';
 export type { ContextBuilder, GraphQLContext, PolicyReference } from './context.ts';
 export { buildExecutableSchema, type FieldResolver, type GraphQLResolvers, type SubscriptionResolver } from './executable-schema.ts';
 export { createEvents, type Events, type EventsOptions, type EventStream, type EventTopics } from './events.ts';

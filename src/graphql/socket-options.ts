@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { ServerOptions } from 'graphql-ws';
-import type { Extra as WebSocketExtra } from 'graphql-ws/use/ws';
 import { trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import { clientAddress, receivedFromNode } from '../endpoints/node-request.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -27,6 +26,15 @@ export interface SocketLimits {
   readonly maxSocketsPerIp?: number;
 }
 
+/**
+ * What graphql-ws's `useServer` for `ws` hands each socket's callbacks (its `Extra`): ws's
+ * `WebSocket` and the upgrade request. Typed without ws's types, which an application need not install.
+ */
+export interface SocketExtra {
+  readonly socket: object;
+  readonly request: IncomingMessage;
+}
+
 /** What is kept of one socket between `connection_init` and its close. */
 interface SocketCaller {
   readonly presented: AuthenticationRequest;
@@ -46,7 +54,7 @@ type ContextFor = (caller: () => ClaimsPrincipal, credentials: AuthenticationReq
  * caller and per address, and operations per socket, are bounded. The message rate and unsent
  * data bounds of Gatehouse's own endpoint need its socket handling, and are not here.
  */
-export function socketOptions(gatehouse: Gatehouse, contextFor: ContextFor, limits: SocketLimits): ServerOptions<Record<string, unknown> | undefined, WebSocketExtra> {
+export function socketOptions(gatehouse: Gatehouse, contextFor: ContextFor, limits: SocketLimits): ServerOptions<Record<string, unknown> | undefined, SocketExtra> {
   const services = gatehouseServices(gatehouse);
   const { config } = services;
   // The schemes of every request; a socket re-reads its cookie session without sliding it.
@@ -89,14 +97,14 @@ export function socketOptions(gatehouse: Gatehouse, contextFor: ContextFor, limi
   };
 
   return {
-    onConnect: (ctx) => connect(ctx.extra.socket, ctx.extra.request, ctx.connectionParams),
+    onConnect: (ctx) => connect(ctx.extra.socket as WebSocket, ctx.extra.request, ctx.connectionParams),
     onSubscribe: (ctx, id) => {
       const active = Object.keys(ctx.subscriptions).filter((other) => other !== id).length;
       if (active >= maxOperations) return [graphqlError('TOO_MANY_SUBSCRIPTIONS', `At most ${maxOperations} subscriptions may be active on one socket.`)];
       return undefined;
     },
     context: async (ctx) => {
-      const caller = sockets.get(ctx.extra.socket);
+      const caller = sockets.get(ctx.extra.socket as WebSocket);
       // Spread after the application's own options: its `onConnect` would otherwise replace the one that authenticates.
       if (caller === undefined) throw new Error('graphqlAuthorization: this socket was not authenticated by socketOptions().onConnect.');
       // A re-check under way (a revocation event just arrived) decides the principal this operation starts with.
