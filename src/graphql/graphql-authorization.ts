@@ -61,7 +61,7 @@ export interface GraphQLAuthorization<Context extends object = object, Policy ex
    * credentials make the caller, none leave it anonymous). Rejects, for a request to refuse
    * (invalid credentials: 401; the auth cookie from an untrusted origin: 403), with a
    * `GraphQLError` carrying `extensions.http` (its status and headers), which Apollo Server and
-   * Yoga answer with. `ip` is the client's address when the request is a Web `Request`.
+   * GraphQL Yoga answer with. `ip` is the client's address when the request is a Web `Request`.
    */
   context(request: GraphQLServerRequest, options?: { readonly ip?: string }): Promise<GraphQLContext<Policy> & Context>;
   /** As `context`, but the refusal as an HTTP answer to send (graphql-http's context may return one as `[body, init]`). */
@@ -132,6 +132,14 @@ function refusalError(refusal: GraphQLRefusal): GraphQLError {
   const problem = JSON.parse(refusal.body) as { title?: string; detail?: string; code?: string };
   const code = refusal.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN';
   return new GraphQLError(problem.detail ?? problem.title ?? 'Refused.', {
-    extensions: { code, ...(problem.code ? { reason: problem.code } : {}), http: { status: refusal.status, headers: new Map(Object.entries(refusal.headers)) } },
+    extensions: { code, ...(problem.code ? { reason: problem.code } : {}), http: { status: refusal.status, headers: serverHeaders(refusal.headers) } },
   });
+}
+
+/**
+ * Headers as both servers read `extensions.http.headers`: Apollo Server takes only a `Map`, Yoga
+ * copies an object's own properties. A `Map` with the same entries as own properties is both.
+ */
+function serverHeaders(headers: Readonly<Record<string, string>>): Map<string, string> {
+  return Object.assign(new Map(Object.entries(headers)), headers);
 }

@@ -1,7 +1,7 @@
 /**
  * Gatehouse's GraphQL rules on servers the application runs, driven as clients drive them: one
- * schema under `@authorize`, served by Apollo Server (its Express integration) and graphql-http
- * over HTTP, and by graphql-ws's `useServer` on a `ws` server of the application's own. The
+ * schema under `@authorize`, served by Apollo Server (its Express integration), graphql-http and
+ * GraphQL Yoga over HTTP, and by graphql-ws's `useServer` on a `ws` server of the application's own. The
  * caller of each request and socket is Gatehouse's, and so are the refusals.
  */
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { createHandler as createFetchHandler } from 'graphql-http/lib/use/fetch';
+import { createYoga } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +99,8 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
         },
       }),
     );
+    const yoga = createYoga({ schema, graphqlEndpoint: '/yoga', maskedErrors: false, context: ({ request }) => gql.context(request) });
+    app.use('/yoga', yoga);
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     sockets = new WebSocketServer({ server, path: '/graphql-ws' });
@@ -121,7 +124,7 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
     fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-  describe.each([['Apollo Server', '/apollo'], ['graphql-http', '/graphql-http']])('%s', (_server, path) => {
+  describe.each([['Apollo Server', '/apollo'], ['graphql-http', '/graphql-http'], ['GraphQL Yoga', '/yoga']])('%s', (_server, path) => {
     const query = async (text: string, headers: Record<string, string> = {}) => {
       const response = await post(path, text, headers);
       expect(response.status).toBe(200);
@@ -147,7 +150,7 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
       const text = await response.text();
       expect(text).not.toContain('world');
-      expect(text).toContain(path === '/apollo' ? 'UNAUTHENTICATED' : 'GH_UNAUTHENTICATED');
+      expect(text).toContain(path === '/graphql-http' ? 'GH_UNAUTHENTICATED' : 'UNAUTHENTICATED');
     });
   });
 
