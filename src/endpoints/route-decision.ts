@@ -26,8 +26,8 @@ const ANONYMOUS: RouteDecision = Object.freeze({ kind: 'admitted', principal: Cl
 export interface RouteDecisionOptions {
   /** The auth cookie's cross-site check and renewal (`cookieSessionCheck`). */
   readonly cookieSession: (request: CrossSiteRequest, authentication: PolicyAuthentication) => CookieSessionVerdict;
-  /** Where a browser is sent to sign in. */
-  readonly loginPage: LoginPage;
+  /** Where a browser is sent to sign in; none for an API, whose callers are never redirected. */
+  readonly loginPage?: LoginPage;
 }
 
 /**

@@ -140,6 +140,6 @@ function refusalError(refusal: GraphQLRefusal): GraphQLError {
  * Headers as both servers read `extensions.http.headers`: Apollo Server takes only a `Map`, Yoga
  * copies an object's own properties. A `Map` with the same entries as own properties is both.
  */
-function serverHeaders(headers: Readonly<Record<string, string>>): Map<string, string> {
+function serverHeaders(headers: Readonly<Record<string, string>>): Map<string, string> & Record<string, string> {
   return Object.assign(new Map(Object.entries(headers)), headers);
 }

@@ -1,8 +1,7 @@
 import { endpointAuthorization } from '../endpoints/authorize-endpoint.ts';
 import { cookieSessionCheck, trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import type { EndpointResponse, ResponseCookie } from '../endpoints/endpoint.ts';
-import { problemResponse } from '../endpoints/problem-response.ts';
-import { refusalResponse } from '../endpoints/refusal-response.ts';
+import { routeDecisions } from '../endpoints/route-decision.ts';
 import type { ReceivedRequest } from '../endpoints/web-exchange.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
@@ -22,17 +21,15 @@ export type OperationCaller =
  */
 export function operationCallers(gatehouse: Gatehouse): (received: ReceivedRequest) => Promise<OperationCaller> {
   const { config, verdicts } = gatehouseServices(gatehouse);
-  const { authorize, recognize } = endpointAuthorization(
+  // The GraphQL path as a route: anonymous, but reading credentials. No login page: an API request is never redirected.
+  const path = endpointAuthorization(
     { policies: gatehouse.policies, evaluator: gatehouse.evaluator, verdicts },
     { authorization: { allowAnonymous: true }, readCredentials: true },
   );
-  const cookieSession = cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: gatehouse.clock });
+  const decide = routeDecisions({ cookieSession: cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: gatehouse.clock }) });
   return async (received) => {
-    const { principal, outcome, authentication } = recognize?.(received) ?? (await authorize!(received));
-    // No login page: an API request is never redirected.
-    if (outcome.kind !== 'success') return { kind: 'refused', answer: refusalResponse(outcome, received) };
-    const verdict = authentication === undefined ? undefined : cookieSession(received, authentication);
-    if (verdict?.kind === 'refused') return { kind: 'refused', answer: problemResponse(verdict.problem) };
-    return verdict?.renewed === undefined ? { kind: 'caller', user: principal } : { kind: 'caller', user: principal, renewed: verdict.renewed };
+    const decision = await decide(path, received);
+    if (decision.kind === 'refused') return { kind: 'refused', answer: decision.response };
+    return decision.renewed === undefined ? { kind: 'caller', user: decision.principal } : { kind: 'caller', user: decision.principal, renewed: decision.renewed };
   };
 }
