@@ -13,6 +13,7 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Args, Extensions, Field, GraphQLModule, GraphQLSchemaHost, Int, Mutation, ObjectType, Parent, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
 import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import { json } from 'express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { useServer } from 'graphql-ws/use/ws';
 import pino from 'pino';
@@ -133,6 +134,15 @@ interface Answer {
 
 describe.each([
   ['the Apollo driver on platform-express', () => NestFactory.create(appModule(apollo), new ExpressAdapter(), { logger: false }), false],
+  [
+    'the Apollo driver on platform-express without its body parser (the GraphQL path parses its own)',
+    async () => {
+      const app = await NestFactory.create(appModule(apollo), new ExpressAdapter(), { logger: false, bodyParser: false });
+      app.use('/graphql', json());
+      return app;
+    },
+    false,
+  ],
   ['the Apollo driver on platform-fastify', () => NestFactory.create(appModule(apollo), new FastifyAdapter(), { logger: false }), false],
   ['the Mercurius driver on platform-fastify', () => NestFactory.create(appModule(mercurius), new FastifyAdapter(), { logger: false }), true],
 ])('@nestjs/graphql with %s', (_name, create, besideMercurius) => {
