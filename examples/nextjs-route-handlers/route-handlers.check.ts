@@ -10,6 +10,7 @@ import type * as jwks from './app/.well-known/jwks.json/route.ts';
 import type * as health from './app/health/route.ts';
 import type * as documents from './app/documents/route.ts';
 import type * as document from './app/documents/[id]/route.ts';
+import type * as graphql from './app/graphql/route.ts';
 
 /** A route handler as Next calls it: the request, and a promise of the route's dynamic segments. */
 type RouteHandler<Params> = (request: NextRequest, context: { params: Promise<Params> }) => Promise<Response | void> | Response | void;
@@ -21,7 +22,8 @@ export const routes: [
   RouteModule<Record<string, never>>,
   RouteModule<Record<string, never>>,
   RouteModule<{ id: string }>,
-] = [{} as typeof identity, {} as typeof jwks, {} as typeof health, {} as typeof documents, {} as typeof document];
+  RouteModule<Record<string, never>>,
+] = [{} as typeof identity, {} as typeof jwks, {} as typeof health, {} as typeof documents, {} as typeof document, {} as typeof graphql];
 
 // @ts-expect-error 'Editor' is not a declared policy name ('Editors' is).
 export const misspelt = auth.route(() => new Response(null), { authorize: { policy: 'Editor' } });

@@ -2,6 +2,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import type { AuthenticationRequest } from '../security/authentication/index.ts';
+import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import type { GraphQLEndpoint } from './graphql-endpoint.ts';
 
 /** The anonymous-but-reading-credentials endpoint of docs/reference/graphql.md (see pipeline.ts). */
@@ -23,7 +24,7 @@ export async function graphqlTransport(app: FastifyInstance, endpoint: GraphQLEn
         // Schemes read the query as sent (a record of strings), which Fastify types as unknown.
         query: request.query as AuthenticationRequest['query'] & object,
         body,
-        user: request.user,
+        user: callerOf(request),
         credentials: request as FastifyRequest<{ Querystring: AuthenticationRequest['query'] }>,
       }),
     );
@@ -50,7 +51,7 @@ export async function graphqlTransport(app: FastifyInstance, endpoint: GraphQLEn
       config: ENDPOINT_CONFIG,
       preValidation: async (request, reply) => {
         if (request.headers.upgrade?.toLowerCase() !== 'websocket') return;
-        const refusal = endpoint.upgradeRefusal(request.user, request.headers);
+        const refusal = endpoint.upgradeRefusal(callerOf(request), request.headers);
         if (refusal !== null) await write(reply, refusal);
       },
       wsHandler: (socket, request) => endpoint.openSocket(socket, upgradeOf(request)),
@@ -69,4 +70,13 @@ function write(reply: FastifyReply, answer: EndpointResponse): FastifyReply {
   reply.code(answer.status);
   for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
   return reply.send(answer.body);
+}
+
+/**
+ * The caller the Fastify host's pipeline put on the request (its `request.user`), read without the
+ * host's type augmentation: this module stands beside src/http, and a program that compiles the
+ * GraphQL entry without it (an application on another host) must still compile it.
+ */
+function callerOf(request: FastifyRequest): ClaimsPrincipal {
+  return (request as FastifyRequest & { readonly user: ClaimsPrincipal }).user;
 }

@@ -34,5 +34,6 @@ function gatehouseOf(app: FastifyInstance): Gatehouse {
   if (!app.hasDecorator('gatehouse')) {
     throw new Error('gatehouseGraphQL needs Gatehouse: register the gatehouse plugin first, on this instance or a parent of it.');
   }
-  return app.gatehouse;
+  // Read without the Fastify host's type augmentation, which this module (beside src/http) does not import.
+  return (app as FastifyInstance & { readonly gatehouse: Gatehouse }).gatehouse;
 }

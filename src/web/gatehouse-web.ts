@@ -35,6 +35,8 @@ import type { PolicyName } from '../security/authorization/policy-names.ts';
 import type { ClaimsPrincipal } from '../security/claims/index.ts';
 import { type NextRouteHandler, type NextRouteContext, nextRoute } from './next-route.ts';
 import { RequestRefusal } from './request-refusal.ts';
+import { webGraphQL, type WebGraphQL } from './web-graphql.ts';
+import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 
 /** How a handler is protected: ASP.NET's `[Authorize]` and `[AllowAnonymous]`; the fallback policy when it says neither. */
 export interface Protection {
@@ -92,6 +94,12 @@ export interface WebGatehouse {
    * logged and answered 500 problem+json.
    */
   errorResponse(error: unknown, request: Request): Response;
+  /**
+   * The application's schema served by Gatehouse's GraphQL endpoint, as one handler for the route
+   * at its path (web-graphql.ts); its options are `gatehouseGraphQL`'s. No subscriptions: a Fetch
+   * API runtime takes no upgrades.
+   */
+  graphql<Context extends object = object, Policy extends string = PolicyName>(options: GatehouseGraphQLOptions<Context, Policy>): Promise<WebGraphQL>;
   /** Stops the work beside the requests and closes what Gatehouse opened. */
   close(): Promise<void>;
 }
@@ -178,6 +186,7 @@ function onWeb(instance: GatehouseInstance, host: WebHostOptions): WebGatehouse 
     protect,
     route: (handler, protection) => nextRoute(protect, handler, protection),
     errorResponse: (error, request) => errorResponse(error, received(request)),
+    graphql: (options) => webGraphQL(instance.gatehouse, options, addressOf),
     close: () => instance.close(),
   };
 }

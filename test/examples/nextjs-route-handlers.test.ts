@@ -3,7 +3,7 @@
  * them, `(request, { params })`, with real requests, against its Gatehouse on SQLite. A person
  * registers, confirms and takes a token through the catch-all route of Gatehouse's endpoints; the
  * document routes refuse anonymous callers (401), callers their policy refuses (403), and a
- * resource check refuses a stranger (403). Then the example is compiled as a program of its own,
+ * resource check refuses a stranger (403); the GraphQL route applies its fields' rules. Then the example is compiled as a program of its own,
  * its route files checked against Next's types.
  */
 import { NextRequest } from 'next/server';
@@ -35,6 +35,7 @@ describe('the Next.js route handlers example', () => {
   let health: RouteModule;
   let documents: RouteModule;
   let document: RouteModule;
+  let graphql: RouteModule;
   let people = 0;
 
   beforeAll(async () => {
@@ -46,6 +47,7 @@ describe('the Next.js route handlers example', () => {
     health = (await import(`${EXAMPLE}/app/health/route.ts`)) as RouteModule;
     documents = (await import(`${EXAMPLE}/app/documents/route.ts`)) as RouteModule;
     document = (await import(`${EXAMPLE}/app/documents/[id]/route.ts`)) as RouteModule;
+    graphql = (await import(`${EXAMPLE}/app/graphql/route.ts`)) as RouteModule;
   });
   afterAll(async () => {
     await auth?.close();
@@ -129,6 +131,23 @@ describe('the Next.js route handlers example', () => {
     await expectProblem(await read(stranger.token), 403);
     await expectProblem(await read(author.token, '999999'), 404);
     await expectProblem(await documents.POST!(request('POST', '/documents', { token: author.token, body: { title: '' } }), params()), 400);
+  });
+
+  it("serves the documents' GraphQL API: a person's own for any signed-in caller, every one for an editor, 401 for a credential that does not hold", async () => {
+    const author = await person();
+    const editor = await person(['Editor']);
+    await documents.POST!(request('POST', '/documents', { token: author.token, body: { title: 'Letters' } }), params());
+    const ask = async (query: string, token?: string) => {
+      const response = await graphql.POST!(request('POST', '/graphql', { ...(token ? { token } : {}), body: { query } }), params());
+      return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] } };
+    };
+    expect((await ask('{ myDocuments { title } }', author.token)).body.data).toEqual({ myDocuments: [{ title: 'Letters' }] });
+    const anonymous = await ask('{ myDocuments { title } }');
+    expect(anonymous.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const refused = await ask('{ allDocuments { title } }', author.token);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(((await ask('{ allDocuments { title } }', editor.token)).body.data?.allDocuments as unknown[]).length).toBeGreaterThan(0);
+    expect((await ask('{ myDocuments { title } }', 'not-a-token')).status).toBe(401);
   });
 
   it('tells the caller of a request: anonymous without a credential, refused with one that does not hold', async () => {
