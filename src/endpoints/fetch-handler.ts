@@ -129,7 +129,7 @@ const DEFAULT_BODY_LIMIT = 1_048_576;
  * not the caller's (a store that fails) are thrown to the host, whose error path answers them.
  */
 export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandlerOptions): EndpointsHandler {
-  const mounted = endpoints.map((endpoint) => mount(endpoint, options));
+  const routes = routingTable(endpoints.map((endpoint) => mount(endpoint, options)));
   const cookieSession = cookieSessionCheck({ trustedOrigins: options.trustedOrigins, production: false, clock: { now: Date.now }, ...options.sessionCookies });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const antiforgery = options.antiforgery === undefined ? undefined : new AntiforgeryTokens(options.antiforgery);
@@ -141,15 +141,15 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
   const handle: FetchHandler = async (request, requestOptions = {}) => {
     const url = new URL(request.url);
     const received = receivedFrom(request, url, requestOptions);
-    const found = route(mounted, request.method, url.pathname);
+    const found = route(routes, request.method, url.pathname);
     const response = found === undefined ? NOT_FOUND : 'problem' in found ? problemResponse(found.problem) : await respond(found, request, received, requestOptions);
     const answered = toResponse(finish(response, received, found !== undefined && 'mounted' in found ? found.mounted : undefined));
     return request.method === 'HEAD' ? headless(answered) : answered;
   };
   return Object.assign(handle, {
-    serves: (method: string, pathname: string) => route(mounted, method, pathname) !== undefined,
+    serves: (method: string, pathname: string) => route(routes, method, pathname) !== undefined,
     routeOf: (method: string, pathname: string) => {
-      const found = route(mounted, method, pathname);
+      const found = route(routes, method, pathname);
       return found !== undefined && 'mounted' in found ? found.mounted.endpoint.path : undefined;
     },
   });
@@ -285,12 +285,60 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
 type RoutedEndpoint = { readonly mounted: MountedEndpoint; readonly params: Record<string, string> };
 type Routed = RoutedEndpoint | { readonly problem: ProblemBody };
 
-/** The endpoint of the method and path, with the path's parameters; a parameter that is not valid percent-encoding is a 400. */
-function route(mounted: readonly MountedEndpoint[], method: string, pathname: string): Routed | undefined {
-  const segments = pathname.split('/');
-  for (const candidate of mounted) {
+/**
+ * The mounted endpoints by the shape of the paths they answer, so that routing tries only those
+ * that could: of the method (GET's for HEAD too), the number of segments, and the first segment
+ * after the root, where a literal tells endpoints apart (`auth`, `account`, `.well-known`). Each
+ * list keeps the mounting order, so the first endpoint that matches is the one a scan of them all
+ * would find; a request of no endpoint's shape (most requests a host passes on) costs look-ups.
+ */
+interface RoutingTable {
+  /** By method, then number of segments. */
+  readonly shapes: ReadonlyMap<string, ReadonlyMap<number, RoutingShape>>;
+}
+
+interface RoutingShape {
+  /** Endpoints whose first segment has a parameter (`/signin-:provider`): the candidates of any first segment. */
+  readonly anyHead: readonly MountedEndpoint[];
+  /** By a literal first segment: its endpoints and those of `anyHead`, in mounting order. */
+  readonly byHead: ReadonlyMap<string, readonly MountedEndpoint[]>;
+}
+
+/** The first segment after the root when it is literal, which only a request with the same one can match. */
+function literalHead(candidate: MountedEndpoint): string | undefined {
+  const head = candidate.segments[1];
+  return head === undefined || head.includes(':') ? undefined : head;
+}
+
+function routingTable(mounted: readonly MountedEndpoint[]): RoutingTable {
+  const methods = new Set<string>(mounted.map(({ endpoint }) => endpoint.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  const shapes = new Map<string, Map<number, RoutingShape>>();
+  for (const method of methods) {
     // HEAD is answered wherever GET is, as Fastify exposes it (the body is left out: `headless`).
-    if ((candidate.endpoint.method !== method && !(method === 'HEAD' && candidate.endpoint.method === 'GET')) || candidate.segments.length !== segments.length) continue;
+    const ofMethod = mounted.filter(({ endpoint }) => endpoint.method === method || (method === 'HEAD' && endpoint.method === 'GET'));
+    const byCount = new Map<number, RoutingShape>();
+    for (const count of new Set(ofMethod.map(({ segments }) => segments.length))) {
+      const sameCount = ofMethod.filter(({ segments }) => segments.length === count);
+      const heads = new Set(sameCount.map(literalHead).filter((head) => head !== undefined));
+      byCount.set(count, {
+        anyHead: sameCount.filter((candidate) => literalHead(candidate) === undefined),
+        byHead: new Map([...heads].map((head) => [head, sameCount.filter((candidate) => (literalHead(candidate) ?? head) === head)] as const)),
+      });
+    }
+    shapes.set(method, byCount);
+  }
+  return { shapes };
+}
+
+/** The endpoint of the method and path, with the path's parameters; a parameter that is not valid percent-encoding is a 400. */
+function route(table: RoutingTable, method: string, pathname: string): Routed | undefined {
+  const segments = pathname.split('/');
+  const shape = table.shapes.get(method)?.get(segments.length);
+  if (shape === undefined) return undefined;
+  const head = segments[1];
+  const candidates = (head === undefined ? undefined : shape.byHead.get(head)) ?? shape.anyHead;
+  for (const candidate of candidates) {
     const params: Record<string, string> = Object.create(null) as Record<string, string>;
     let matches = true;
     for (let i = 0; i < segments.length && matches; i++) {

@@ -13,7 +13,7 @@ import type { Gatehouse } from '../gatehouse.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import { fetchOptionsOf, writeWebResponse } from './web-bridge.ts';
+import { requestUrl } from './web-bridge.ts';
 
 /** An application's GraphQL API on Express. */
 export interface ExpressGraphQL {
@@ -45,10 +45,13 @@ export async function expressGraphQL<Context extends object = object, Policy ext
     path: graphql.path,
     handler: (request, response, next) => {
       if (`${request.baseUrl}${request.path}` !== graphql.path) return next();
-      graphql
-        .answer(...fetchOptionsOf(request))
-        .then((answered) => writeWebResponse(response, answered))
-        .catch(next);
+      let url: URL;
+      try {
+        url = requestUrl(request);
+      } catch (error) {
+        return next(error);
+      }
+      graphql.serve(request, response, { url, ip: request.ip ?? '', ...(request.body !== undefined ? { body: request.body } : {}) }).catch(next);
     },
     attach: (server, app) => graphql.attach(server, (request) => expressAddress(request, app)),
     close: () => graphql.close(),

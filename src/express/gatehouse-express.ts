@@ -48,7 +48,7 @@ import { expressGraphQL, type ExpressGraphQL } from './express-graphql.ts';
 import { jsonBody } from './json-body.ts';
 import { type RequestSchemas, requestValidation } from './request-validation.ts';
 import { fetchOptionsOf, webRequest, writeWebResponse } from './web-bridge.ts';
-import { protectionMarker, type RouteDecision, type RouteProtection, routesAhead, watchRoutes } from './route-protection.ts';
+import { protectionMarker, type RouteDecision, type RouteProtection, routesAhead, routeWatcher } from './route-protection.ts';
 import { routePattern } from './route-pattern.ts';
 
 declare global {
@@ -190,6 +190,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
    * the middleware sees are refused (Express's 500), as Fastify's plugin refuses to start.
    */
   let routesAheadRefusal: Error | null | undefined;
+  const watchRoutes = routeWatcher(decide);
   const credentialHeaders = guardedHeaders(instance.schemes.handlers);
   const middleware: RequestHandler = (request, response, next) => {
     routesAheadRefusal ??= refusalOfRoutesAhead(request, middleware, services.logger);
@@ -203,7 +204,7 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     request.user = anonymous;
     // Where no route decides (a middleware of the application's), the caller is anonymous.
     request.authorize = (resource, policy) => checks.checkFor(anonymous, receivedRequest(request))(resource, policy);
-    watchRoutes(request, decide);
+    watchRoutes(request);
     next();
   };
 

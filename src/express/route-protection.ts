@@ -79,21 +79,35 @@ export function protectionMarker(metadata: AuthorizationMetadata<PolicyName>): M
   return Object.assign(marker, { [PROTECTION]: metadata });
 }
 
+/** The route Express set on a watched request. */
+const ROUTE = Symbol('gatehouse.route');
+
+interface WatchedRequest extends Request {
+  [ROUTE]?: unknown;
+}
+
 /**
  * Lets `decide` run before the first handler of each route a request reaches, by watching Express
- * set `req.route`. Called by the middleware for each request.
+ * set `req.route`: call it once, and the function it returns for each request (the middleware).
+ * Every request gets the same getter and setter, so that defining them keeps V8's shape of
+ * Express's requests shared, and their properties as fast to read as without them.
  */
-export function watchRoutes(request: Request, decide: RouteDecision): void {
-  let current: unknown;
-  Object.defineProperty(request, 'route', {
+export function routeWatcher(decide: RouteDecision): (request: Request) => void {
+  const route: PropertyDescriptor = {
     configurable: true,
     enumerable: true,
-    get: () => current,
-    set: (route: unknown) => {
-      current = route;
-      if (isExpressRoute(route) && route[WRAPPED] !== true) wrapRoute(route, decide);
+    get(this: WatchedRequest) {
+      return this[ROUTE];
     },
-  });
+    set(this: WatchedRequest, value: unknown) {
+      this[ROUTE] = value;
+      if (isExpressRoute(value) && value[WRAPPED] !== true) wrapRoute(value, decide);
+    },
+  };
+  return (request) => {
+    (request as WatchedRequest)[ROUTE] = undefined;
+    Object.defineProperty(request, 'route', route);
+  };
 }
 
 /** Whether `handler` is one of the route's (Express leaves `req.route` set after a route it left). */

@@ -19,14 +19,18 @@ export function webRequest(request: Request): globalThis.Request {
   });
 }
 
+/** The Express request's URL: its target as sent, on its protocol and host (throws when they make none). */
+export function requestUrl(request: Request): URL {
+  return new URL(request.originalUrl, `${request.protocol}://${request.headers.host ?? 'localhost'}`);
+}
+
 /**
  * The Express request for a Web-standard handler that reads its headers and body from Node's
  * request (`FetchRequestOptions.node`): only its method and URL, so none of it is built twice.
  * A body an Express parser already read is handed over parsed.
  */
 export function fetchOptionsOf(request: Request): [globalThis.Request, FetchRequestOptions] {
-  const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`;
-  const web = new globalThis.Request(new URL(request.originalUrl, origin), { method: request.method });
+  const web = new globalThis.Request(requestUrl(request), { method: request.method });
   return [web, { ip: request.ip ?? '', node: request, ...(request.body !== undefined ? { body: request.body } : {}) }];
 }
 

@@ -14,7 +14,7 @@ import { refusalResponse } from '../endpoints/refusal-response.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { gatehouseServices } from '../gatehouse-internals.ts';
 import { createGraphQLEndpoint, type GraphQLEndpoint } from './graphql-endpoint.ts';
-import { graphqlFetchHandler } from './graphql-fetch.ts';
+import { graphqlHttpHandlers, type NodeGraphQLHandler } from './graphql-fetch.ts';
 import { checkGraphQLOptions, type GatehouseGraphQLOptions } from './graphql-options.ts';
 import type { FetchHandler } from '../endpoints/fetch-handler.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
@@ -70,6 +70,8 @@ export interface NodeGraphQL {
   readonly path: string;
   /** The Web-standard handler of the path's HTTP requests (graphql-fetch.ts). */
   readonly answer: FetchHandler;
+  /** The same answers read from Node's request and written to Node's response (graphql-fetch.ts). */
+  readonly serve: NodeGraphQLHandler;
   /** graphql-ws on the server's upgrades at the path; `clientAddress` tells an upgrade's caller address as the host does for its requests. */
   attach(server: Server, clientAddress: (request: IncomingMessage) => string): void;
   /** Closes the sockets with 1001 (clients reconnect) and the schema's event source. */
@@ -85,9 +87,11 @@ export async function startNodeGraphQL<Context extends object = object, Policy e
   const endpoint = createGraphQLEndpoint(gatehouse, options);
   let upgrades: GraphQLUpgrades | undefined;
   await endpoint.start();
+  const handlers = graphqlHttpHandlers(gatehouse, endpoint);
   return {
     path: endpoint.path,
-    answer: graphqlFetchHandler(gatehouse, endpoint),
+    answer: handlers.fetch,
+    serve: handlers.node,
     attach: (server, clientAddress) => {
       upgrades = graphqlUpgrades(gatehouse, endpoint, clientAddress);
       upgrades.attach(server);

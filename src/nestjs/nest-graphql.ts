@@ -45,10 +45,13 @@ export async function serveGraphQL<Context extends object = object, Policy exten
     const target = request.originalUrl ?? request.url ?? '/';
     if (target.split('?', 1)[0] !== graphql.path) return next();
     const parsed = request.body !== undefined && request.readableEnded ? { body: request.body } : {};
-    graphql
-      .answer(new Request(new URL(target, 'http://localhost'), { method: request.method ?? 'GET' }), { ip: address(request), node: request, ...parsed })
-      .then((answer) => writeNodeResponse(response, answer))
-      .catch(next);
+    let url: URL;
+    try {
+      url = new URL(target, 'http://localhost');
+    } catch (error) {
+      return next(error);
+    }
+    graphql.serve(request, response, { url, ip: address(request), ...parsed }).catch(next);
   };
   app.use(middleware);
   graphql.attach(app.getHttpServer() as Server, address);
