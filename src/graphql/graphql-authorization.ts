@@ -15,6 +15,7 @@
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
+import { refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
 import { clientAddress, receivedFromNode } from '../endpoints/node-request.ts';
 import { type ReceivedRequest, receivedFrom } from '../endpoints/web-exchange.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -80,6 +81,8 @@ export function graphqlAuthorization<Context extends object = object, Policy ext
   gatehouse: Gatehouse,
   options: GraphQLAuthorizationOptions<Context, Policy> = {},
 ): GraphQLAuthorization<Context, Policy> {
+  refuseNonObject('graphqlAuthorization', options);
+  refuseUnknownOptions('graphqlAuthorization', options, { context: true });
   if (options.context !== undefined && typeof options.context !== 'function') throw new Error('graphqlAuthorization: context must be a function that returns an object.');
   const { config } = gatehouseServices(gatehouse);
   const authorizer = new Authorizer(gatehouse.authorization, gatehouse.policies as PolicyProvider<Policy>, gatehouse.evaluator);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { ServerOptions } from 'graphql-ws';
+import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
 import { trustedOrigins } from '../endpoints/cookie-session-check.ts';
 import { clientAddress, receivedFromNode } from '../endpoints/node-request.ts';
 import type { Gatehouse } from '../gatehouse.ts';
@@ -35,6 +36,17 @@ export interface SocketExtra {
   readonly request: IncomingMessage;
 }
 
+const LIMIT_NAMES = { maxSubscriptionsPerSocket: true, maxSocketsPerUser: true, maxSocketsPerIp: true } as const satisfies OptionNames<SocketLimits>;
+
+/** One sentence for the first thing wrong with `limits`: a misspelt one would otherwise be ignored. */
+export function checkSocketLimits(who: string, limits: SocketLimits): void {
+  refuseNonObject(who, limits);
+  refuseUnknownOptions(who, limits, LIMIT_NAMES);
+  for (const [name, value] of Object.entries(limits)) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0)) throw new Error(`${who}: ${name} must be a positive integer.`);
+  }
+}
+
 /** What is kept of one socket between `connection_init` and its close. */
 interface SocketCaller {
   readonly presented: AuthenticationRequest;
@@ -55,6 +67,7 @@ type ContextFor = (caller: () => ClaimsPrincipal, credentials: AuthenticationReq
  * data bounds of Gatehouse's own endpoint need its socket handling, and are not here.
  */
 export function socketOptions(gatehouse: Gatehouse, contextFor: ContextFor, limits: SocketLimits): ServerOptions<Record<string, unknown> | undefined, SocketExtra> {
+  checkSocketLimits('graphqlAuthorization: socketOptions', limits);
   const services = gatehouseServices(gatehouse);
   const { config } = services;
   // The schemes of every request; a socket re-reads its cookie session without sliding it.

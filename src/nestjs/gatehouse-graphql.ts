@@ -18,7 +18,7 @@ import type { ServerOptions } from 'graphql-ws';
 import type { Gatehouse } from '../gatehouse.ts';
 import { type GraphQLAuthorization, type GraphQLAuthorizationOptions, type GraphQLRefusal, graphqlAuthorization } from '../graphql/graphql-authorization.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import type { SocketLimits } from '../graphql/socket-options.ts';
+import { checkSocketLimits, type SocketLimits } from '../graphql/socket-options.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
 
 /** What the drivers hand their `context` function: `{ req }` (Apollo on Express), or the request itself (on Fastify). */
@@ -84,6 +84,7 @@ export class GatehouseGraphQL {
   }
 
   private split<Context extends object, Policy extends string>({ context, ...limits }: NestGraphQLOptions<Context, Policy>) {
+    checkSocketLimits('GatehouseGraphQL', limits);
     return { authorization: graphqlAuthorization<Context, Policy>(this.gatehouse, context === undefined ? {} : { context }), limits };
   }
 }

@@ -173,6 +173,12 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
   });
 
+  it('refuses misspelt options and limits that are not positive integers, naming them', () => {
+    expect(() => graphqlAuthorization(auth.gatehouse, { contxt: () => ({}) } as never)).toThrow(/has no option "contxt"; did you mean "context"\?/);
+    expect(() => gql.socketOptions({ maxSocketsPerUsr: 3 } as never)).toThrow(/has no option "maxSocketsPerUsr"; did you mean "maxSocketsPerUser"\?/);
+    expect(() => gql.socketOptions({ maxSocketsPerIp: 0 })).toThrow(/maxSocketsPerIp must be a positive integer/);
+  });
+
   it('refuses a rule naming a policy the application does not have when the schema is authorized, not at a request', () => {
     const schema = buildExecutableSchema([authorizeDirective, 'type Query { secret: String @authorize(policy: "NoSuchPolicy") }'], { Query: { secret: () => 'x' } });
     expect(() => gql.authorize(schema)).toThrow(/Query\.secret.*NoSuchPolicy/);
