@@ -140,9 +140,11 @@ function refusalError(refusal: GraphQLRefusal): GraphQLError {
 }
 
 /**
- * Headers as both servers read `extensions.http.headers`: Apollo Server takes only a `Map`, Yoga
- * copies an object's own properties. A `Map` with the same entries as own properties is both.
+ * The refusal's headers (its challenge) as both servers read `extensions.http.headers`: Apollo
+ * Server takes only a `Map`, Yoga copies an object's own properties; a `Map` with the same entries
+ * as own properties is both. Not its content type: the server writes its own body.
  */
 function serverHeaders(headers: Readonly<Record<string, string>>): Map<string, string> & Record<string, string> {
-  return Object.assign(new Map(Object.entries(headers)), headers);
+  const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type'));
+  return Object.assign(new Map(Object.entries(kept)), kept);
 }

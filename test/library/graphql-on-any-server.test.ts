@@ -151,6 +151,8 @@ describe('Gatehouse on GraphQL servers the application runs', () => {
       const text = await response.text();
       expect(text).not.toContain('world');
       expect(text).toContain(path === '/graphql-http' ? 'GH_UNAUTHENTICATED' : 'UNAUTHENTICATED');
+      // The body's type is the body's: a problem from graphql-http, a GraphQL result from the others.
+      expect(response.headers.get('content-type')).toMatch(path === '/graphql-http' ? /^application\/problem\+json/ : /^application\/(graphql-response\+)?json/);
     });
   });
 
