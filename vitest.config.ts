@@ -16,7 +16,7 @@ const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', '
 /** Of those, the suites of what only the Fastify host has: its plugin's options (the result handler, the OpenAPI document). */
 const FASTIFY_ONLY = ['test/http/result-handler.test.ts', 'test/http/openapi.test.ts'];
 
-/** Unit tests that read the state of the whole process (its threads' nice values). */
+/** Tests that read the state of the whole process (its threads' nice values): a process of their own each. */
 const OWN_PROCESS = ['src/identity/argon2-workers.test.ts'];
 
 export default defineConfig({
@@ -41,44 +41,46 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Processes, not threads: native modules (better-sqlite3) load once per process. One process
-    // per file, except for the units project below.
+    // Processes, not threads: native modules (better-sqlite3) load once per process. Each project's
+    // files share their processes (isolate: false): importing the service again in a fresh process
+    // cost as much as a host suite's tests (docs/decisions/0091). A file that reads what the whole
+    // process does runs in one of its own (OWN_PROCESS); the whole-system suites too.
     pool: 'forks',
     projects: [
       {
         extends: true,
-        // The unit tests beside the code share their processes: importing a file's modules again
-        // in a fresh process costs more than most of these files' tests. None of them mocks a
-        // module, stubs a global or leaves fake timers behind (docs/decisions/0078); those that
-        // look at the whole process (its threads) run in a process of their own, with the files.
+        // The unit tests beside the code. None of the shared files mocks a module, stubs a global
+        // or leaves fake timers behind (docs/decisions/0078).
         test: { name: 'units', include: ['src/**/*.test.ts', 'server/**/*.test.ts'], exclude: [...OWN_PROCESS], isolate: false, maxWorkers: 2 },
       },
       {
         extends: true,
         test: {
           name: 'files',
-          include: ['test/**/*.test.ts', ...OWN_PROCESS],
+          include: ['test/**/*.test.ts'],
           exclude: [...WHOLE_SYSTEM],
+          isolate: false,
           // Two files at a time whatever the core count (Vitest would run one on two cores): most
           // of a file's time is spent waiting on a database, a child process or a socket.
           maxWorkers: 2,
         },
       },
+      { extends: true, test: { name: 'own-process', include: [...OWN_PROCESS], maxWorkers: 2 } },
       {
         extends: true,
-        test: { name: 'express', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'express', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
+        test: { name: 'express', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], isolate: false, env: { TEST_FRAMEWORK: 'express', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
       },
       {
         extends: true,
-        test: { name: 'hono', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'hono', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
+        test: { name: 'hono', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], isolate: false, env: { TEST_FRAMEWORK: 'hono', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
       },
       {
         extends: true,
-        test: { name: 'nestjs', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'nestjs', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
+        test: { name: 'nestjs', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], isolate: false, env: { TEST_FRAMEWORK: 'nestjs', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
       },
       {
         extends: true,
-        test: { name: 'nestjs-fastify', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], env: { TEST_FRAMEWORK: 'nestjs-fastify', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
+        test: { name: 'nestjs-fastify', include: ON_EVERY_HOST, exclude: [...FASTIFY_ONLY], isolate: false, env: { TEST_FRAMEWORK: 'nestjs-fastify', TEST_ENGINES: 'sqlite' }, maxWorkers: 2 },
       },
       {
         extends: true,
