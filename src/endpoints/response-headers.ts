@@ -52,17 +52,30 @@ export function refusalHeaders(production: boolean): Readonly<Record<string, str
   };
 }
 
+/** Sets one header of an answer: `Headers.set`, Node's `response.setHeader`, a framework adapter's. */
+export type SetHeader = (name: string, value: string) => void;
+
 /**
- * Puts the headers of every answer on an answer a host finishes itself (the application's route
- * on Hono, a protected Web handler's): nosniff, HSTS in production, `no-store` when the request
- * carried credentials.
+ * Puts the headers of every answer on an answer after a host's decision, the application's own
+ * included: nosniff, HSTS in production, `no-store` when the request carried credentials. Hosts on
+ * Node set them on Node's response before the application answers (a header the application sets
+ * itself wins, as Express's own do); elsewhere, on the finished answer's `Headers`.
  */
+export function secureAnswer(
+  setHeader: SetHeader,
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
+  options: Pick<ResponseHeadersOptions, 'production' | 'credentialHeaders'>,
+): void {
+  setHeader('x-content-type-options', 'nosniff');
+  if (options.production) setHeader('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+  if (carriesCredentials(requestHeaders, options.credentialHeaders)) setHeader('cache-control', 'no-store');
+}
+
+/** `secureAnswer` on a finished Web answer's headers (the application's route on Hono elsewhere than Node, a protected Web handler's). */
 export function secureAnswerHeaders(
   headers: Headers,
   requestHeaders: Readonly<Record<string, string | string[] | undefined>>,
   options: Pick<ResponseHeadersOptions, 'production' | 'credentialHeaders'>,
 ): void {
-  headers.set('x-content-type-options', 'nosniff');
-  if (options.production) headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-  if (carriesCredentials(requestHeaders, options.credentialHeaders)) headers.set('cache-control', 'no-store');
+  secureAnswer((name, value) => headers.set(name, value), requestHeaders, options);
 }

@@ -104,15 +104,39 @@ export function errorResponse(error: GatehouseError): EndpointResponse {
  * otherwise, in UTF-8.
  */
 export function toResponse(response: EndpointResponse): Response {
-  const headers = new Headers(response.headers);
-  for (const { name, value, attributes } of response.cookies ?? []) headers.append('set-cookie', serializeCookie(name, value, attributes));
+  // A plain record, not `Headers`: runtimes that write a Response to a socket themselves
+  // (`@hono/node-server`) take a record as it is, where `Headers` would be built and read again.
+  // The same names and values as `Headers` would hold: lower case, a name given twice combined,
+  // values without surrounding whitespace, each cookie its own `Set-Cookie`.
+  const headers: Record<string, string> = {};
+  const setCookies: string[] = [];
+  for (const name in response.headers) {
+    const key = name.toLowerCase();
+    const value = withoutSurroundingWhitespace(response.headers[name]!);
+    if (key === 'set-cookie') setCookies.push(value);
+    else headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
+  }
+  for (const { name, value, attributes } of response.cookies ?? []) setCookies.push(serializeCookie(name, value, attributes));
   const { body, status } = response;
-  if (body === undefined) return new Response(null, { status, headers });
-  const type = headers.get('content-type') ?? 'application/json';
-  headers.set('content-type', /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`);
-  const sent = typeof body === 'string' ? body : body instanceof Uint8Array ? new Uint8Array(body) : JSON.stringify(body);
-  return new Response(sent, { status, headers });
+  if (body !== undefined) {
+    const type = headers['content-type'] ?? 'application/json';
+    headers['content-type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
+  }
+  const init: ResponseInit = {
+    status,
+    headers: setCookies.length === 0 ? headers : [...Object.entries(headers), ...setCookies.map((cookie): [string, string] => ['set-cookie', cookie])],
+  };
+  if (body === undefined) return new Response(null, init);
+  return new Response(typeof body === 'string' ? body : body instanceof Uint8Array ? new Uint8Array(body) : JSON.stringify(body), init);
 }
+
+/** A header value as `Headers` keeps it: without leading or trailing tabs, spaces, CRs and LFs. */
+function withoutSurroundingWhitespace(value: string): string {
+  return HTTP_WHITESPACE.test(value) ? value.replace(SURROUNDING_WHITESPACE, '') : value;
+}
+
+const HTTP_WHITESPACE = /^[\t\n\r ]|[\t\n\r ]$/;
+const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 /**
  * Whether the request's headers can be read. A runtime may build a Web request's headers at their

@@ -40,7 +40,7 @@ import type { PolicyName } from '../security/authorization/policy-names.ts';
 import { ClaimsPrincipal } from '../security/claims/index.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { problem } from '../security/problem-details.ts';
-import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
+import { secureAnswer } from '../endpoints/response-headers.ts';
 import { guardedHeaders } from '../security/authentication/index.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
@@ -191,14 +191,12 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
    */
   let routesAheadRefusal: Error | null | undefined;
   const watchRoutes = routeWatcher(decide);
-  const credentialHeaders = guardedHeaders(instance.schemes.handlers);
+  const headerOptions = { production: config.production, credentialHeaders: guardedHeaders(instance.schemes.handlers) };
   const middleware: RequestHandler = (request, response, next) => {
     routesAheadRefusal ??= refusalOfRoutesAhead(request, middleware, services.logger);
     if (routesAheadRefusal !== null) return next(routesAheadRefusal);
     // Every answer after it, the application's included (docs/reference/http.md).
-    response.setHeader('x-content-type-options', 'nosniff');
-    if (config.production) response.setHeader('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(request.headers, credentialHeaders)) response.setHeader('cache-control', 'no-store');
+    secureAnswer((name, value) => response.setHeader(name, value), request.headers, headerOptions);
     // A path that is not valid percent-encoding is the caller's error, as on every host, not a 404.
     if (!validPercentEncoding(request.path)) return next(INVALID_URL);
     request.user = anonymous;

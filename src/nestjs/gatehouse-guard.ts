@@ -16,7 +16,7 @@ import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { type ResourceCheck, resourceChecks } from '../endpoints/resource-checks.ts';
-import { carriesCredentials, STRICT_TRANSPORT_SECURITY } from '../endpoints/response-headers.ts';
+import { secureAnswer } from '../endpoints/response-headers.ts';
 import type { GatehouseInstance } from '../hosting/gatehouse-instance.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { guardedHeaders } from '../security/authentication/index.ts';
@@ -50,7 +50,7 @@ export class GatehouseGuard implements CanActivate {
   private readonly resolverPolicies = new WeakMap<object, AuthorizationPolicy | null>();
   private readonly checks;
   private readonly cookieSession;
-  private readonly credentialHeaders: readonly string[];
+  private readonly headerOptions: { readonly production: boolean; readonly credentialHeaders: readonly string[] };
 
   constructor(
     private readonly instance: GatehouseInstance,
@@ -60,7 +60,7 @@ export class GatehouseGuard implements CanActivate {
     const { config, authorization } = instance;
     this.checks = resourceChecks(authorization);
     this.cookieSession = cookieSessionCheck({ trustedOrigins: trustedOrigins(config), production: config.production, clock: instance.gatehouse.clock });
-    this.credentialHeaders = guardedHeaders(instance.schemes.handlers);
+    this.headerOptions = { production: instance.config.production, credentialHeaders: guardedHeaders(instance.schemes.handlers) };
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -129,8 +129,6 @@ export class GatehouseGuard implements CanActivate {
   /** Every answer after the guard, the handler's included (docs/reference/http.md). */
   private secure(request: PlatformRequest, response: unknown): void {
     const { httpAdapter } = this.adapterHost;
-    httpAdapter.setHeader(response, 'x-content-type-options', 'nosniff');
-    if (this.instance.config.production) httpAdapter.setHeader(response, 'strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(nodeRequestOf(request).headers, this.credentialHeaders)) httpAdapter.setHeader(response, 'cache-control', 'no-store');
+    secureAnswer((name, value) => httpAdapter.setHeader(response, name, value), nodeRequestOf(request).headers, this.headerOptions);
   }
 }

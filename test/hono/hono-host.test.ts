@@ -35,6 +35,7 @@ async function application(): Promise<Served> {
   app.get('/me', (c) => c.json({ name: c.var.user.name }));
   app.get('/reports', auth.authorize({ policy: 'PremiumOnly' }), (c) => c.json({ reports: [] }));
   app.get('/status', auth.allowAnonymous(), (c) => c.json({ authenticated: c.var.user.isAuthenticated }));
+  app.get('/avatar', (c) => c.body('png', 200, { 'content-type': 'image/png', 'cache-control': 'private, max-age=60' }));
   app.get('/documents/:owner', async (c) => {
     await c.var.authorize({ owner: c.req.param('owner') }, [ownerRequirement]);
     return c.json({ owner: c.req.param('owner') });
@@ -94,6 +95,23 @@ describe('Gatehouse on Hono', () => {
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect((await get('/me', `${ada.slice(0, -4)}AAAA`)).status).toBe(401);
+  });
+
+  it('puts the security headers on every answer after the middleware, refusals included, and leaves a header the route sets to the route', async () => {
+    const avatar = await get('/avatar', ada);
+    expect(avatar.status).toBe(200);
+    expect(avatar.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(avatar.headers.get('cache-control')).toBe('private, max-age=60');
+    const open = await get('/status');
+    expect(open.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(open.headers.get('cache-control')).toBeNull();
+    const refused = await get('/reports', bob);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    const missing = await get('/nowhere', ada);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it("answers a route's policy: 200 for a member, 403 problem+json for another caller, 401 for none", async () => {
