@@ -4,9 +4,6 @@ import { closeOnSignals, ConfigError, createLogger, loadConfig, UnsealError } fr
 import { createStore, type Store } from 'gatehouse-auth/store';
 import type { Logger } from 'pino';
 import { buildService } from './app.ts';
-import { buildExpressService } from './express/service.ts';
-import { buildHonoService } from './hono/service.ts';
-import { buildNestService } from './nestjs/service.ts';
 import { serviceMigrations } from './storage/service-migrations.ts';
 import { loadServiceSettings } from './settings.ts';
 
@@ -23,10 +20,20 @@ async function main(): Promise<void> {
     backgroundCheckpoints: { onError: (message) => logger.warn({ reason: message }, 'a WAL checkpoint failed; the next one tries again') },
   });
   await store.migrate();
-  if (settings.framework === 'express') return serveOnNode(await buildExpressService({ config, store, logger, settings }), { config, store, logger });
-  if (settings.framework === 'hono') return serveOnNode(await buildHonoService({ config, store, logger, settings }), { config, store, logger });
-  if (settings.framework === 'nestjs') return serveOnNode(await buildNestService({ config, store, logger, settings }, 'express'), { config, store, logger });
-  if (settings.framework === 'nestjs-fastify') return serveOnNode(await buildNestService({ config, store, logger, settings }, 'fastify'), { config, store, logger });
+  // Each host is imported only when it serves: a start loads one web framework, not four.
+  const started = { config, store, logger };
+  if (settings.framework === 'express') {
+    const { buildExpressService } = await import('./express/service.ts');
+    return serveOnNode(await buildExpressService({ ...started, settings }), started);
+  }
+  if (settings.framework === 'hono') {
+    const { buildHonoService } = await import('./hono/service.ts');
+    return serveOnNode(await buildHonoService({ ...started, settings }), started);
+  }
+  if (settings.framework === 'nestjs' || settings.framework === 'nestjs-fastify') {
+    const { buildNestService } = await import('./nestjs/service.ts');
+    return serveOnNode(await buildNestService({ ...started, settings }, settings.framework === 'nestjs' ? 'express' : 'fastify'), started);
+  }
   // The OpenAPI document at /openapi.json in development only (decision 0042).
   const app = await buildService({ config, store, logger, settings, gatehouse: { openapi: !config.production } });
   app.addHook('onClose', () => store.close());
