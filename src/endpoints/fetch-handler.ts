@@ -74,6 +74,8 @@ export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
   readonly antiforgery?: AntiforgeryOptions;
   /** Where endpoints report what failed beside their answer. @default console.error */
   readonly log?: EndpointLog;
+  /** Hears each error an endpoint threw that is answered here (a store out of reach is 503): the metrics count them. */
+  readonly errorSeen?: (error: unknown) => void;
   /**
    * The security headers' settings (HSTS in production; the paths and headers that make an answer
    * `no-store`). @default development, the contract's credential headers, no credential paths
@@ -203,7 +205,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         const refusal = limitRefusal(await consumeAccountLimit(limits, credentials.ip, account));
         if (refusal !== undefined) return refusal;
       }
-      return withCookies(await answer(endpoint, endpointRequest(body.value), credentials, options.loginPage), pending);
+      return withCookies(await answer(endpoint, endpointRequest(body.value), credentials, options), pending);
     } finally {
       leave?.();
     }
@@ -394,13 +396,19 @@ const NO_TURN_RESPONSE = refusalResponseOf(NO_TURN_REFUSAL);
  * The endpoint's answer; a failed resource check, and the errors Gatehouse knows (a caller's error,
  * a full hashing queue, a store out of reach: error-answers.ts), as the Fastify host answers them.
  */
-async function answer(endpoint: Endpoint, request: EndpointRequest, received: ReceivedRequest, loginPage: LoginPage | undefined): Promise<EndpointResponse> {
+async function answer(
+  endpoint: Endpoint,
+  request: EndpointRequest,
+  received: ReceivedRequest,
+  { loginPage, errorSeen }: Pick<FetchHandlerOptions, 'loginPage' | 'errorSeen'>,
+): Promise<EndpointResponse> {
   try {
     return await endpointAnswer(endpoint, request);
   } catch (error) {
     if (error instanceof AuthorizationRefusal) return refusalResponse(error.outcome, received, loginPage);
     const known = knownErrorAnswer(error);
     if (known === undefined) throw error;
+    errorSeen?.(error);
     if (known.report !== undefined) request.log[known.report.level]({ err: known.report.err }, known.report.message);
     return known.response;
   }

@@ -17,7 +17,7 @@ import { CookieSignIn } from './cookie-sign-in.ts';
 import type { EndpointAuthorizationOptions } from './authorize-endpoint.ts';
 import { trustedOrigins } from './cookie-session-check.ts';
 import type { Endpoint } from './endpoint.ts';
-import { type EndpointsHandler, fetchHandler } from './fetch-handler.ts';
+import { type EndpointsHandler, type FetchHandlerOptions, fetchHandler } from './fetch-handler.ts';
 import { externalLoginEndpoints } from './external-login/external-login-endpoints.ts';
 import type { MembershipPaths } from './membership-paths.ts';
 import { accountPasskeyEndpoints } from './passkeys/account-passkey-endpoints.ts';
@@ -191,13 +191,16 @@ export function membershipFetchHandler(options: MembershipFetchHandlerOptions): 
 }
 
 /** What serves endpoints made already: the services, where they live, the pages and the authorization. */
-export type MembershipServing = Pick<MembershipFetchHandlerOptions, 'services' | 'paths' | 'pages' | 'credentialHeaders'> & EndpointAuthorizationOptions;
+export type MembershipServing = Pick<MembershipFetchHandlerOptions, 'services' | 'paths' | 'pages' | 'credentialHeaders'> &
+  EndpointAuthorizationOptions &
+  Pick<FetchHandlerOptions, 'errorSeen'>;
 
 /** `membershipFetchHandler` over the endpoints a host made already (an instance's). */
 export function membershipEndpointsHandler(endpoints: MembershipEndpoints, options: MembershipServing): EndpointsHandler {
-  const { services, paths, pages, policies, evaluator, verdicts, credentialHeaders } = options;
+  const { services, paths, pages, policies, evaluator, verdicts, credentialHeaders, errorSeen } = options;
   const { config, clock } = services;
   return fetchHandler(mountedEndpoints(endpoints, paths.prefix), {
+    ...(errorSeen ? { errorSeen } : {}),
     policies,
     evaluator,
     ...(verdicts ? { verdicts } : {}),

@@ -46,6 +46,11 @@ export interface MetricsEndpoint {
    * for a host that does not route them; undefined for the application's routes, which the host names.
    */
   routeOf(method: string, pathname: string): string | undefined;
+  /**
+   * Labels the requests to `pathname` with it: a path the host serves outside its routes, as
+   * middleware (an application's GraphQL endpoint), which would otherwise count as unmatched.
+   */
+  labelPath(pathname: string): void;
   /** One answered request; `route` is its route's pattern, never the raw URL (undefined when no route matched). */
   requestAnswered(method: string, route: string | undefined, status: number, ms: number): void;
   /** An error on a request's way: a store out of reach is counted (the host answers it 503). */
@@ -60,6 +65,7 @@ export function metricsEndpoint(options: MetricsEndpointOptions): MetricsEndpoin
   const headers = refusalHeaders(production);
   const stopObserving = observeServices(collector, services);
   const serves = (method: string, pathname: string) => pathname === path && (method === 'GET' || method === 'HEAD');
+  const labelledPaths = new Set<string>();
   return {
     collector,
     path,
@@ -69,7 +75,8 @@ export function metricsEndpoint(options: MetricsEndpointOptions): MetricsEndpoin
       const { contentType, text } = await collector.exposition();
       return { status: 200, headers: { ...headers, 'content-type': contentType }, body: text };
     },
-    routeOf: (method, pathname) => (serves(method, pathname) ? path : options.endpointRoute?.(method, pathname)),
+    routeOf: (method, pathname) => (serves(method, pathname) ? path : labelledPaths.has(pathname) ? pathname : options.endpointRoute?.(method, pathname)),
+    labelPath: (pathname) => void labelledPaths.add(pathname),
     requestAnswered: (method, route, status, ms) => collector.requestAnswered(method, route, status, ms),
     // Counted here rather than where the error becomes a 503: each host's error path stays one mapping.
     errorSeen(error) {

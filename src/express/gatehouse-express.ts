@@ -242,7 +242,11 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     validate: (schemas) => requestValidation(schemas),
     json: (options = {}) => jsonBody(options.limit ?? config.bodyLimitBytes),
     notFound: (request, response) => refuse(request, response, NOT_FOUND),
-    graphql: (options) => expressGraphQL(instance.gatehouse, options),
+    graphql: async (options) => {
+      const graphql = await expressGraphQL(instance.gatehouse, options);
+      instance.metrics?.labelPath(graphql.path);
+      return graphql;
+    },
     graphiql: () => {
       const graphiql = graphiqlFetchHandler();
       return (request, response, next) => {

@@ -250,7 +250,11 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
       instance.metrics?.errorSeen(error);
       return isHttpException(error) ? error.getResponse() : refusal(c, routeErrorAnswer(error, () => received(c), errorOptions));
     },
-    graphql: (options) => honoGraphQL(instance.gatehouse, options, (c) => ({ ip: addressOf(c), ...nodeOf(c) }), nodeAddress),
+    graphql: async (options) => {
+      const graphql = await honoGraphQL(instance.gatehouse, options, (c) => ({ ip: addressOf(c), ...nodeOf(c) }), nodeAddress);
+      instance.metrics?.labelPath(graphql.path);
+      return graphql;
+    },
     graphiql: () => {
       const graphiql = graphiqlFetchHandler();
       return async (c, next) => (graphiql.serves(c.req.method, c.req.path) ? graphiql(c.req.raw) : next());

@@ -213,7 +213,17 @@ async function wire(
   const pages = pageRendering(options, config, paths, script);
   const background = new BackgroundWork(services);
   const endpoints = membershipEndpoints({ services, membership, features, passkeys, passkeyScript: script, paths, pages });
-  const serving = { services, paths, pages, policies, evaluator, verdicts: services.verdicts, credentialHeaders: guardedHeaders(schemes.handlers) };
+  const serving = {
+    services,
+    paths,
+    pages,
+    policies,
+    evaluator,
+    verdicts: services.verdicts,
+    credentialHeaders: guardedHeaders(schemes.handlers),
+    // A store out of reach inside an endpoint is answered there (503), past the host's error path that counts it elsewhere.
+    errorSeen: (error: unknown) => servedMetrics?.errorSeen(error),
+  };
   let handler: EndpointsHandler | undefined;
   const served = () => (handler ??= membershipEndpointsHandler(endpoints, serving));
   const servedMetrics = metrics && metricsEndpoint({

@@ -35,8 +35,8 @@ import { GatehouseExceptionFilter } from './refusal-filter.ts';
 /** The token of the application's `Gatehouse` (its use cases, policies and store): `@Inject(GATEHOUSE) gatehouse: Gatehouse`. */
 export const GATEHOUSE = Symbol('Gatehouse');
 
-/** The instance behind the module's providers. */
-const INSTANCE = Symbol('GatehouseInstance');
+/** The instance behind the module's providers (for this package's own NestJS helpers; not exported by the entry point). */
+export const INSTANCE = Symbol('GatehouseInstance');
 const OPTIONS = Symbol('GatehouseModuleOptions');
 
 /** `GatehouseModule.forRoot`'s options: Gatehouse's (as on every host), and the logger it writes to. */

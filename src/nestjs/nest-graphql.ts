@@ -10,15 +10,15 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
+import type { MetricsEndpoint } from '../endpoints/metrics-endpoint.ts';
 import { clientAddress } from '../endpoints/node-request.ts';
 import { writeNodeResponse } from '../endpoints/node-response.ts';
-import type { Gatehouse } from '../gatehouse.ts';
-import { gatehouseServices } from '../gatehouse-internals.ts';
+import type { GatehouseInstance } from '../hosting/gatehouse-instance.ts';
 import { graphiqlFetchHandler } from '../graphql/graphiql/graphiql-fetch.ts';
 import type { GatehouseGraphQLOptions } from '../graphql/graphql-options.ts';
 import { startNodeGraphQL } from '../graphql/graphql-upgrades.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
-import { GATEHOUSE } from './gatehouse-module.ts';
+import { INSTANCE } from './gatehouse-module.ts';
 
 /** An application's GraphQL API on NestJS. */
 export interface NestGraphQL {
@@ -38,12 +38,15 @@ export async function serveGraphQL<Context extends object = object, Policy exten
   app: INestApplication,
   options: GatehouseGraphQLOptions<Context, Policy>,
 ): Promise<NestGraphQL> {
-  const gatehouse = app.get<Gatehouse>(GATEHOUSE);
-  const address = clientAddress(gatehouseServices(gatehouse).config.trustProxy);
-  const graphql = await startNodeGraphQL(gatehouse, options);
+  const instance = app.get<GatehouseInstance>(INSTANCE);
+  const address = clientAddress(instance.config.trustProxy);
+  const graphql = await startNodeGraphQL(instance.gatehouse, options);
+  const { metrics } = instance;
   const middleware: NodeMiddleware = (request, response, next) => {
     const target = request.originalUrl ?? request.url ?? '/';
     if (target.split('?', 1)[0] !== graphql.path) return next();
+    // Served ahead of the module's middleware, the metrics' among them: timed here.
+    if (metrics !== undefined) timed(metrics, graphql.path, request.method ?? 'GET', response);
     const parsed = request.body !== undefined && request.readableEnded ? { body: request.body } : {};
     let url: URL;
     try {
@@ -56,6 +59,12 @@ export async function serveGraphQL<Context extends object = object, Policy exten
   app.use(middleware);
   graphql.attach(app.getHttpServer() as Server, address);
   return { path: graphql.path, close: () => graphql.close() };
+}
+
+/** Counts the request in the metrics under `route` once its answer is sent, timed from now. */
+function timed(metrics: MetricsEndpoint, route: string, method: string, response: ServerResponse): void {
+  const started = performance.now();
+  response.once('finish', () => metrics.requestAnswered(method, route, response.statusCode, performance.now() - started));
 }
 
 /** GraphiQL at `/graphiql` and its files, open to anyone: for development only. Call it before `app.listen()`. */

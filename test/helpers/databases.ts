@@ -81,6 +81,16 @@ export async function testEngines(): Promise<TestEngine[]> {
   return engines;
 }
 
+/**
+ * PostgreSQL whatever `TEST_ENGINES` says, for a suite whose subject needs it on every host (a
+ * store cut off mid-request: a relay in front of SQLite's file does not exist); undefined when it
+ * is missing.
+ */
+export async function postgresOnEveryHost(): Promise<TestEngine | undefined> {
+  const adminUrl = await (postgresProbe ??= probePostgres());
+  return adminUrl === null ? undefined : postgresEngine(adminUrl, {}, 'postgres', plainName);
+}
+
 export async function redisAvailable(): Promise<boolean> {
   return (redisProbe ??= probeRedis());
 }

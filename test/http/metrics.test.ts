@@ -10,7 +10,7 @@ import { Counter } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { testEngines } from '../helpers/databases.ts';
+import { postgresOnEveryHost, testEngines } from '../helpers/databases.ts';
 import { openSocket } from '../helpers/graphql-socket.ts';
 import { runNode } from '../helpers/processes.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
@@ -18,7 +18,8 @@ import { bearer, hostStartProgram, startTestApp, type TestApp } from '../helpers
 
 const engines = await testEngines();
 const sqlite = engines.find((engine) => engine.engine === 'sqlite')!;
-const postgres = engines.find((engine) => engine.engine === 'postgres');
+// The outage below runs on every host: each answers a store out of reach on its own error path.
+const postgres = await postgresOnEveryHost();
 const TOKEN = 'metrics-token-0123456789-abcdefghijklmnopqrstuvwxyz';
 const KEYRING_SECRET = 'keyring-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 /** An address of this machine that is not loopback: a caller from there is "elsewhere". */
@@ -168,8 +169,11 @@ describe('GET /metrics', () => {
     for (const id of ['101', '202']) {
       expect((await get('127.0.0.1', port, `/documents/${id}`, { authorization: `Bearer ${token}` })).status).toBe(404);
     }
+    const query = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ posts { id } }"}' });
+    expect(query.status).toBe(200);
     const text = (await get('127.0.0.1', port, '/metrics')).text;
     expect(text).not.toMatch(/no-such-path|wp-login|\/documents\/(101|202)/);
+    expect(sample(text, 'gatehouse_http_request_duration_seconds_count{method="POST",route="/graphql",status="200"}')).toBe(1);
     expect(sample(text, 'gatehouse_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).toBe(3);
     expect(sample(text, 'gatehouse_http_request_duration_seconds_count{method="GET",route="/documents/:id",status="404"}')).toBe(2);
   });
@@ -340,7 +344,7 @@ class Relay {
 }
 
 describe.skipIf(!postgres)('gatehouse_store_unavailable_total', () => {
-  it('counts the requests answered 503 while the store is gone, from a route and from authentication', async () => {
+  it('counts the requests answered 503 while the store is gone, from a route, from authentication and from Gatehouse’s endpoints', async () => {
     const url = new URL(await postgres!.createDatabaseUrl());
     const relay = new Relay({ host: url.hostname, port: Number(url.port || 5432) });
     await relay.open();
@@ -356,9 +360,11 @@ describe.skipIf(!postgres)('gatehouse_store_unavailable_total', () => {
       await relay.cut();
       expect((await app.app.inject({ method: 'POST', url: '/documents', headers, payload: { title: 'a', body: 'b' } })).statusCode).toBe(503);
       expect((await app.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': key } })).statusCode).toBe(503);
+      expect((await app.app.inject({ method: 'POST', url: '/auth/token', payload: { email: user.email, password: 'whatever it is' } })).statusCode).toBe(503);
       const text = await read();
-      expect(sample(text, 'gatehouse_store_unavailable_total')).toBe(2);
+      expect(sample(text, 'gatehouse_store_unavailable_total')).toBe(3);
       expect(sample(text, 'gatehouse_http_request_duration_seconds_count{method="POST",route="/documents",status="503"}')).toBe(1);
+      expect(sample(text, 'gatehouse_http_request_duration_seconds_count{method="POST",route="/auth/token",status="503"}')).toBe(1);
     } finally {
       // The relay again, so that the app closes its pool without waiting on dead connections.
       await relay.open();
