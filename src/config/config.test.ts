@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.ts';
+import { configFromSettings } from './settings.ts';
 import { loadConfig, requireMailInProduction } from './config.ts';
 import type { Env } from './parse.ts';
 
@@ -177,6 +178,33 @@ describe('loadConfig values', () => {
     ]);
   });
 
+  it('declares the organization roles: the built-in ones, then ORGANIZATION_ROLES trimmed, each once', () => {
+    expect(loadConfig({}).organizationRoles).toEqual(['OrgOwner', 'OrgAdmin', 'OrgMember']);
+    expect(loadConfig({ ORGANIZATION_ROLES: ' Billing, Support ,OrgAdmin,Billing' }).organizationRoles).toEqual(['OrgOwner', 'OrgAdmin', 'OrgMember', 'Billing', 'Support']);
+    expect(loadConfig({}).organizationsSelfService).toBe(false);
+    expect(loadConfig({ ORGANIZATIONS_SELF_SERVICE: 'true' }).organizationsSelfService).toBe(true);
+  });
+
+  it('refuses a global role as an organization role, naming it and saying why', () => {
+    for (const role of ['Admin', 'SuperAdmin']) {
+      const error = configError({ ORGANIZATION_ROLES: `Billing,${role}` });
+      expect(error.variable).toBe('ORGANIZATION_ROLES');
+      expect(error.message).toBe(
+        `ORGANIZATION_ROLES must be free of the global roles Admin and SuperAdmin: an organization role must never open a global policy (got "${role}")`,
+      );
+    }
+    // Case-sensitive, as roles are: another name.
+    expect(loadConfig({ ORGANIZATION_ROLES: 'admin' }).organizationRoles).toContain('admin');
+  });
+
+  it('reads the organization settings given in code, and names the setting when one is refused', () => {
+    expect(configFromSettings({ organizationsSelfService: true, organizationRoles: ['Billing'] })).toMatchObject({
+      organizationsSelfService: true,
+      organizationRoles: ['OrgOwner', 'OrgAdmin', 'OrgMember', 'Billing'],
+    });
+    expect(() => configFromSettings({ organizationRoles: ['Billing', 'SuperAdmin'] })).toThrow(/^organizationRoles must be free of the global roles/);
+  });
+
   it('reads booleans', () => {
     expect(loadConfig({ REQUIRE_CONFIRMED_EMAIL: 'false' })).toMatchObject({ requireConfirmedEmail: false });
   });
@@ -217,6 +245,11 @@ describe('loadConfig refusals', () => {
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com/path' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://ok.example.com,app.example.com' }],
     ['CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example.com?x=1' }],
+    ['ORGANIZATION_ROLES', { ORGANIZATION_ROLES: 'Billing,Support Desk' }],
+    ['ORGANIZATION_ROLES', { ORGANIZATION_ROLES: 'team.lead' }],
+    ['ORGANIZATION_ROLES', { ORGANIZATION_ROLES: '1stLine' }],
+    ['ORGANIZATION_ROLES', { ORGANIZATION_ROLES: `R${'x'.repeat(64)}` }],
+    ['ORGANIZATIONS_SELF_SERVICE', { ORGANIZATIONS_SELF_SERVICE: 'sometimes' }],
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '0' }],
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: '2.5' }],
     ['GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET', { GRAPHQL_MAX_SUBSCRIPTIONS_PER_SOCKET: 'many' }],

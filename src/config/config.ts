@@ -1,3 +1,4 @@
+import { declaredOrganizationRoles, GLOBAL_ROLES, refusedOrganizationRole } from '../organizations/organization-roles.ts';
 import { type Argon2Parameters, DEFAULT_ARGON2, minimumMemoryKib, OWASP_ARGON2_ROWS } from '../identity/argon2-parameters.ts';
 import { readFileSync } from 'node:fs';
 import { TrustedDocuments } from '../graphql/trusted-documents.ts';
@@ -53,6 +54,10 @@ export interface Config {
   /** `TRUST_PROXY`: whose `X-Forwarded-*` is believed, read from the right. */
   readonly trustProxy: TrustedProxies;
   readonly corsOrigins: readonly string[];
+  /** `ORGANIZATIONS_SELF_SERVICE`: any confirmed user may create an organization (otherwise role `SuperAdmin` only). */
+  readonly organizationsSelfService: boolean;
+  /** The organization roles a member may hold: `OrgOwner`, `OrgAdmin`, `OrgMember`, then `ORGANIZATION_ROLES`. */
+  readonly organizationRoles: readonly string[];
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxAliases: number;
   readonly graphqlMaxCost: number;
@@ -135,6 +140,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceSeconds: readDuration(env, 'SHUTDOWN_GRACE_SECONDS', 10),
     trustProxy,
     corsOrigins: readCorsOrigins(env),
+    organizationsSelfService: readBoolean(env, 'ORGANIZATIONS_SELF_SERVICE', false),
+    organizationRoles: readOrganizationRoles(env),
     graphqlMaxDepth: readInteger(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
     graphqlMaxAliases: readInteger(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
     graphqlMaxCost: readInteger(env, 'GRAPHQL_MAX_COST', 1000, 1, 100_000_000),
@@ -307,6 +314,21 @@ function readCorsOrigins(env: Env): string[] {
     }
     return url.origin;
   });
+}
+
+/** `ORGANIZATION_ROLES`: names trimmed; a malformed one, or a global role's, stops the start. */
+function readOrganizationRoles(env: Env): readonly string[] {
+  const extra = readList(env, 'ORGANIZATION_ROLES');
+  for (const name of extra) {
+    const refused = refusedOrganizationRole(name);
+    if (refused === 'malformed') {
+      throw new ConfigError('ORGANIZATION_ROLES', 'comma-separated role names, each a letter then up to 63 letters, digits, "_" or "-" (e.g. Billing,Support)', name);
+    }
+    if (refused === 'global') {
+      throw new ConfigError('ORGANIZATION_ROLES', `free of the global roles ${GLOBAL_ROLES.join(' and ')}: an organization role must never open a global policy`, name);
+    }
+  }
+  return declaredOrganizationRoles(extra);
 }
 
 function readOidcProviders(env: Env, production: boolean): OidcProviderConfig[] {

@@ -78,6 +78,10 @@ export interface GatehouseSettings {
   readonly trustProxy?: boolean | number | readonly string[];
   /** Origins allowed to call the API from a browser, with credentials. */
   readonly corsOrigins?: readonly string[];
+  /** Any confirmed user may create an organization; otherwise role `SuperAdmin` only. @default false */
+  readonly organizationsSelfService?: boolean;
+  /** Organization roles beside `OrgOwner`, `OrgAdmin` and `OrgMember`; never `Admin` or `SuperAdmin`. @default none */
+  readonly organizationRoles?: readonly string[];
   /** @default 10 */
   readonly graphqlMaxDepth?: number;
   /** @default 15 */
@@ -124,7 +128,7 @@ export const SETTING_NAMES = [
   'production', 'publicUrl', 'databaseUrl', 'databaseTablePrefix', 'databaseSchema', 'redisUrl', 'keyringSecret', 'smtpUrl', 'smsWebhookUrl', 'oidc',
   'accessTokenMinutes', 'refreshTokenDays', 'refreshReuseGraceSeconds', 'cookieHours', 'passwordMinLength',
   'requireConfirmedEmail', 'lockoutMaxAttempts', 'lockoutMinutes', 'reauthMinutes', 'rateLimitAccountPerMinute', 'rateLimitIpPerMinute',
-  'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'graphqlMaxDepth', 'graphqlMaxAliases',
+  'bodyLimitBytes', 'requestTimeoutSeconds', 'shutdownGraceSeconds', 'trustProxy', 'corsOrigins', 'organizationsSelfService', 'organizationRoles', 'graphqlMaxDepth', 'graphqlMaxAliases',
   'graphqlMaxCost', 'graphqlMaxSubscriptionsPerSocket', 'graphqlMaxSocketBufferBytes', 'graphqlMaxSocketsPerUser', 'graphqlMaxSocketsPerIp', 'graphqlTrustedDocuments',
   'jwtIssuer', 'jwtAudience', 'webauthnRpId', 'metrics', 'metricsToken',
   'hashThreads', 'hashQueueMax', 'argon2MemoryKib', 'argon2Iterations', 'argon2Parallelism',
