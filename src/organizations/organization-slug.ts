@@ -14,7 +14,8 @@ export function isValidSlug(slug: string): boolean {
 
 /**
  * The slug made from `name`: accents dropped (`Café` is `cafe`), lower-cased, every other
- * character a `-`, runs of them one, none at the ends.
+ * character a `-`, runs of them one, none at the ends; `-org` after a single character, and
+ * `organization` for a name with nothing usable.
  */
 export function slugFromName(name: string): string {
   const plain = name
@@ -25,7 +26,7 @@ export function slugFromName(name: string): string {
     .replace(/^-|-$/g, '')
     .slice(0, MAX_LENGTH)
     .replace(/-$/, '');
-  return plain.length >= 2 ? plain : plain.length === 1 ? `${plain}-${plain}` : FALLBACK;
+  return plain.length >= 2 ? plain : plain.length === 1 ? `${plain}-org` : FALLBACK;
 }
 
 /**
