@@ -209,7 +209,7 @@ function onHono(instance: GatehouseInstance, host: HonoHostOptions): HonoGatehou
     const outgoing = nodeResponse(c);
     if (outgoing !== undefined) {
       secureAnswer((name, value) => outgoing.setHeader(name, value), outgoing.req.headers, headerOptions);
-      return (answer) => answer;
+      return answerAsItIs;
     }
     return (answer) => {
       secureAnswerHeaders((answer ?? c.res).headers, requestHeaders(c), headerOptions);
@@ -284,6 +284,9 @@ function isHttpException(error: unknown): error is { getResponse(): Response } {
 function nodeRequest(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
+
+/** An answer whose headers went on Node's response already. */
+const answerAsItIs = (answer?: Response): Response | undefined => answer;
 
 /** Node's response under `@hono/node-server` (its `env.outgoing`); undefined on other runtimes. */
 function nodeResponse(c: Context): ServerResponse | undefined {
