@@ -44,7 +44,7 @@ export async function buildService({ config, store, logger, settings, clock, gat
   await app.register(contentRoutes);
   const data = serviceData(store.database);
   await app.register(routeGroup({ authorize: [{ policy: 'User' }] }, documentRoutes), { documents: data.documents });
-  await app.register(organizationRoutes, { organizations: data.organizations });
+  await app.register(organizationRoutes, { organizationSettings: data.organizationSettings });
   await app.register(integrationRoutes);
   await app.register(postsGraphQL, { posts: data.posts, outbox: data.outbox, clock: app.gatehouse.clock, logger });
   // GraphiQL in development only: production has no such route (404).

@@ -17,7 +17,7 @@ export function serviceGatehouseOptions({ config, store, settings, clock }: { co
     // Sessions are on by default; named here because the contract lists their routes and page
     // section. Passkeys on: browsers need a host name in PUBLIC_URL (or WEBAUTHN_RP_ID); while
     // PUBLIC_URL names an IP address, as the default does, the start warns once.
-    features: { sessions: true, passkeys: true },
+    features: { sessions: true, passkeys: true, organizations: true },
     policies: servicePolicies(settings.businessHours),
     handlers: serviceHandlers(clock ?? systemClock, settings.timeZone),
   };

@@ -5,6 +5,7 @@ import type { AuditTrail } from './membership/audit-trail.ts';
 import type { SessionEnding } from './membership/session-ending.ts';
 import type { SigningKeyAdministration } from './membership/signing-key-administration.ts';
 import type { UserAdministration } from './membership/user-administration.ts';
+import type { Organizations } from './organizations/organizations.ts';
 import type { Clock } from './platform/clock.ts';
 import type { GatehouseMetrics } from './platform/metrics/gatehouse-metrics.ts';
 import type { Readiness } from './platform/readiness.ts';
@@ -34,6 +35,11 @@ export interface Gatehouse {
   readonly sessions: SessionEnding;
   /** The security events, newest first (as `GET /admin/audit`). */
   readonly audit: AuditTrail;
+  /**
+   * Organizations, their members and invitations (docs/organizations.md), with the audit trail
+   * and revocation: what the `/orgs` API calls, and the application's own code (a seed, a job).
+   */
+  readonly organizations: Organizations;
   /**
    * The dev outbox: the mail and SMS kept instead of sent when no SMTP or SMS channel is
    * configured outside production, newest first (`{ recipient, limit }`: exact recipient, at most

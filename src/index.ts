@@ -73,5 +73,19 @@ export {
 export { GatehouseError, ERROR_CODES, ProblemError, type GatehouseErrorCode } from './security/errors.ts';
 export { type Clock, ManualClock, systemClock } from './platform/clock.ts';
 export { UserSubjectRequirement } from './policies/user-subject-requirement.ts';
+export {
+  byOrganizationId,
+  inActiveOrganization,
+  OrganizationRequirement,
+  OrganizationRequirementHandler,
+  organizationAdmin,
+  organizationMember,
+  organizationRole,
+  type OrganizationOf,
+  type OrganizationRequirementOptions,
+} from './organizations/organization-requirements.ts';
+export { ORG_ADMIN, ORG_MEMBER, ORG_OWNER, ORGANIZATION_CLAIM, SUPER_ADMIN_ROLE } from './organizations/organization-roles.ts';
+export type { CallerOrganization, InvitationPreview, OrganizationCaller, Organizations } from './organizations/organizations.ts';
+export type { Organization, OrganizationInvitation, OrganizationMember, OrganizationSummary } from './store/ports.ts';
 /** What a host gives the application (`app.gatehouse` on Fastify, `auth.gatehouse` on Express): its use cases, policies and store. */
 export type { Gatehouse } from './gatehouse.ts';

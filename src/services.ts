@@ -41,6 +41,9 @@ import { AccessTokenValidator } from './tokens/access-token-validator.ts';
 import { CredentialVerdicts } from './schemes/credential-verdicts.ts';
 import { KeyRing } from './tokens/key-ring.ts';
 import { RefreshTokens } from './tokens/refresh-tokens.ts';
+import { ActiveOrganizations } from './organizations/active-organization.ts';
+import { InvitationAcceptance } from './organizations/invitation-acceptance.ts';
+import { OrganizationRoles } from './organizations/organization-roles.ts';
 
 export interface ServiceDependencies {
   readonly clock?: Clock;
@@ -50,6 +53,11 @@ export interface ServiceDependencies {
   readonly onLockout?: AccountLockoutOptions['onLockout'];
   /** The relying party's name that browsers show at a passkey ceremony. @default 'Gatehouse' */
   readonly passkeyRpName?: string;
+  /**
+   * Organizations are on (`features.organizations`): principals carry the active organization,
+   * and `org_id` only from a membership. Off, a custom `org_id` claim travels as any other. @default false
+   */
+  readonly organizations?: boolean;
 }
 
 /** The domain services over one store: what the HTTP ring and the CLI both use. */
@@ -108,6 +116,12 @@ export interface Services {
   readonly signOut: SignOut;
   /** Sign-in with an OpenID provider, from its validated callback on. */
   readonly providerSignIn: ProviderSignIn;
+  /** The declared organization roles (`ORGANIZATION_ROLES` with the built-in ones). */
+  readonly organizationRoles: OrganizationRoles;
+  /** The active organization of each credential: read into principals, chosen by the user. */
+  readonly activeOrganizations: ActiveOrganizations;
+  /** Invitations to organizations spent, by link or by a new account confirming the invited address. */
+  readonly invitationAcceptance: InvitationAcceptance;
 }
 
 /**
@@ -160,7 +174,18 @@ export async function createServices(config: Config, store: Store, dependencies:
     lookBackMs: (config.accessTokenSeconds + CLOCK_SKEW_SECONDS) * 1000 + RevocationFeed.OVERLAP_MS,
     redis,
   });
-  const sessions = new SessionManager({ sessions: store.sessions, users: store.users, revocations, clock, random, lifetimeMs: config.cookieSeconds * 1000 });
+  const organizationRoles = new OrganizationRoles(config.organizationRoles);
+  const activeOrganizations = new ActiveOrganizations(store.organizations, organizationRoles);
+  const invitationAcceptance = new InvitationAcceptance({ store: store.organizations, audit, clock, unitOfWork: store.unitOfWork });
+  const sessions = new SessionManager({
+    sessions: store.sessions,
+    users: store.users,
+    revocations,
+    clock,
+    random,
+    lifetimeMs: config.cookieSeconds * 1000,
+    ...(dependencies.organizations ? { organizations: activeOrganizations } : {}),
+  });
   // What every self-service security change does once committed: announce it, re-issue the asking session.
   const securityChanges = new SecurityChanges({ sessions, revocationFeed });
   const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges, unitOfWork: store.unitOfWork });
@@ -207,6 +232,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     graceSeconds: config.refreshReuseGraceSeconds,
     graceSecret: keyRing.secrets.refreshGrace,
     announceRevocation: () => revocationFeed.changed(),
+    ...(dependencies.organizations ? { organizations: activeOrganizations } : {}),
   });
   return {
     config,
@@ -254,6 +280,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       random,
       logger,
       requireConfirmedEmail: config.requireConfirmedEmail,
+      onEmailConfirmed: (user) => invitationAcceptance.onConfirmation(user),
     }),
     passwordReset: new PasswordReset({
       users,
@@ -276,6 +303,9 @@ export async function createServices(config: Config, store: Store, dependencies:
     passwordChange: new PasswordChange({ users, audit, securityChanges, unitOfWork: store.unitOfWork }),
     signOut: new SignOut({ sessions, revocationFeed }),
     providerSignIn: providerSignIn(config, store, { audit, clock, sessions, externalLogins }),
+    organizationRoles,
+    activeOrganizations,
+    invitationAcceptance,
   };
 }
 

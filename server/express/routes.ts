@@ -10,7 +10,7 @@ import { API_KEY_SCHEME, GatehouseError, ProblemError } from 'gatehouse-auth';
 import type { ExpressGatehouse } from 'gatehouse-auth/express';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { OwnershipRequirement } from '../policies/ownership.ts';
-import { DocumentInput, IdParams, OrganizationInput, SettingsInput } from '../routes/schemas.ts';
+import { DocumentInput, IdParams, SettingsInput } from '../routes/schemas.ts';
 import type { ServiceData } from '../storage/service-data.ts';
 
 /** How long a balancer should wait before it asks an instance that is not ready again. */
@@ -18,7 +18,7 @@ const NOT_READY_RETRY_AFTER_SECONDS = 5;
 const ownership = new OwnershipRequirement();
 const orgAdmin = new OrgAdminRequirement();
 
-export function serviceRoutes(auth: ExpressGatehouse, { documents, organizations }: Pick<ServiceData, 'documents' | 'organizations'>): Router {
+export function serviceRoutes(auth: ExpressGatehouse, { documents, organizationSettings }: Pick<ServiceData, 'documents' | 'organizationSettings'>): Router {
   const { clock } = auth.gatehouse;
   const routes = express.Router();
 
@@ -80,26 +80,21 @@ export function serviceRoutes(auth: ExpressGatehouse, { documents, organizations
   });
   routes.use('/documents', documentRoutes);
 
-  // Organizations: created by `SuperAdmin`; settings guarded by the resource check `OrgAdmin`.
-  routes.post('/orgs', auth.authorize({ roles: ['SuperAdmin'] }), auth.json(), auth.validate({ body: OrganizationInput }), async (req, res) => {
-    const organization = await organizations.create({ name: (req.body as { name: string }).name, createdAt: clock.now() });
-    res.status(201).json({ id: organization.id, name: organization.name });
-  });
+  // Organizations are Gatehouse's routes; their settings are guarded by the resource check `OrgAdmin`.
   const organizationOf = async (req: express.Request) => {
-    const organization = await organizations.find(Number(req.params.id));
+    const organization = await auth.gatehouse.organizations.find(Number(req.params.id));
     if (!organization) throw GatehouseError.notFound('There is no such organization.');
     await req.authorize(organization, orgAdmin);
     return organization;
   };
   routes.get('/orgs/:id/settings', auth.validate({ params: IdParams }), async (req, res) => {
     const organization = await organizationOf(req);
-    res.json({ organizationId: organization.id, settings: organization.settings });
+    res.json({ organizationId: organization.id, settings: await organizationSettings.settingsOf(organization.id) });
   });
   routes.put('/orgs/:id/settings', auth.json(), auth.validate({ params: IdParams, body: SettingsInput }), async (req, res) => {
     const organization = await organizationOf(req);
-    const updated = await organizations.updateSettings(organization.id, (req.body as { settings: Record<string, unknown> }).settings);
-    if (!updated) throw GatehouseError.notFound('There is no such organization.');
-    res.json({ organizationId: updated.id, settings: updated.settings });
+    const settings = await organizationSettings.replace(organization.id, (req.body as { settings: Record<string, unknown> }).settings);
+    res.json({ organizationId: organization.id, settings });
   });
   return routes;
 }

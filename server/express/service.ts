@@ -10,7 +10,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Gatehouse } from 'gatehouse-auth';
-import { type Config, gatehouse } from 'gatehouse-auth/express';
+import { type Config, gatehouse, loggedPath } from 'gatehouse-auth/express';
 import { postsApi } from '../posts/posts-graphql.ts';
 import { closeService, type HostServiceOptions, serviceGatehouseOptions } from '../service-gatehouse.ts';
 import { serviceData } from '../storage/service-data.ts';
@@ -66,14 +66,14 @@ export async function buildExpressService({ config, store, logger, settings, clo
 }
 
 /**
- * One log line per response, as the Fastify host writes it: the path but never the query string
- * (codes and, from careless clients, tokens travel there), and never a header value.
+ * One log line per response, as the Fastify host writes it: the path as `loggedPath` shows it (no
+ * query string, no invitation code), and never a header value.
  */
 function requestLog(logger: Logger): RequestHandler {
   return (request, response, next) => {
     const started = performance.now();
     response.once('finish', () => {
-      const path = request.originalUrl.split('?', 1)[0];
+      const path = loggedPath(request.originalUrl);
       logger.info({ method: request.method, path, status: response.statusCode, ms: Math.round(performance.now() - started) }, 'request completed');
     });
     next();

@@ -10,7 +10,7 @@ import { API_KEY_SCHEME, GatehouseError, ProblemError } from 'gatehouse-auth';
 import type { GatehouseEnv, HonoGatehouse } from 'gatehouse-auth/hono';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { OwnershipRequirement } from '../policies/ownership.ts';
-import { DocumentInput, IdParams, OrganizationInput, SettingsInput } from '../routes/schemas.ts';
+import { DocumentInput, IdParams, SettingsInput } from '../routes/schemas.ts';
 import type { ServiceData } from '../storage/service-data.ts';
 
 /** How long a balancer should wait before it asks an instance that is not ready again. */
@@ -18,7 +18,7 @@ const NOT_READY_RETRY_AFTER_SECONDS = 5;
 const ownership = new OwnershipRequirement();
 const orgAdmin = new OrgAdminRequirement();
 
-export function serviceRoutes(auth: HonoGatehouse, { documents, organizations }: Pick<ServiceData, 'documents' | 'organizations'>): Hono<GatehouseEnv> {
+export function serviceRoutes(auth: HonoGatehouse, { documents, organizationSettings }: Pick<ServiceData, 'documents' | 'organizationSettings'>): Hono<GatehouseEnv> {
   const { clock } = auth.gatehouse;
   const routes = new Hono<GatehouseEnv>();
 
@@ -65,26 +65,21 @@ export function serviceRoutes(auth: HonoGatehouse, { documents, organizations }:
     return c.body(null, 204);
   });
 
-  // Organizations: created by `SuperAdmin`; settings guarded by the resource check `OrgAdmin`.
-  routes.post('/orgs', auth.authorize({ roles: ['SuperAdmin'] }), auth.validate({ json: OrganizationInput }), async (c) => {
-    const organization = await organizations.create({ name: c.req.valid('json').name, createdAt: clock.now() });
-    return c.json({ id: organization.id, name: organization.name }, 201);
-  });
+  // Organizations are Gatehouse's routes; their settings are guarded by the resource check `OrgAdmin`.
   const organizationOf = async (authorize: GatehouseEnv['Variables']['authorize'], id: string) => {
-    const organization = await organizations.find(Number(id));
+    const organization = await auth.gatehouse.organizations.find(Number(id));
     if (!organization) throw GatehouseError.notFound('There is no such organization.');
     await authorize(organization, orgAdmin);
     return organization;
   };
   routes.get('/orgs/:id/settings', auth.validate({ param: IdParams }), async (c) => {
     const organization = await organizationOf(c.var.authorize, c.req.valid('param').id);
-    return c.json({ organizationId: organization.id, settings: organization.settings });
+    return c.json({ organizationId: organization.id, settings: await organizationSettings.settingsOf(organization.id) });
   });
   routes.put('/orgs/:id/settings', auth.validate({ param: IdParams, json: SettingsInput }), async (c) => {
     const organization = await organizationOf(c.var.authorize, c.req.valid('param').id);
-    const updated = await organizations.updateSettings(organization.id, c.req.valid('json').settings);
-    if (!updated) throw GatehouseError.notFound('There is no such organization.');
-    return c.json({ organizationId: updated.id, settings: updated.settings });
+    const settings = await organizationSettings.replace(organization.id, c.req.valid('json').settings);
+    return c.json({ organizationId: organization.id, settings });
   });
   return routes;
 }

@@ -10,7 +10,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import type { Gatehouse } from 'gatehouse-auth';
-import { type GatehouseEnv, gatehouse } from 'gatehouse-auth/hono';
+import { type GatehouseEnv, gatehouse, loggedPath } from 'gatehouse-auth/hono';
 import { postsApi } from '../posts/posts-graphql.ts';
 import { closeService, type HostServiceOptions, serviceGatehouseOptions } from '../service-gatehouse.ts';
 import { serviceData } from '../storage/service-data.ts';
@@ -65,13 +65,13 @@ function corsFor(origins: readonly string[]): MiddlewareHandler {
 }
 
 /**
- * One log line per response, as the Fastify host writes it: the path but never the query string
- * (codes and, from careless clients, tokens travel there), and never a header value.
+ * One log line per response, as the Fastify host writes it: the path as `loggedPath` shows it (no
+ * query string, no invitation code), and never a header value.
  */
 function requestLog(logger: Logger): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    logger.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request completed');
+    logger.info({ method: c.req.method, path: loggedPath(c.req.path), status: c.res.status, ms: Math.round(performance.now() - started) }, 'request completed');
   };
 }

@@ -12,7 +12,7 @@ import { AllowAnonymous, Authorize, AuthorizationService, CurrentUser, GATEHOUSE
 import type { Gatehouse } from 'gatehouse-auth';
 import { OrgAdminRequirement } from '../policies/org-admin.ts';
 import { OwnershipRequirement } from '../policies/ownership.ts';
-import { DocumentInput, IdParams, OrganizationInput, SettingsInput } from '../routes/schemas.ts';
+import { DocumentInput, IdParams, SettingsInput } from '../routes/schemas.ts';
 import type { ServiceData } from '../storage/service-data.ts';
 
 /** The token of the service's stores. */
@@ -128,7 +128,7 @@ export class DocumentsController {
   }
 }
 
-/** Organizations: created by `SuperAdmin`; settings guarded by the resource check `OrgAdmin`. */
+/** The settings of Gatehouse's organizations, guarded by the resource check `OrgAdmin`. */
 @Controller('orgs')
 export class OrganizationsController {
   constructor(
@@ -138,30 +138,21 @@ export class OrganizationsController {
   ) {}
 
   private async organizationOf(user: ClaimsPrincipal, id: string) {
-    const organization = await this.data.organizations.find(Number(id));
+    const organization = await this.gatehouse.organizations.find(Number(id));
     if (!organization) throw GatehouseError.notFound('There is no such organization.');
     await this.authorization.authorize(user, organization, orgAdmin);
     return organization;
   }
 
-  @Post()
-  @Authorize({ roles: ['SuperAdmin'] })
-  async create(@ValidBody(OrganizationInput) { name }: { name: string }) {
-    const organization = await this.data.organizations.create({ name, createdAt: this.gatehouse.clock.now() });
-    return { id: organization.id, name: organization.name };
-  }
-
   @Get(':id/settings')
   async settings(@CurrentUser() user: ClaimsPrincipal, @ValidParams(IdParams) { id }: Id) {
     const organization = await this.organizationOf(user, id);
-    return { organizationId: organization.id, settings: organization.settings };
+    return { organizationId: organization.id, settings: await this.data.organizationSettings.settingsOf(organization.id) };
   }
 
   @Put(':id/settings')
   async replaceSettings(@CurrentUser() user: ClaimsPrincipal, @ValidParams(IdParams) { id }: Id, @ValidBody(SettingsInput) input: { settings: Record<string, unknown> }) {
     const organization = await this.organizationOf(user, id);
-    const updated = await this.data.organizations.updateSettings(organization.id, input.settings);
-    if (!updated) throw GatehouseError.notFound('There is no such organization.');
-    return { organizationId: updated.id, settings: updated.settings };
+    return { organizationId: organization.id, settings: await this.data.organizationSettings.replace(organization.id, input.settings) };
   }
 }

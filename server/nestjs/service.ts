@@ -17,7 +17,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import type { Gatehouse } from 'gatehouse-auth';
 import { type Config, serverOptions } from 'gatehouse-auth/fastify';
-import { applyServerSettings, GATEHOUSE, GatehouseModule, serveGraphiQL, serveGraphQL } from 'gatehouse-auth/nestjs';
+import { applyServerSettings, GATEHOUSE, GatehouseModule, loggedPath, serveGraphiQL, serveGraphQL } from 'gatehouse-auth/nestjs';
 import { postsApi } from '../posts/posts-graphql.ts';
 import { closeService, type HostServiceOptions, serviceGatehouseOptions } from '../service-gatehouse.ts';
 import { serviceData } from '../storage/service-data.ts';
@@ -94,14 +94,14 @@ function nestLogger(logger: Logger): LoggerService {
 }
 
 /**
- * One log line per response, as the Fastify host writes it: the path but never the query string
- * (codes and, from careless clients, tokens travel there), and never a header value.
+ * One log line per response, as the Fastify host writes it: the path as `loggedPath` shows it (no
+ * query string, no invitation code), and never a header value.
  */
 function requestLog(logger: Logger) {
   return (request: IncomingMessage & { originalUrl?: string }, response: ServerResponse, next: () => void) => {
     const started = performance.now();
     response.once('finish', () => {
-      const path = (request.originalUrl ?? request.url ?? '/').split('?', 1)[0];
+      const path = loggedPath(request.originalUrl ?? request.url ?? '/');
       logger.info({ method: request.method, path, status: response.statusCode, ms: Math.round(performance.now() - started) }, 'request completed');
     });
     next();

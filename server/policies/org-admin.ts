@@ -1,4 +1,4 @@
-import { type AuthorizationHandlerContext, type AuthorizationRequirement, ResourceRequirementHandler } from 'gatehouse-auth';
+import { ORG_ADMIN, OrganizationRequirement, SUPER_ADMIN_ROLE } from 'gatehouse-auth';
 import { hasId } from './resource-guards.ts';
 
 export interface OrganizationResource {
@@ -6,26 +6,24 @@ export interface OrganizationResource {
   readonly name: string;
 }
 
-/** An organization: an id and a name, as the store gives it. */
+/** An organization: an id and a name, as Gatehouse gives it. */
 export function isOrganizationResource(resource: unknown): resource is OrganizationResource {
   return hasId(resource, 'id') && typeof (resource as { name?: unknown }).name === 'string';
 }
 
-/** Met by role `SuperAdmin` (any organization), or role `OrgAdmin` with claim `org_id` equal to the organization's id. */
-export class OrgAdminRequirement implements AuthorizationRequirement {
-  readonly description = 'an administrator of the organization';
-}
-
-/** Judges only an organization: without one, not even a `SuperAdmin` meets the requirement. */
-export class OrgAdminHandler extends ResourceRequirementHandler<OrgAdminRequirement, OrganizationResource> {
+/**
+ * The seed's hierarchical rule on an organization itself: role `SuperAdmin` (any organization), or
+ * role `OrgAdmin` with claim `org_id` equal to the organization's id, both supplied by the active
+ * organization's membership. Gatehouse's `organizationAdmin()`, told that the resource is the
+ * organization: anything else (a document, a post) names no organization, and not even a
+ * `SuperAdmin` meets it there.
+ */
+export class OrgAdminRequirement extends OrganizationRequirement {
   constructor() {
-    super(OrgAdminRequirement, isOrganizationResource);
-  }
-
-  protected handleRequirement(context: AuthorizationHandlerContext, requirement: OrgAdminRequirement, organization: OrganizationResource): void {
-    const { user } = context;
-    if (!user.isAuthenticated) return;
-    if (user.isInRole('SuperAdmin')) return context.succeed(requirement);
-    if (user.isInRole('OrgAdmin') && user.hasClaim('org_id', String(organization.id))) context.succeed(requirement);
+    super({
+      roles: [ORG_ADMIN],
+      anyOrganizationRole: SUPER_ADMIN_ROLE,
+      organizationOf: (resource) => (isOrganizationResource(resource) ? resource.id : undefined),
+    });
   }
 }

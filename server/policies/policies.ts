@@ -5,13 +5,13 @@ import {
   AuthorizationPolicyBuilder,
   AuthorizationService,
   type Clock,
+  OrganizationRequirementHandler,
   PolicyProvider,
   UserSubjectRequirement,
 } from 'gatehouse-auth';
 import type { BusinessHours } from '../settings.ts';
 import { BusinessHoursHandler, BusinessHoursRequirement } from './business-hours.ts';
 import { MinimumAgeRequirement } from './minimum-age-requirement.ts';
-import { OrgAdminHandler } from './org-admin.ts';
 import { OwnershipHandler } from './ownership.ts';
 import { PostAuthorHandler, SelfOrAdminHandler, SelfOrAdminRequirement } from './post-author.ts';
 
@@ -46,9 +46,9 @@ export function servicePolicies(businessHours: BusinessHours): Record<PolicyName
   };
 }
 
-/** Handlers for the requirements that need a clock or a resource. */
+/** Handlers for the requirements that need a clock or a resource (Gatehouse judges `OrgAdmin`'s, an organization requirement, itself). */
 export function serviceHandlers(clock: Clock, timeZone: string): AuthorizationHandler[] {
-  return [new BusinessHoursHandler(clock, timeZone), new OwnershipHandler(), new OrgAdminHandler(), new PostAuthorHandler(), new SelfOrAdminHandler()];
+  return [new BusinessHoursHandler(clock, timeZone), new OwnershipHandler(), new PostAuthorHandler(), new SelfOrAdminHandler()];
 }
 
 /** The policies as a provider, as Gatehouse looks them up (for tests of the policies alone). */
@@ -57,5 +57,5 @@ export function createPolicyProvider(config: { businessHours: BusinessHours }): 
 }
 
 export function createAuthorizationService(clock: Clock, timeZone: string): AuthorizationService {
-  return new AuthorizationService({ handlers: serviceHandlers(clock, timeZone) });
+  return new AuthorizationService({ handlers: [...serviceHandlers(clock, timeZone), new OrganizationRequirementHandler()] });
 }

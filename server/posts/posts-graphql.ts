@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock, Gatehouse } from 'gatehouse-auth';
-import { createEvents, gatehouseGraphQL, type GatehouseGraphQLOptions } from 'gatehouse-auth/graphql';
+import { createEvents, gatehouseGraphQL, type GatehouseGraphQLOptions, organizationFields } from 'gatehouse-auth/graphql';
 import type { EventOutboxStore } from '../storage/event-outbox-store.ts';
 import type { PostStore } from '../storage/post-store.ts';
 import type { Logger } from 'pino';
@@ -42,7 +42,7 @@ export function postsApi(gatehouse: Gatehouse, { posts: postStore, outbox, clock
   return {
     graphql: {
       typeDefs: postsTypeDefs,
-      resolvers: postsResolvers(posts),
+      resolvers: postsResolvers(posts, organizationFields(gatehouse.organizations)),
       context: postLoaders(users, posts, store.dataVersion),
       dataVersion: store.dataVersion,
     },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { GraphQLContext, GraphQLResolvers } from 'gatehouse-auth/graphql';
 import { DenyAnonymousRequirement } from 'gatehouse-auth';
-import { authorizeDirective, graphqlError } from 'gatehouse-auth/graphql';
+import { authorizeDirective, graphqlError, type OrganizationFields } from 'gatehouse-auth/graphql';
 import type { User } from 'gatehouse-auth/store';
 import type { Post } from '../storage/post-store.ts';
 import type { PostLoaders } from './post-loaders.ts';
@@ -14,7 +14,7 @@ export const postsTypeDefs = [authorizeDirective, readFileSync(new URL('./schema
 export type PostsContext = GraphQLContext & PostLoaders;
 
 /** The resolvers of the posts schema; `User.email` is under `@authorize(policy: "SelfOrAdmin")` in the SDL. */
-export function postsResolvers(posts: Posts): GraphQLResolvers<PostsContext> {
+export function postsResolvers(posts: Posts, organizations: OrganizationFields): GraphQLResolvers<PostsContext> {
   return {
     Query: {
       posts: (_root, args: { first: number }) => refusals(() => posts.list(args.first)),
@@ -54,6 +54,13 @@ export function postsResolvers(posts: Posts): GraphQLResolvers<PostsContext> {
       roles: (user: User) => user.roles,
       email: (user: User) => user.email,
       posts: (user: User, args: { first: number }, context: PostsContext) => refusals(() => context.postsByAuthor(checkedFirst(args.first)).load(user.id)),
+      organizations: (user: User) => organizations.organizationsOf(user.id),
+      // The active organization is the caller's credential's: another user's is not told.
+      activeOrganization: (user: User, _args, context: PostsContext) =>
+        userIdOf(context) === user.id ? organizations.activeOrganizationOf(context.user) : null,
+    },
+    Organization: {
+      id: (organization: { id: number }) => String(organization.id),
     },
   };
 }

@@ -1,42 +1,27 @@
 import type { Kysely } from 'kysely';
 import type { ServiceTables } from './service-tables.ts';
 
-export interface Organization {
-  readonly id: number;
-  readonly name: string;
-  readonly settings: Readonly<Record<string, unknown>>;
-}
-
-/** Organizations; settings are a JSON object in a text column on both engines. */
-export class OrganizationStore {
+/**
+ * The settings of each organization: the service's own data about Gatehouse's organizations, a
+ * JSON object in a text column on both engines. An organization without a row has `{}`; its row
+ * goes with it (a foreign key that cascades).
+ */
+export class OrganizationSettingsStore {
   constructor(private readonly db: Kysely<ServiceTables>) {}
 
-  async create(organization: { name: string; createdAt: number }): Promise<Organization> {
-    const row = await this.db
-      .insertInto('organizations')
-      .values({ name: organization.name, settings: '{}', created_at: organization.createdAt })
-      .returning(['id', 'name', 'settings'])
-      .executeTakeFirstOrThrow();
-    return toOrganization(row);
+  async settingsOf(organizationId: number): Promise<Record<string, unknown>> {
+    const row = await this.db.selectFrom('organization_settings').select('settings').where('organization_id', '=', organizationId).executeTakeFirst();
+    return row ? (JSON.parse(row.settings) as Record<string, unknown>) : {};
   }
 
-  async find(id: number): Promise<Organization | null> {
-    const row = await this.db.selectFrom('organizations').select(['id', 'name', 'settings']).where('id', '=', id).executeTakeFirst();
-    return row ? toOrganization(row) : null;
+  /** Replaces the settings as a whole (nothing is merged). */
+  async replace(organizationId: number, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const text = JSON.stringify(settings);
+    await this.db
+      .insertInto('organization_settings')
+      .values({ organization_id: organizationId, settings: text })
+      .onConflict((conflict) => conflict.column('organization_id').doUpdateSet({ settings: text }))
+      .execute();
+    return settings;
   }
-
-  /** Replaces the settings; null when there is no such organization. */
-  async updateSettings(id: number, settings: Record<string, unknown>): Promise<Organization | null> {
-    const row = await this.db
-      .updateTable('organizations')
-      .set({ settings: JSON.stringify(settings) })
-      .where('id', '=', id)
-      .returning(['id', 'name', 'settings'])
-      .executeTakeFirst();
-    return row ? toOrganization(row) : null;
-  }
-}
-
-function toOrganization(row: { id: number; name: string; settings: string }): Organization {
-  return { id: row.id, name: row.name, settings: JSON.parse(row.settings) as Record<string, unknown> };
 }

@@ -1,14 +1,15 @@
 import type { ApplicationDatabase } from 'gatehouse-auth/store';
 import { DocumentStore } from './document-store.ts';
 import { EventOutboxStore } from './event-outbox-store.ts';
-import { OrganizationStore } from './organization-store.ts';
+import { OrganizationSettingsStore } from './organization-store.ts';
 import { PostStore, type Transaction } from './post-store.ts';
 import type { ServiceTables } from './service-tables.ts';
 
 /** The service's own data, in its tables beside Gatehouse's, on the store's connections. */
 export interface ServiceData {
   readonly documents: DocumentStore;
-  readonly organizations: OrganizationStore;
+  /** The settings of Gatehouse's organizations. */
+  readonly organizationSettings: OrganizationSettingsStore;
   readonly posts: PostStore;
   readonly outbox: EventOutboxStore;
 }
@@ -18,5 +19,5 @@ export function serviceData(database: ApplicationDatabase): ServiceData {
   const outbox = new EventOutboxStore(db);
   const transaction: Transaction = (work) => database.transaction(work);
   const posts = new PostStore(db, transaction, outbox);
-  return { documents: new DocumentStore(db), organizations: new OrganizationStore(db), posts, outbox };
+  return { documents: new DocumentStore(db), organizationSettings: new OrganizationSettingsStore(db), posts, outbox };
 }

@@ -10,6 +10,7 @@ export const serviceMigrations: ApplicationMigrations = {
   '0001-documents-and-organizations': { up: documentsAndOrganizations },
   '0002-posts': { up: posts },
   '0003-event-outbox': { up: eventOutbox },
+  '0004-organization-settings': { up: organizationSettings },
 };
 
 async function documentsAndOrganizations(db: Kysely<any>, { engine, tableName }: ApplicationMigrationContext): Promise<void> {
@@ -63,6 +64,34 @@ async function eventOutbox(db: Kysely<any>, { engine }: ApplicationMigrationCont
     .execute();
   // The relay looks for unpublished rows (null first) by age, housekeeping for published ones by age.
   await db.schema.createIndex('event_outbox_published_index').on('event_outbox').columns(['published_at', 'created_at']).execute();
+}
+
+/**
+ * Organizations are Gatehouse's own: the service keeps only their settings, in a table of its
+ * own. Where Gatehouse adopted the service's old `organizations` table (no table prefix), the
+ * settings move over with their ids and the column goes; under a prefix Gatehouse's table is
+ * another one, and the old demo table is left as it is.
+ */
+async function organizationSettings(db: Kysely<any>, { tableName }: ApplicationMigrationContext): Promise<void> {
+  const organizations = tableName('organizations');
+  await db.schema
+    .createTable('organization_settings')
+    .addColumn('organization_id', 'integer', (c) => c.primaryKey().references(`${organizations}.id`).onDelete('cascade'))
+    .addColumn('settings', 'text', (c) => c.notNull())
+    .execute();
+  if (organizations !== 'organizations' || !(await hasColumn(db, 'organizations', 'settings'))) return;
+  await db
+    .insertInto('organization_settings')
+    .columns(['organization_id', 'settings'])
+    .expression(db.selectFrom('organizations').select(['id', 'settings']).where('settings', '<>', '{}'))
+    .execute();
+  // SQLite drops a column since 3.35; both engines spell it alike.
+  await db.schema.alterTable('organizations').dropColumn('settings').execute();
+}
+
+async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {
+  const tables = await db.introspection.getTables();
+  return tables.some((each) => each.name === table && each.columns.some((c) => c.name === column));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Generated } from 'kysely';
 /** The service's own tables, beside Gatehouse's in its database; made by `service-migrations.ts`. */
 export interface ServiceTables {
   documents: DocumentsTable;
-  organizations: OrganizationsTable;
+  organization_settings: OrganizationSettingsTable;
   posts: PostsTable;
   event_outbox: EventOutboxTable;
 }
@@ -16,12 +16,11 @@ export interface DocumentsTable {
   created_at: number;
 }
 
-export interface OrganizationsTable {
-  id: Generated<number>;
-  name: string;
+/** Keyed by Gatehouse's organization id. */
+export interface OrganizationSettingsTable {
+  organization_id: number;
   /** JSON object. */
   settings: string;
-  created_at: number;
 }
 
 export interface PostsTable {

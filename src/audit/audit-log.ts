@@ -27,7 +27,16 @@ export type AuditEventType =
   | 'passkey.removed'
   | 'passkey.refused'
   | 'session.revoked'
-  | 'sessions.revoked';
+  | 'sessions.revoked'
+  | 'org.created'
+  | 'org.updated'
+  | 'org.deleted'
+  | 'org.member.added'
+  | 'org.member.removed'
+  | 'org.member.roles'
+  | 'org.invitation.created'
+  | 'org.invitation.accepted'
+  | 'org.invitation.revoked';
 
 export interface AuditEntry {
   readonly userId?: number | null;

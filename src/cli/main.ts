@@ -13,6 +13,9 @@ const USAGE = `usage: gatehouse <command>
   users unlock --email E | users delete --email E
   apikeys create --client NAME | apikeys list | apikeys revoke --client NAME
   keys rotate | keys revoke --kid KID
+  orgs create --name N --owner-email E [--slug S]
+  orgs members add --org ID --email E --role R [--role R]…
+  orgs list [--json]
   migrate
   --version`;
 
@@ -23,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   users: async () => (await import('./commands/users.ts')).usersCommand,
   apikeys: async () => (await import('./commands/apikeys.ts')).apiKeysCommand,
   keys: async () => (await import('./commands/keys.ts')).keysCommand,
+  orgs: async () => (await import('./commands/orgs.ts')).orgsCommand,
 };
 
 /** Runs one CLI command against `DATABASE_URL` (tables under `DATABASE_TABLE_PREFIX` and `DATABASE_SCHEMA`); returns the exit code. */

@@ -25,6 +25,10 @@ import { passkeyLoginEndpoints } from './passkeys/passkey-login-endpoints.ts';
 import { passkeyScriptEndpoint } from './passkeys/passkey-script-endpoint.ts';
 import { registrationEndpoints } from './registration/registration-endpoints.ts';
 import { sessionEndpoints } from './sessions/session-endpoints.ts';
+import { accountOrganizationEndpoints } from './organizations/account-organization-endpoints.ts';
+import { organizationEndpoints } from './organizations/organization-endpoints.ts';
+import { organizationFormEndpoints } from './organizations/organization-forms.ts';
+import { OrganizationPages } from './organizations/organization-pages.ts';
 import { jwksEndpoint } from './tokens/jwks-endpoint.ts';
 import { refreshEndpoints } from './tokens/refresh-endpoints.ts';
 import { tokenEndpoint } from './tokens/token-endpoint.ts';
@@ -38,13 +42,14 @@ export interface MembershipFeatures {
   readonly sessions: boolean;
   readonly twoFactor: boolean;
   readonly externalLogins: boolean;
+  readonly organizations: boolean;
 }
 
 /** What the endpoints are built from. */
 export interface MembershipEndpointOptions {
   readonly services: Services;
   /** The administration use cases, with the running instance's rules. */
-  readonly membership: Pick<Membership, 'users' | 'auditTrail' | 'sessions'>;
+  readonly membership: Pick<Membership, 'users' | 'auditTrail' | 'sessions' | 'organizations'>;
   readonly features: MembershipFeatures;
   /** Whether the passkey endpoints are on (features.passkeys, checked by the host). */
   readonly passkeys: boolean;
@@ -76,6 +81,7 @@ export function membershipEndpoints(options: MembershipEndpointOptions): Members
       ...(features.twoFactor ? twoFactor(options) : []),
       ...(features.externalLogins && features.cookies ? externalLogin(options) : []),
       ...(options.passkeys ? passkeys(options) : []),
+      ...(features.organizations ? organizations(options) : []),
     ],
   };
 }
@@ -161,6 +167,25 @@ function passkeys({ services, passkeyScript }: MembershipEndpointOptions): Endpo
     ...accountPasskeyEndpoints({ ...cookieSettings(services), ...recentSignIn(services), passkeys: manager, users }),
     ...(passkeyScript === null ? [] : [passkeyScriptEndpoint(passkeyScript)]),
     ...passkeyLoginEndpoints({ ...cookieSettings(services), passkeys: manager, signIn }),
+  ];
+}
+
+function organizations({ services, membership, paths, pages }: MembershipEndpointOptions): Endpoint[] {
+  const { config } = services;
+  const invitationLink = (code: string) => paths.invitationLink(config.publicUrl, code);
+  const cookies = new CookieSignIn(services);
+  const organizationPages = new OrganizationPages({ pages, paths, organizations: membership.organizations, users: services.users, cookies, cookieSessions: services.sessions });
+  return [
+    ...organizationEndpoints({ organizations: membership.organizations, invitationLink, selfService: config.organizationsSelfService }),
+    ...organizationFormEndpoints({ organizations: membership.organizations, invitationLink, pages: organizationPages }),
+    ...accountOrganizationEndpoints({
+      organizations: membership.organizations,
+      activeOrganizations: services.activeOrganizations,
+      cookies,
+      cookieSessions: services.sessions,
+      bearerTokens: services.bearerTokens,
+      pages: organizationPages,
+    }),
   ];
 }
 

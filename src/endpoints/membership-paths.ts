@@ -37,6 +37,9 @@ export class MembershipPaths {
   readonly twoFactorEnable: string;
   readonly twoFactorDisable: string;
   readonly recoveryCodes: string;
+  /** The user's organizations: the list (and page), and the switch of the active one. */
+  readonly organizations: string;
+  readonly activeOrganization: string;
   /** The token endpoints' folder, and the Path of the refresh cookie: it goes to them and nowhere else. */
   readonly auth: string;
   /** Paths under which every endpoint issues or manages credentials: their answers are never stored. */
@@ -61,6 +64,8 @@ export class MembershipPaths {
     this.twoFactorEnable = `${account}/2fa/enable`;
     this.twoFactorDisable = `${account}/2fa/disable`;
     this.recoveryCodes = `${account}/2fa/recovery-codes`;
+    this.organizations = `${account}/organizations`;
+    this.activeOrganization = `${account}/organizations/active`;
     this.auth = `${prefix}/auth`;
     this.credentialPaths = Object.freeze([`${this.auth}/`, `${account}/`, `${prefix}/signin-`]);
     Object.freeze(this);
@@ -98,6 +103,21 @@ export class MembershipPaths {
       confirmEmail: (userId, code) => publicLink(publicUrl, this.confirmEmail, { userId: String(userId), code }),
       resetPassword: (email, code) => publicLink(publicUrl, this.resetPassword, { email, code }),
     };
+  }
+
+  /** `/account/invitations/<code>`: an invitation's page, where it is seen and accepted. */
+  invitation(code: string): string {
+    return `${this.prefix}/account/invitations/${encodeURIComponent(code)}`;
+  }
+
+  /** The link of an invitation mail, absolute under `PUBLIC_URL`. */
+  invitationLink(publicUrl: URL, code: string): string {
+    return publicLink(publicUrl, this.invitation(code));
+  }
+
+  /** `/orgs/<id>`: an organization in the API (its members, invitations, … below it). */
+  organization(id: number): string {
+    return `${this.prefix}/orgs/${id}`;
   }
 
   /** The redirect URI registered with a provider: `PUBLIC_URL` + the callback path. */

@@ -17,5 +17,6 @@ export type { ContextBuilder, GraphQLContext, PolicyReference } from './context.
 export { buildExecutableSchema, type FieldResolver, type GraphQLResolvers, type SubscriptionResolver } from './executable-schema.ts';
 export { createEvents, type Events, type EventsOptions, type EventStream, type EventTopics } from './events.ts';
 export { forbidden, graphqlError, type GraphQLErrorCode, unauthenticated } from './errors.ts';
+export { organizationFields, withinActiveOrganization, type OrganizationFields } from './organization-fields.ts';
 export type { DocumentLimits } from './limits.ts';
 export { graphiqlRoutes as graphiql } from './graphiql/graphiql-routes.ts';

@@ -15,3 +15,4 @@ export { configFromSettings, type GatehouseSettings, type OidcProviderSettings }
 export { ConfigError } from '../config/config-error.ts';
 export { createLogger, type LoggerOptions } from '../platform/logger.ts';
 export { UnsealError } from '../security/crypto/sealer.ts';
+export { loggedPath } from '../endpoints/logged-path.ts';

@@ -171,6 +171,7 @@ async function wire(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
     ...(options.pages?.productName ? { passkeyRpName: options.pages.productName } : {}),
+    organizations: features.organizations,
   });
   // Rows written before the caps on imported hashes existed, or by hand: told at every start.
   await reportRefusedPasswordHashes(store.users, services.logger);
@@ -196,6 +197,7 @@ async function wire(
     apiKeys: membership.apiKeys,
     signingKeys: membership.signingKeys,
     sessions: membership.sessions,
+    organizations: membership.organizations,
     audit: membership.auditTrail,
     outbox: { list: (query) => store.outbox.list(query) },
     authorization,
@@ -279,7 +281,7 @@ function pageRendering(options: GatehouseInstanceOptions, config: Config, paths:
   return new PageRendering(options.pages, {
     formTargets: config.oidcProviders.map((provider) => provider.issuer.origin),
     production: config.production,
-    paths: accountPaths(`${paths.prefix}/account`),
+    paths: accountPaths(`${paths.prefix}/account`, `${paths.prefix}/orgs`),
     script: scriptTag,
   });
 }

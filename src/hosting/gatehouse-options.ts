@@ -37,6 +37,12 @@ export interface GatehouseFeatures {
    * `/admin/users/:id/sessions`. @default true
    */
   readonly sessions?: boolean;
+  /**
+   * Organizations (docs/organizations.md): `/orgs/*`, `/account/organizations`, invitations by
+   * mail, their pages, and principals that carry the active organization (`org_id` and its
+   * organization roles, only from a membership). @default false
+   */
+  readonly organizations?: boolean;
 }
 
 /**
@@ -121,4 +127,5 @@ export const DEFAULT_FEATURES: Required<GatehouseFeatures> = {
   twoFactor: true,
   passkeys: false,
   sessions: true,
+  organizations: false,
 };

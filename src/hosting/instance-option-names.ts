@@ -14,7 +14,7 @@ const INSTANCE_OPTIONS = {
 } as const satisfies OptionNames<GatehouseInstanceOptions>;
 
 const FEATURES = {
-  cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, passkeys: true, sessions: true,
+  cookies: true, tokens: true, apiKeys: true, externalLogins: true, admin: true, twoFactor: true, passkeys: true, sessions: true, organizations: true,
 } as const satisfies OptionNames<GatehouseFeatures>;
 
 const PAGE_OPTIONS = {

@@ -38,3 +38,4 @@ export { type PageOptions, type PageModels, type PageName, type PageRenderers, D
 export type { LayoutRenderer, PageContent, PageKit, PageRenderer } from '../pages/page-kit.ts';
 export { Html, html, escapeHtml, type LayoutModel } from '../pages/html.ts';
 export type { AccountPaths } from '../pages/paths.ts';
+export { loggedPath } from '../endpoints/logged-path.ts';

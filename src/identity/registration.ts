@@ -19,6 +19,8 @@ export interface RegistrationOptions {
   readonly random: Random;
   readonly logger: Logger;
   readonly requireConfirmedEmail: boolean;
+  /** After a code confirms an address (the first time or again): what else a confirmed address brings (pending invitations). */
+  readonly onEmailConfirmed?: (user: User) => Promise<unknown>;
 }
 
 export interface RegistrationInput {
@@ -84,7 +86,11 @@ export class Registration {
   async confirmEmail(userId: number, code: unknown): Promise<boolean> {
     if (!Number.isSafeInteger(userId) || userId <= 0 || !isAccountCodeShape(code)) return false;
     const result = await this.options.codes.confirmEmail({ userId, codeHash: accountCodeHash(code), now: this.options.clock.now() });
-    return result === 'confirmed';
+    if (result !== 'confirmed') return false;
+    const { onEmailConfirmed } = this.options;
+    const user = onEmailConfirmed ? await this.options.users.findById(userId) : null;
+    if (user !== null && onEmailConfirmed) await onEmailConfirmed(user);
+    return true;
   }
 
   /** The new account, or null when the e-mail was taken meanwhile. */

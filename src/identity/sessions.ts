@@ -6,6 +6,7 @@ import type { CookieSessionValidation, CookieSessionValidator } from '../securit
 import { COOKIES_SCHEME } from '../security/authentication/index.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
 import type { SessionStore, SignInClient, SignInMethod, User, UserStore } from '../store/ports.ts';
+import type { ActiveOrganizations } from '../organizations/active-organization.ts';
 import { userPrincipal } from '../tokens/access-token.ts';
 import { signInClient, UNKNOWN_CLIENT } from './sign-in-client.ts';
 
@@ -28,6 +29,8 @@ export interface SessionManagerOptions {
   readonly random: Random;
   /** `COOKIE_HOURS`: how long a session lives after its last renewal (ASP.NET's `ExpireTimeSpan`). */
   readonly lifetimeMs: number;
+  /** The active organization's membership, read into each principal; without it no session carries one. */
+  readonly organizations?: ActiveOrganizations;
 }
 
 /**
@@ -113,6 +116,8 @@ export class SessionManager implements CookieSessionValidator {
       securityStamp: user.securityStamp,
       persistent,
       method,
+      // A new sign-in starts in the organization the user chose last.
+      organizationId: this.options.organizations ? user.activeOrganizationId : null,
       createdAt,
       expiresAt: this.expiryFrom(createdAt, now),
     });
@@ -198,7 +203,9 @@ export class SessionManager implements CookieSessionValidator {
       await sessions.recordUse(session.id, { at: now, ...(client ? { client } : {}), ...(renewed ? { expiresAt } : {}) });
     }
     const { persistent, method, createdAt: signedInAt } = session;
-    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME), expiresAt, persistent, renewed, sessionId: session.id, userId: session.userId, method, signedInAt };
+    const { organizations } = this.options;
+    const organization = organizations ? await organizations.current(user.id, session.organizationId) : undefined;
+    return { valid: true, principal: userPrincipal(user, COOKIES_SCHEME, organization), expiresAt, persistent, renewed, sessionId: session.id, userId: session.userId, method, signedInAt };
   }
 
   /** More than half of the lifetime has passed since the expiry was last set. */

@@ -33,7 +33,13 @@ export interface SignInContext {
  */
 export type SignInGrant =
   | { readonly kind: 'session'; readonly persistent: boolean; readonly method: SignInMethod; readonly client: SignInClient; readonly replacing: string | null }
-  | { readonly kind: 'tokens'; readonly method: SignInMethod; readonly client: SignInClient };
+  | {
+      readonly kind: 'tokens';
+      readonly method: SignInMethod;
+      readonly client: SignInClient;
+      /** The organization to issue them for (null: none); absent, the one the user chose last. */
+      readonly organizationId?: number | null;
+    };
 
 /** Who passed the first step, as the short-lived two-factor cookie carries it. */
 export interface TwoFactorPending {
@@ -216,7 +222,8 @@ export class SignInManager {
       return { ...result, session: await sessions.signIn(user, { persistent, method, client, replacing }) };
     }
     if (!refreshTokens) throw new Error('SignInManager: a token grant needs the `refreshTokens` option.');
-    return { ...result, tokens: await refreshTokens.issue(user, { method: grant.method, client: grant.client }) };
+    const { method, client, organizationId } = grant;
+    return { ...result, tokens: await refreshTokens.issue(user, { method, client, ...(organizationId === undefined ? {} : { organizationId }) }) };
   }
 
   private async linkAfterSecondStep(user: User, link: LoginToLink, context: SignInContext): Promise<void> {

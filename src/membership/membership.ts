@@ -1,3 +1,4 @@
+import { Organizations } from '../organizations/organizations.ts';
 import type { Services } from '../services.ts';
 import { ApiKeyAdministration } from './api-key-administration.ts';
 import { AuditTrail } from './audit-trail.ts';
@@ -17,11 +18,16 @@ export interface Membership {
   readonly apiKeys: ApiKeyAdministration;
   readonly signingKeys: SigningKeyAdministration;
   readonly sessions: SessionEnding;
+  /** Organizations, their members and invitations (docs/organizations.md). */
+  readonly organizations: Organizations;
 }
 
 /** The use cases over the services, with the rules of one kind of caller (change-rules.ts). */
 export function createMembership(
-  services: Pick<Services, 'users' | 'store' | 'audit' | 'clock' | 'apiKeys' | 'keyRing' | 'userSessions'>,
+  services: Pick<
+    Services,
+    'users' | 'store' | 'audit' | 'clock' | 'apiKeys' | 'keyRing' | 'userSessions' | 'config' | 'mailer' | 'logger' | 'organizationRoles' | 'invitationAcceptance'
+  >,
   rules: ChangeRules,
 ): Membership {
   const { audit } = services;
@@ -32,5 +38,18 @@ export function createMembership(
     apiKeys: new ApiKeyAdministration(services.apiKeys, audit, rules, unitOfWork),
     signingKeys: new SigningKeyAdministration(services.keyRing, audit, rules),
     sessions: new SessionEnding(services.userSessions, audit, rules, unitOfWork),
+    organizations: new Organizations({
+      store: services.store.organizations,
+      users: services.store.users,
+      audit,
+      clock: services.clock,
+      mailer: services.mailer,
+      logger: services.logger,
+      rules,
+      unitOfWork,
+      roles: services.organizationRoles,
+      selfService: services.config.organizationsSelfService,
+      invitations: services.invitationAcceptance,
+    }),
   };
 }

@@ -40,10 +40,22 @@ export interface AccountPaths {
   externalLogin(provider: string): string;
   /** `POST`: links an external provider to the signed-in account. */
   linkLogin(provider: string): string;
+  /** `GET`: the user's organizations (the page). */
+  readonly organizations: string;
+  /** `POST`: the switch of the active organization (`organizationId` empty for none). */
+  readonly organizationsSwitch: string;
+  /** `POST`: the forms of an organization's page: invite, remove a member, revoke an invitation. */
+  organizationInvite(organizationId: number): string;
+  organizationMemberRemove(organizationId: number, userId: number): string;
+  organizationInvitationRevoke(organizationId: number, invitationId: number): string;
+  /** `GET`: an invitation's page; `POST` to `invitationAccept` accepts it. */
+  invitation(code: string): string;
+  invitationAccept(code: string): string;
 }
 
-/** The paths under `base` (`/account` by default). */
-export function accountPaths(base = '/account'): AccountPaths {
+/** The paths under `base` (`/account` by default), and the organizations' forms under `organizationsBase` (`/orgs`). */
+export function accountPaths(base = '/account', organizationsBase = '/orgs'): AccountPaths {
+  const invitation = (code: string) => `${base}/invitations/${encodeURIComponent(code)}`;
   return Object.freeze({
     login: `${base}/login`,
     loginTwoFactor: `${base}/login/2fa`,
@@ -72,6 +84,13 @@ export function accountPaths(base = '/account'): AccountPaths {
     sessionRevoke: (id: string) => `${base}/sessions/${encodeURIComponent(id)}/revoke`,
     externalLogin: (provider: string) => `${base}/external-login/${encodeURIComponent(provider)}`,
     linkLogin: (provider: string) => `${base}/logins/${encodeURIComponent(provider)}`,
+    organizations: `${base}/organizations`,
+    organizationsSwitch: `${base}/organizations/switch`,
+    organizationInvite: (id: number) => `${organizationsBase}/${id}/invite`,
+    organizationMemberRemove: (id: number, userId: number) => `${organizationsBase}/${id}/members/${userId}/remove`,
+    organizationInvitationRevoke: (id: number, invitationId: number) => `${organizationsBase}/${id}/invitations/${invitationId}/revoke`,
+    invitation,
+    invitationAccept: (code: string) => `${invitation(code)}/accept`,
   });
 }
 

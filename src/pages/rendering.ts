@@ -20,6 +20,8 @@ import { registrationSentLinks, registrationSentPage, type RegistrationSentPageD
 import { forgotPasswordLinks, forgotPasswordPage, type ForgotPasswordPageData, type ForgotPasswordPageModel } from './reset-password.ts';
 import { passwordResetDoneLinks, passwordResetDonePage, type PasswordResetDonePageData, type PasswordResetDonePageModel } from './reset-password.ts';
 import { resetPasswordLinks, resetPasswordPage, type ResetPasswordPageData, type ResetPasswordPageModel } from './reset-password.ts';
+import { invitationLinks, invitationPage, type InvitationPageData, type InvitationPageModel } from './invitation.ts';
+import { organizationsLinks, organizationsPage, type OrganizationsPageData, type OrganizationsPageModel } from './organizations.ts';
 import { authenticatorLinks, authenticatorPage, type AuthenticatorPageData, type AuthenticatorPageModel } from './two-factor.ts';
 import { twoFactorLoginLinks, twoFactorLoginPage, type TwoFactorLoginPageData, type TwoFactorLoginPageModel } from './two-factor.ts';
 
@@ -39,6 +41,8 @@ export interface PageModels {
   readonly phone: PhonePageModel;
   readonly error: ErrorPageModel;
   readonly externalLoginRefused: ExternalLoginRefusedPageModel;
+  readonly organizations: OrganizationsPageModel;
+  readonly invitation: InvitationPageModel;
 }
 
 /** What a route gives each page: its model without the links. */
@@ -57,6 +61,8 @@ export interface PageData {
   readonly phone: PhonePageData;
   readonly error: ErrorPageData;
   readonly externalLoginRefused: ExternalLoginRefusedPageData;
+  readonly organizations: OrganizationsPageData;
+  readonly invitation: InvitationPageData;
 }
 
 export type PageName = keyof PageModels;
@@ -81,6 +87,8 @@ const LINKS: PageLinks = {
   phone: phoneLinks,
   error: errorLinks,
   externalLoginRefused: externalLoginRefusedLinks,
+  organizations: organizationsLinks,
+  invitation: invitationLinks,
 };
 
 /** The built-in renderers. */
@@ -99,6 +107,8 @@ export const DEFAULT_RENDERERS: PageRenderers = Object.freeze({
   phone: phonePage,
   error: errorPage,
   externalLoginRefused: externalLoginRefusedPage,
+  organizations: organizationsPage,
+  invitation: invitationPage,
 });
 
 export interface PageOptions {

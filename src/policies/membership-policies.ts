@@ -1,5 +1,6 @@
 import { ADMIN_ROLE } from '../identity/admin-role.ts';
 import { AuthorizationPolicyBuilder } from '../security/authorization/index.ts';
+import { OrganizationRequirementHandler } from '../organizations/organization-requirements.ts';
 import { RoleGrantHandler } from './role-grant.ts';
 import { UserSubjectRequirement } from './user-subject-requirement.ts';
 
@@ -17,4 +18,4 @@ export const membershipPolicies = {
 };
 
 /** The handlers Gatehouse's own routes need, added to the application's. */
-export const membershipHandlers = () => [new RoleGrantHandler()];
+export const membershipHandlers = () => [new RoleGrantHandler(), new OrganizationRequirementHandler()];

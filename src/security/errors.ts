@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   GH_SIGNIN_FAILED: { status: 401, title: 'Unauthorized' },
   GH_FORBIDDEN: { status: 403, title: 'Forbidden' },
   GH_REAUTHENTICATION_REQUIRED: { status: 403, title: 'Forbidden' },
+  GH_NOT_A_MEMBER: { status: 403, title: 'Forbidden' },
+  GH_INVITATION_EMAIL_MISMATCH: { status: 403, title: 'Forbidden' },
   GH_VALIDATION_FAILED: { status: 400, title: 'Bad Request' },
   GH_NOT_FOUND: { status: 404, title: 'Not Found' },
   GH_METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },

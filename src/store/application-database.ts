@@ -26,8 +26,8 @@ export interface ApplicationDatabase {
   tableName(table: GatehouseTable): string;
 }
 
-/** The tables of Gatehouse's that an application's own may refer to. */
-export type GatehouseTable = 'users';
+/** The tables of Gatehouse's that an application's own may refer to: its users, and its organizations (a tenant's rows). */
+export type GatehouseTable = 'users' | 'organizations';
 
 /** What an application's migration is told besides the database it writes through. */
 export interface ApplicationMigrationContext {

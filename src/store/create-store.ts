@@ -55,7 +55,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
 /** Gatehouse's ports, which every store of `createStore` carries behind the application's handle. */
 const PORTS = [
   'users', 'apiKeys', 'keyRing', 'audit', 'refreshTokens', 'revocations', 'accountCodes', 'outbox', 'sessions', 'userSessions',
-  'twoFactor', 'externalLogins', 'passkeys',
+  'twoFactor', 'externalLogins', 'passkeys', 'organizations',
 ] as const satisfies readonly (keyof Store)[];
 
 /**

@@ -40,6 +40,8 @@ export interface User {
   readonly phoneConfirmed: boolean;
   /** Two-factor cookies of first steps passed at or before this time (epoch ms) are spent, or null. */
   readonly twoFactorSpentThrough: number | null;
+  /** The organization the user last chose (a new sign-in or token starts there), or null. */
+  readonly activeOrganizationId: number | null;
 }
 
 export interface NewUser {
@@ -59,7 +61,7 @@ export interface NewUser {
 
 /** A write refused by a unique constraint; `field` names what was taken. */
 export class StoreConflictError extends Error {
-  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name' | 'login' | 'credential') {
+  constructor(readonly field: 'email' | 'userName' | 'client' | 'kid' | 'name' | 'login' | 'credential' | 'slug') {
     super(`The ${field} is already taken.`);
     this.name = 'StoreConflictError';
   }
@@ -236,6 +238,8 @@ export interface RefreshFamily {
   readonly securityStamp: number;
   /** How the sign-in that began it was made; null for families begun before families recorded it. */
   readonly method: SignInMethod | null;
+  /** The organization its access tokens are issued for (the active one), or null. */
+  readonly organizationId: number | null;
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly revokedAt: number | null;
@@ -294,6 +298,8 @@ export interface NewRefreshFamily {
   readonly expiresAt: number;
   readonly method?: SignInMethod | null;
   readonly client?: SignInClient;
+  /** The organization its access tokens are issued for. @default null */
+  readonly organizationId?: number | null;
 }
 
 export interface RefreshTokenStore {
@@ -453,6 +459,8 @@ export interface Session {
   readonly persistent: boolean;
   /** How it was opened; null for sessions opened before sessions recorded it. */
   readonly method: SignInMethod | null;
+  /** The organization its principal carries (the active one), or null. */
+  readonly organizationId: number | null;
   readonly createdAt: number;
   readonly expiresAt: number;
   /** Its last recorded use (at most a minute behind: see `SessionManager`); its creation at first. */
@@ -463,7 +471,11 @@ export interface Session {
 }
 
 /** A session to store: its last use is its creation, from `client` when given. */
-export type NewSession = Omit<Session, 'id' | 'lastSeenAt' | 'userAgent' | 'ip'> & { readonly client?: SignInClient };
+export type NewSession = Omit<Session, 'id' | 'lastSeenAt' | 'userAgent' | 'ip' | 'organizationId'> & {
+  readonly client?: SignInClient;
+  /** @default null */
+  readonly organizationId?: number | null;
+};
 
 /** A use of a session worth writing down: when, from where (the recorded client stays when not told), and its new expiry when it slid. */
 export interface SessionUse {
@@ -664,6 +676,142 @@ export interface PasskeyStore {
   pruneChallenges(before: number): Promise<number>;
 }
 
+/** An organization (docs/organizations.md): its id is never reused. */
+export interface Organization {
+  readonly id: number;
+  readonly name: string;
+  /** `[a-z0-9-]{2,64}`, unique. */
+  readonly slug: string;
+  readonly createdAt: number;
+}
+
+/** An organization with how many members it has. */
+export interface OrganizationSummary extends Organization {
+  readonly members: number;
+}
+
+/** One of a user's organizations, with the roles the user holds there. */
+export interface OrganizationMembership {
+  readonly organization: Organization;
+  /** Sorted by name. */
+  readonly roles: readonly string[];
+  readonly joinedAt: number;
+}
+
+/** A member of one organization, as its members list shows them. */
+export interface OrganizationMember {
+  readonly userId: number;
+  readonly email: string;
+  readonly userName: string | null;
+  /** Sorted by name. */
+  readonly roles: readonly string[];
+  readonly joinedAt: number;
+}
+
+export interface OrganizationInvitation {
+  readonly id: number;
+  readonly organizationId: number;
+  /** As the inviter typed it: the mail goes there. */
+  readonly email: string;
+  /** The canonical form the accepting user's confirmed e-mail must equal. */
+  readonly normalizedEmail: string;
+  /** What the invited person becomes a member with. */
+  readonly roles: readonly string[];
+  /** The user who invited, or null (the command line, the application, or a user since deleted). */
+  readonly invitedBy: number | null;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly acceptedAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+export type NewOrganizationInvitation = Omit<OrganizationInvitation, 'id' | 'acceptedAt' | 'revokedAt'> & {
+  /** SHA-256 of the code the link carries, hex: the code itself is never stored. */
+  readonly codeHash: string;
+};
+
+/**
+ * What a change that must leave the organization an `OrgOwner` did: `absent` for an unknown
+ * organization or a user who is not its member; `last-owner` when it would take the last owner
+ * away (nothing changed).
+ */
+export type OwnerKeepingChange = 'done' | 'absent' | 'last-owner';
+
+/**
+ * Organizations, their members with their organization roles, and invitations (decision 0092).
+ * Every change that takes something away from a member (removal, fewer or other roles, the
+ * organization's deletion) bumps the claims stamp of each member concerned in its transaction,
+ * with its revocation event, so that their access tokens are refused and their sessions re-read.
+ * Adding a member or roles changes no credential and bumps nothing.
+ */
+export interface OrganizationStore {
+  /** Creates it with its first member (`owner`, with its roles); `StoreConflictError('slug')` for a taken slug. */
+  create(organization: { name: string; slug: string; createdAt: number }, owner: { userId: number; roles: readonly string[] }): Promise<Organization>;
+  findById(id: number): Promise<Organization | null>;
+  /** Whether the slug is taken (by any organization), to pick a free one before `create`. */
+  slugTaken(slug: string): Promise<boolean>;
+  /** Every organization with its member count, by id. */
+  list(): Promise<OrganizationSummary[]>;
+  /** The user's organizations with the user's roles there, by organization id. */
+  listForUser(userId: number): Promise<OrganizationMembership[]>;
+  /** Renames it or changes its slug; null for an unknown organization; `StoreConflictError('slug')` for a taken slug. */
+  update(id: number, changes: { name?: string; slug?: string }): Promise<Organization | null>;
+  /**
+   * Deletes it with its memberships and invitations; every member's claims stamp goes up, and
+   * no session, family or user keeps it as active. False for an unknown organization.
+   */
+  delete(id: number, now: number): Promise<boolean>;
+  /** The user's membership of the organization, or null when the user is not a member. */
+  membership(organizationId: number, userId: number): Promise<OrganizationMembership | null>;
+  /** The members with their e-mail, user name and roles, by user id. */
+  listMembers(organizationId: number): Promise<OrganizationMember[]>;
+  /**
+   * Makes the user a member with `roles` or, for a member, adds the roles they lack (nothing is
+   * taken away, so no stamp moves). `absent` for an unknown organization or user.
+   */
+  addMember(member: { organizationId: number; userId: number; roles: readonly string[]; joinedAt: number }): Promise<'added' | 'updated' | 'unchanged' | 'absent'>;
+  /**
+   * Replaces the member's roles (a claims change when they differ), unless that takes `ownerRole`
+   * from its last holder in the organization. The check and the change are one step: of
+   * concurrent changes that each take one owner away, the last owner stays.
+   */
+  setMemberRoles(change: { organizationId: number; userId: number; roles: readonly string[]; ownerRole: string; now: number }): Promise<OwnerKeepingChange>;
+  /**
+   * Removes the member (a claims change), unless they are the last holder of `ownerRole`; the
+   * member's sessions, families and remembered choice no longer have the organization active.
+   */
+  removeMember(change: { organizationId: number; userId: number; ownerRole: string; now: number }): Promise<OwnerKeepingChange>;
+  /**
+   * The user's choice of active organization (null clears it): remembered on the user and set on
+   * the cookie session `sessionId` or the refresh family `familyId` when given (each only if the
+   * user's). False, and nothing written, when `organizationId` is not null and the user is not
+   * its member.
+   */
+  chooseActive(choice: { userId: number; organizationId: number | null; sessionId?: number; familyId?: number }): Promise<boolean>;
+  /**
+   * Stores the invitation, and revokes at `createdAt` the pending ones of the organization to the
+   * same normalized e-mail, in one transaction.
+   */
+  createInvitation(invitation: NewOrganizationInvitation): Promise<OrganizationInvitation>;
+  /** The organization's invitations neither accepted, revoked nor expired at `now`, newest first. */
+  listPendingInvitations(organizationId: number, now: number): Promise<OrganizationInvitation[]>;
+  /** Revokes a pending invitation of the organization; false when there is none with this id. */
+  revokeInvitation(organizationId: number, invitationId: number, now: number): Promise<boolean>;
+  /** The pending invitation with this code hash at `now`, and its organization; null otherwise. */
+  findInvitation(codeHash: string, now: number): Promise<{ invitation: OrganizationInvitation; organization: Organization } | null>;
+  /**
+   * Spends the pending invitation (still pending at `now`) and makes `userId` a member with its
+   * roles (as `addMember`), in one transaction: of concurrent acceptances exactly one wins.
+   * Null when it is not pending any more.
+   */
+  acceptInvitation(accept: { codeHash: string; userId: number; now: number }): Promise<OrganizationInvitation | null>;
+  /**
+   * Accepts, as `acceptInvitation` does, every invitation to `normalizedEmail` pending at `now`
+   * (a new account confirming that address); the ones accepted, oldest first.
+   */
+  acceptInvitationsTo(accept: { normalizedEmail: string; userId: number; now: number }): Promise<OrganizationInvitation[]>;
+}
+
 export type StoreEngine = 'sqlite' | 'postgres';
 
 /**
@@ -712,6 +860,7 @@ export interface Store {
   readonly twoFactor: TwoFactorStore;
   readonly externalLogins: ExternalLoginStore;
   readonly passkeys: PasskeyStore;
+  readonly organizations: OrganizationStore;
   /** The same connections, for the application's own tables (decision 0045). */
   readonly database: ApplicationDatabase;
   /**

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import type { Clock } from '../platform/clock.ts';
 import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
+import type { ActiveOrganization } from '../organizations/active-organization.ts';
+import { ORGANIZATION_CLAIM } from '../organizations/organization-roles.ts';
 import type { User } from '../store/ports.ts';
 import type { KeyRing } from './key-ring.ts';
 import { SIGNING_ALGORITHM } from './signing-key.ts';
@@ -76,16 +78,20 @@ export class AccessTokens {
   /**
    * `familyId`: the refresh family the token comes from, whose end refuses it. `authTime`: when
    * the user signed in (epoch ms); a refresh passes its family's start, and a token issued
-   * without it is issued right after a sign-in (now).
+   * without it is issued right after a sign-in (now). `organization`: the active one, whose id and
+   * roles the token carries (see `userPrincipal`).
    */
-  async issue(user: User, { familyId, authTime }: { familyId?: number; authTime?: number } = {}): Promise<IssuedAccessToken> {
+  async issue(
+    user: User,
+    { familyId, authTime, organization }: { familyId?: number; authTime?: number; organization?: ActiveOrganization | null } = {},
+  ): Promise<IssuedAccessToken> {
     const { keyRing, clock, issuer, audience, lifetimeSeconds } = this.options;
     const key = keyRing.current;
     const now = Math.floor(clock.now() / 1000);
     const expiresIn = Math.max(1, Math.round(lifetimeSeconds));
     const signedIn = authTime === undefined ? now : Math.min(now, Math.floor(authTime / 1000));
     // Always set, to a family id or to nothing: never a custom claim stored before the name was reserved.
-    const claims = { ...payloadFor(user), [FAMILY_CLAIM]: familyId, [AUTH_TIME_CLAIM]: signedIn, client_id: FIRST_PARTY_CLIENT_ID };
+    const claims = { ...payloadFor(user, organization), [FAMILY_CLAIM]: familyId, [AUTH_TIME_CLAIM]: signedIn, client_id: FIRST_PARTY_CLIENT_ID };
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(issuer)
@@ -128,19 +134,33 @@ export class AccessTokens {
   }
 }
 
-function payloadFor(user: User): JWTPayload {
+/**
+ * The user's claims, with the active organization's id and roles when there is one. Where
+ * organizations are on (`organization` given, null for none active) only a membership supplies
+ * `org_id`; where they are off (undefined) a custom `org_id` travels as any custom claim.
+ */
+function payloadFor(user: User, organization: ActiveOrganization | null | undefined): JWTPayload {
   const custom: Record<string, string | string[]> = {};
   for (const { type, value } of user.claims) {
     const existing = custom[type];
     custom[type] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
   }
+  if (organization !== undefined) delete custom[ORGANIZATION_CLAIM];
+  if (organization) custom[ORGANIZATION_CLAIM] = String(organization.id);
   return {
     ...custom,
     name: user.userName ?? user.email,
     email: user.email,
-    role: [...user.roles],
+    role: organization ? withOrganizationRoles(user.roles, organization.roles) : [...user.roles],
     [STAMP_CLAIM]: user.claimsStamp,
   };
+}
+
+/** The user's own roles, then the organization's the user lacks: each role once. */
+function withOrganizationRoles(own: readonly string[], organization: readonly string[]): string[] {
+  const roles = new Set(own);
+  for (const role of organization) roles.add(role);
+  return [...roles];
 }
 
 /**
@@ -169,10 +189,11 @@ function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
 
 /**
  * The principal of a signed-in user, with the claims an access token would carry (`sub`, `name`,
- * `email`, `role`, custom claims): cookie sessions build theirs here, so both schemes agree.
+ * `email`, `role`, custom claims, the active organization's `org_id` and roles): cookie sessions
+ * build theirs here, so both schemes agree.
  */
-export function userPrincipal(user: User, authenticationType: string): ClaimsPrincipal {
-  return principalOf({ sub: String(user.id), ...payloadFor(user) }, authenticationType);
+export function userPrincipal(user: User, authenticationType: string, organization?: ActiveOrganization | null): ClaimsPrincipal {
+  return principalOf({ sub: String(user.id), ...payloadFor(user, organization) }, authenticationType);
 }
 
 function principalOf(payload: JWTPayload, authenticationType: string): ClaimsPrincipal {

@@ -3,7 +3,8 @@ import type { Clock } from '../platform/clock.ts';
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
 import { Sealer } from '../security/crypto/sealer.ts';
-import type { RefreshTokenStore, SignInClient, SignInMethod, User, UserStore } from '../store/ports.ts';
+import type { ActiveOrganization, ActiveOrganizations } from '../organizations/active-organization.ts';
+import type { RefreshFamily, RefreshTokenStore, SignInClient, SignInMethod, User, UserStore } from '../store/ports.ts';
 import type { AccessTokens } from './access-token.ts';
 
 /** What a client holds after a sign-in or a refresh. */
@@ -36,6 +37,8 @@ export interface RefreshTokenOptions {
    * at once and on every other instance when told (the revocation feed's `changed`).
    */
   readonly announceRevocation: () => Promise<void>;
+  /** The active organization of each family's access tokens; without it no token carries one. */
+  readonly organizations?: ActiveOrganizations;
 }
 
 /** 256 random bits, base64url: opaque, stored only as SHA-256. */
@@ -57,13 +60,20 @@ export class RefreshTokens {
 
   /**
    * A new family for a user who just signed in, by `method`, from `client`. Its access tokens
-   * name it, so that ending the family refuses them.
+   * name it, so that ending the family refuses them. They are issued for `organizationId` (the
+   * user's choice, remembered; `GH_NOT_A_MEMBER` when the user is not a member), else for the
+   * organization the user chose last.
    */
-  async issue(user: User, { method = null, client }: { method?: SignInMethod | null; client?: SignInClient } = {}): Promise<TokenPair> {
-    const { store, clock, familySeconds } = this.options;
+  async issue(
+    user: User,
+    { method = null, client, organizationId }: { method?: SignInMethod | null; client?: SignInClient; organizationId?: number | null } = {},
+  ): Promise<TokenPair> {
+    const { store, clock, familySeconds, organizations } = this.options;
+    const chosen = organizations ? await organizations.forNewCredential(user, organizationId) : undefined;
     const refreshToken = this.newToken();
     const now = clock.now();
     const { family } = await store.createFamily({
+      organizationId: chosen?.id ?? null,
       userId: user.id,
       securityStamp: user.securityStamp,
       tokenHash: sha256Hex(refreshToken),
@@ -72,12 +82,17 @@ export class RefreshTokens {
       method,
       ...(client ? { client } : {}),
     });
-    const { token, expiresIn } = await this.options.accessTokens.issue(user, { familyId: family.id, authTime: family.createdAt });
+    const { token, expiresIn } = await this.options.accessTokens.issue(user, { familyId: family.id, authTime: family.createdAt, organization: chosen });
     return { accessToken: token, refreshToken, expiresIn, refreshExpiresAt: family.expiresAt };
   }
 
-  /** A refresh is a use of the family: its last use becomes now, from `context`'s client. */
-  async refresh(presented: string, context: { ip?: string | null; client?: SignInClient } = {}): Promise<RefreshResult> {
+  /**
+   * A refresh is a use of the family: its last use becomes now, from `context`'s client. With
+   * `organizationId` the family switches to that organization (the user's choice, remembered;
+   * `GH_NOT_A_MEMBER`, and nothing rotated, when the user is not a member); without it the
+   * family keeps its own.
+   */
+  async refresh(presented: string, context: { ip?: string | null; client?: SignInClient; organizationId?: number | null } = {}): Promise<RefreshResult> {
     if (!TOKEN_PATTERN.test(presented)) return FAILED;
     const { store, users, clock, graceSeconds } = this.options;
     const tokenHash = sha256Hex(presented);
@@ -89,9 +104,10 @@ export class RefreshTokens {
       await store.revokeFamily(found.family.id, clock.now());
       return FAILED;
     }
+    const organization = await this.organizationOf(found.family, context.organizationId);
     const next = this.newToken();
     // The family's start is the sign-in: a refresh keeps it (it proves possession of a token, not who holds it).
-    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user, { familyId: found.family.id, authTime: found.family.createdAt });
+    const { token: accessToken, expiresIn } = await this.options.accessTokens.issue(user, { familyId: found.family.id, authTime: found.family.createdAt, organization });
     const pair: TokenPair = { accessToken, refreshToken: next, expiresIn, refreshExpiresAt: found.family.expiresAt };
     const now = clock.now();
     const grace = graceSeconds > 0 ? { sealed: this.graceSealer.seal(JSON.stringify(pair)), until: now + graceSeconds * 1000 } : null;
@@ -121,6 +137,14 @@ export class RefreshTokens {
     if (found === null) return;
     await this.options.store.revokeFamily(found.family.id, this.options.clock.now());
     await this.options.announceRevocation();
+  }
+
+  /** The organization a refresh issues for: the one asked for (switching the family to it), else the family's. */
+  private async organizationOf(family: RefreshFamily, asked: number | null | undefined): Promise<ActiveOrganization | null | undefined> {
+    const { organizations } = this.options;
+    if (!organizations) return undefined;
+    if (asked === undefined) return organizations.current(family.userId, family.organizationId);
+    return organizations.switchFamily(family, asked);
   }
 
   private newToken(): string {

@@ -51,6 +51,8 @@ describe.each(engines)('RefreshTokenStore on $label', (engine) => {
           userId,
           securityStamp: 3,
           method: null,
+          // Begun with no organization active.
+          organizationId: null,
           createdAt: 1_000,
           expiresAt: 100_000,
           revokedAt: null,

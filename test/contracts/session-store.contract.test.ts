@@ -46,6 +46,7 @@ describe.each(engines)('SessionStore on $label', (engine) => {
       securityStamp: 4,
       persistent: true,
       method: 'external:acme',
+      organizationId: null,
       createdAt: 1_000,
       expiresAt: 10_000,
       // Its last use is its creation, from an unknown client.

@@ -54,6 +54,7 @@ describe.each(engines)('UserStore on $label', (engine) => {
         phoneNumber: null,
         phoneConfirmed: false,
         twoFactorSpentThrough: null,
+        activeOrganizationId: null,
       });
       expect(await users().findById(user.id)).toEqual(user);
     });

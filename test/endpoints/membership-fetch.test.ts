@@ -23,11 +23,11 @@ afterAll(async () => {
   await sqlite!.dropAll();
 });
 
-const { users, audit, sessions, evaluator, policies } = ctx.app.gatehouse;
+const { users, audit, sessions, organizations, evaluator, policies } = ctx.app.gatehouse;
 const options: MembershipEndpointOptions = {
   services: ctx.services,
-  membership: { users, auditTrail: audit, sessions },
-  features: { tokens: true, cookies: true, admin: true, sessions: true, twoFactor: true, externalLogins: true },
+  membership: { users, auditTrail: audit, sessions, organizations },
+  features: { tokens: true, cookies: true, admin: true, sessions: true, twoFactor: true, externalLogins: true, organizations: true },
   passkeys: true,
   passkeyScript: null,
   paths: MembershipPaths.ROOT,

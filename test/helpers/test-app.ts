@@ -49,13 +49,14 @@ export interface TestAppOptions {
 export interface TestApp {
   readonly app: FastifyInstance;
   readonly services: Services;
-  /** The service's own stores (documents, organizations, posts). */
+  /** The service's own stores (documents, organization settings, posts). */
   readonly data: ServiceData;
   readonly databaseUrl: string;
   /** Every log line written so far, raw. */
   readonly logs: string[];
   createUser(input?: Partial<NewUserInput>): Promise<{ user: User; password: string }>;
-  tokenFor(user: User): Promise<string>;
+  /** An access token for the user; for `organizationId`, one issued as `/auth/token` would (a new family, that organization active). */
+  tokenFor(user: User, organizationId?: number): Promise<string>;
   apiKey(client?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -201,7 +202,8 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
       });
       return { user, password };
     },
-    async tokenFor(user) {
+    async tokenFor(user, organizationId) {
+      if (organizationId !== undefined) return (await services.refreshTokens.issue(user, { organizationId })).accessToken;
       return (await services.accessTokens.issue(user)).token;
     },
     apiKey(client = `client-${++counter}`) {

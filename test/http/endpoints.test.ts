@@ -230,30 +230,46 @@ describe.each(engines)('endpoints on $engine', (engine) => {
   });
 
   describe('organizations (SuperAdmin, OrgAdmin)', () => {
-    it('lets a SuperAdmin create an organization, and nobody else', async () => {
+    it('lets a SuperAdmin create an organization, and nobody else (self-service is off)', async () => {
       const superAdmin = await ctx.createUser({ roles: ['SuperAdmin'] });
       const orgAdmin = await ctx.createUser({ roles: ['OrgAdmin'] });
       const created = await ctx.app.inject({ method: 'POST', url: '/orgs', headers: bearer(await ctx.tokenFor(superAdmin.user)), payload: { name: 'Acme' } });
       expect(created.statusCode).toBe(201);
-      expect(json(created)).toEqual({ id: expect.any(Number), name: 'Acme' });
+      expect(json(created)).toEqual({ id: expect.any(Number), name: 'Acme', slug: 'acme' });
       const refused = await ctx.app.inject({ method: 'POST', url: '/orgs', headers: bearer(await ctx.tokenFor(orgAdmin.user)), payload: { name: 'Evil' } });
       expect(refused.statusCode).toBe(403);
     });
 
-    it('lets the OrgAdmin of that organization, and a SuperAdmin, read and write its settings', async () => {
-      const organization = await ctx.data.organizations.create({ name: 'Acme', createdAt: Date.now() });
-      const other = await ctx.data.organizations.create({ name: 'Other', createdAt: Date.now() });
-      const admin = await ctx.createUser({ roles: ['OrgAdmin'], claims: [{ type: 'org_id', value: String(organization.id) }] });
+    it('lets an OrgAdmin of that organization (active), and a SuperAdmin, read and write its settings', async () => {
+      const { organizations } = ctx.app.gatehouse;
+      const owner = await ctx.createUser();
+      const organization = await organizations.createOwnedBy(owner.user.id, { name: 'Acme' }, { by: 'application' });
+      const other = await organizations.createOwnedBy(owner.user.id, { name: 'Other' }, { by: 'application' });
+      const admin = await ctx.createUser();
+      await organizations.addMember(organization.id, admin.user.id, ['OrgAdmin'], { by: 'application' });
+      await organizations.addMember(other.id, admin.user.id, ['OrgMember'], { by: 'application' });
       const superAdmin = await ctx.createUser({ roles: ['SuperAdmin'] });
-      const headers = bearer(await ctx.tokenFor(admin.user));
+      const headers = bearer(await ctx.tokenFor(admin.user, organization.id));
       const put = await ctx.app.inject({ method: 'PUT', url: `/orgs/${organization.id}/settings`, headers, payload: { settings: { theme: 'dark' } } });
       expect(put.statusCode).toBe(200);
       expect(json(put)).toEqual({ organizationId: organization.id, settings: { theme: 'dark' } });
       const read = await ctx.app.inject({ url: `/orgs/${organization.id}/settings`, headers: bearer(await ctx.tokenFor(superAdmin.user)) });
       expect(json(read)).toEqual({ organizationId: organization.id, settings: { theme: 'dark' } });
-      const foreign = await ctx.app.inject({ url: `/orgs/${other.id}/settings`, headers });
-      expect(foreign.statusCode).toBe(403);
+      // OrgAdmin of one organization is nothing in another, even one the user is a member of.
+      expect((await ctx.app.inject({ url: `/orgs/${other.id}/settings`, headers })).statusCode).toBe(403);
+      // With the other organization active, OrgAdmin of the first is not carried.
+      const elsewhere = bearer(await ctx.tokenFor(admin.user, other.id));
+      expect((await ctx.app.inject({ url: `/orgs/${organization.id}/settings`, headers: elsewhere })).statusCode).toBe(403);
       expect((await ctx.app.inject({ url: '/orgs/424242/settings', headers })).statusCode).toBe(404);
+    });
+
+    it('does not let a custom org_id claim with a global OrgAdmin role stand in for a membership', async () => {
+      const owner = await ctx.createUser();
+      const organization = await ctx.app.gatehouse.organizations.createOwnedBy(owner.user.id, { name: 'Acme' }, { by: 'application' });
+      const forger = await ctx.createUser({ roles: ['OrgAdmin'], claims: [{ type: 'org_id', value: String(organization.id) }] });
+      const login = await ctx.app.inject({ method: 'POST', url: '/auth/token', payload: { email: forger.user.email, password: forger.password } });
+      const headers = bearer(json(login).accessToken as string);
+      expect((await ctx.app.inject({ url: `/orgs/${organization.id}/settings`, headers })).statusCode).toBe(403);
     });
   });
 });

@@ -68,7 +68,7 @@ describe('the OpenAPI document, turned on', () => {
 
   it('describes request bodies by the schemas that validate them', () => {
     const token = document.paths['/auth/token']!.post!.requestBody!.content['application/json']!.schema;
-    expect(Object.keys(token.properties!).sort()).toEqual(['email', 'password', 'setCookie', 'twoFactorCode', 'userName']);
+    expect(Object.keys(token.properties!).sort()).toEqual(['email', 'organizationId', 'password', 'setCookie', 'twoFactorCode', 'userName']);
     expect(token.required).toEqual(['password']);
     expect(token.additionalProperties).toBe(false);
     const register = document.paths['/account/register']!.post!.requestBody!.content['application/json']!.schema;

@@ -88,8 +88,8 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
   });
 
   it('answers deeply nested JSON with 400 or 413, never 500, on every body-taking route (SEC-119)', async () => {
-    const { headers } = await signedIn(['SuperAdmin']);
-    const organization = await ctx.data.organizations.create({ name: 'Deep', createdAt: Date.now() });
+    const { headers, user } = await signedIn(['SuperAdmin']);
+    const organization = await ctx.app.gatehouse.organizations.createOwnedBy(user.id, { name: 'Deep' }, { by: 'application' });
     const document = await postJson('/documents', headers, '{"title":"t","body":"b"}');
     const documentId = json(document).id as number;
     const bodies: [string, string][] = [
@@ -111,19 +111,19 @@ describe.each(engines)('request parsing on $engine (SEC-119..122)', (engine) => 
       }
     }
     expect((await ctx.app.inject({ url: '/health' })).statusCode).toBe(200);
-    expect(await ctx.data.organizations.find(organization.id)).toMatchObject({ settings: {} });
+    expect(await ctx.data.organizationSettings.settingsOf(organization.id)).toEqual({});
   });
 
   it('answers deeply nested free-form settings with 400 or 413, never 500, and stores nothing (SEC-119)', async () => {
     // `settings` is the one body member that accepts any object, and it is serialised to the store.
-    const { headers } = await signedIn(['SuperAdmin']);
-    const organization = await ctx.data.organizations.create({ name: 'Deep', createdAt: Date.now() });
+    const { headers, user } = await signedIn(['SuperAdmin']);
+    const organization = await ctx.app.gatehouse.organizations.createOwnedBy(user.id, { name: 'Deep' }, { by: 'application' });
     for (const depth of [5_000, 10_000]) {
       const response = await postJson(`/orgs/${organization.id}/settings`, headers, `{"settings":${deepObject(depth)}}`, 'PUT');
       expect([400, 413], `settings nested ${depth} levels → ${response.statusCode}`).toContain(response.statusCode);
       expectProblem(response, response.statusCode, `settings nested ${depth} levels`);
     }
-    expect(await ctx.data.organizations.find(organization.id)).toMatchObject({ settings: {} });
+    expect(await ctx.data.organizationSettings.settingsOf(organization.id)).toEqual({});
     // A normal settings object still works.
     const ok = await postJson(`/orgs/${organization.id}/settings`, headers, '{"settings":{"theme":"dark"}}', 'PUT');
     expect(ok.statusCode).toBe(200);

@@ -6,6 +6,7 @@ import type { RefreshTokens } from '../../tokens/refresh-tokens.ts';
 import { CrossSitePolicy } from '../cross-site.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse } from '../endpoint.ts';
 import { problemResponse } from '../problem-response.ts';
+import { OrganizationChoice } from './organization-choice.ts';
 import { clearedRefreshCookie, refreshCookie, refreshCookieOf } from './refresh-cookie.ts';
 
 /** What refresh and revoke use: the refresh families, the settings of their cookie, and where the token endpoints are (the cookie's path). */
@@ -22,6 +23,7 @@ const RefreshRequest = Type.Object(
     // Long enough for anything a confused client might send (an access token gets 401, not 400).
     refreshToken: Type.Optional(Type.String({ maxLength: 8192 })),
     RefreshToken: Type.Optional(Type.String({ maxLength: 8192 })),
+    organizationId: Type.Optional(OrganizationChoice),
   },
   { additionalProperties: false },
 );
@@ -56,7 +58,12 @@ export function refreshEndpoints({ config, authPath, refreshTokens }: RefreshEnd
       const { fromBody, presented } = presentedBy(request);
       if (presented === undefined) return REFUSED;
       if (fromBody === undefined && !crossSite.allows(request)) return CROSS_SITE;
-      const result = await refreshTokens.refresh(presented, { ip: request.ip, client: signInClient(request.ip, request.headers['user-agent']) });
+      const organizationId = request.body?.organizationId;
+      const result = await refreshTokens.refresh(presented, {
+        ip: request.ip,
+        client: signInClient(request.ip, request.headers['user-agent']),
+        ...(organizationId === undefined ? {} : { organizationId }),
+      });
       if (!result.ok) return fromBody === undefined ? { ...REFUSED, cookies: [clearedRefreshCookie(config, authPath)] } : REFUSED;
       const { pair } = result;
       const body = { accessToken: pair.accessToken, tokenType: 'Bearer', expiresIn: pair.expiresIn };

@@ -8,6 +8,7 @@ import { clientKey } from '../client-key.ts';
 import { defineEndpoint, type Endpoint } from '../endpoint.ts';
 import { NO_STORE } from '../no-store.ts';
 import { problemResponse, signInFailureProblem } from '../problem-response.ts';
+import { OrganizationChoice } from './organization-choice.ts';
 import { refreshCookie } from './refresh-cookie.ts';
 
 /** What the token endpoint uses: the sign-in (which opens the refresh family it grants), and where the token endpoints are (the cookie's path). */
@@ -28,6 +29,7 @@ export const TokenRequest = Type.Object(
     password: Type.String({ minLength: 1, maxLength: PASSWORD_FIELD_MAX }),
     twoFactorCode: Type.Optional(Type.String({ maxLength: 64 })),
     setCookie: Type.Optional(Type.Boolean()),
+    organizationId: Type.Optional(OrganizationChoice),
   },
   { additionalProperties: false },
 );
@@ -53,13 +55,14 @@ export function tokenEndpoint({ config, authPath, signIn }: TokenEndpointOptions
       if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
       const context = { ip: request.ip, clientKey: clientKey(request.ip) };
       const client = signInClient(request.ip, request.headers['user-agent']);
-      let result = await signIn.passwordSignIn(login, body.password, { ...context, grant: { kind: 'tokens', method: 'password', client } });
+      const organization = body.organizationId === undefined ? {} : { organizationId: body.organizationId };
+      let result = await signIn.passwordSignIn(login, body.password, { ...context, grant: { kind: 'tokens', method: 'password', client, ...organization } });
       // The second factor comes in the same request: an authenticator code, or a recovery code.
       const { twoFactorCode } = body;
       if (result.requiresTwoFactor && twoFactorCode !== undefined && twoFactorCode !== '') {
         const pending = { userId: result.user.id, securityStamp: result.user.securityStamp };
         const factor = normalizeSixDigits(twoFactorCode) !== null ? 'Authenticator' : 'Recovery';
-        result = await signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, { ...context, grant: { kind: 'tokens', method: 'two-factor', client } });
+        result = await signIn.twoFactorSignIn(pending, { provider: factor, code: twoFactorCode }, { ...context, grant: { kind: 'tokens', method: 'two-factor', client, ...organization } });
       }
       if (!result.succeeded) return problemResponse(signInFailureProblem(result));
       const pair = result.tokens;

@@ -27,6 +27,10 @@ export interface Database {
   spent_external_correlations: SpentExternalCorrelationsTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
+  organization_member_roles: OrganizationMemberRolesTable;
+  organization_invitations: OrganizationInvitationsTable;
 }
 
 /**
@@ -55,6 +59,10 @@ export const gatehouseTables = [
   'spent_external_correlations',
   'passkeys',
   'passkey_challenges',
+  'organizations',
+  'organization_members',
+  'organization_member_roles',
+  'organization_invitations',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
 // A table added to `Database` but not to the list fails to compile here.
@@ -97,6 +105,47 @@ export interface PasskeyChallengesTable {
   expires_at: number;
 }
 
+/**
+ * An organization. Adopted from an application's table of the same name (migration 0016), it may
+ * have more columns, which Gatehouse neither reads nor writes.
+ */
+export interface OrganizationsTable {
+  id: Generated<number>;
+  name: string;
+  /** Unique. */
+  slug: string;
+  created_at: number;
+}
+
+export interface OrganizationMembersTable {
+  organization_id: number;
+  user_id: number;
+  joined_at: number;
+}
+
+/** A member's organization role: one row each, gone with the membership. */
+export interface OrganizationMemberRolesTable {
+  organization_id: number;
+  user_id: number;
+  role: string;
+}
+
+export interface OrganizationInvitationsTable {
+  id: Generated<number>;
+  organization_id: number;
+  email: string;
+  normalized_email: string;
+  /** JSON array of role names. */
+  roles: string;
+  /** SHA-256 of the code, hex; unique. */
+  code_hash: string;
+  invited_by: number | null;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface AccountCodesTable {
   id: Generated<number>;
   user_id: number;
@@ -132,6 +181,8 @@ export interface UsersTable {
   external_id: string | null;
   /** Two-factor cookies of first steps begun at or before this time are spent. */
   two_factor_spent_through: number | null;
+  /** The organization the user last chose; null when none (or it was deleted). */
+  active_organization_id: Generated<number | null>;
 }
 
 export interface AuthenticatorKeysTable {
@@ -226,6 +277,8 @@ export interface RefreshFamiliesTable {
   last_seen_at: number | null;
   user_agent: string | null;
   ip: string | null;
+  /** The organization its access tokens are issued for; null when none (or it was deleted). */
+  organization_id: Generated<number | null>;
 }
 
 export interface RefreshTokensTable {
@@ -265,6 +318,8 @@ export interface SessionsTable {
   last_seen_at: number | null;
   user_agent: string | null;
   ip: string | null;
+  /** The organization its principal carries; null when none (or it was deleted). */
+  organization_id: Generated<number | null>;
 }
 
 export interface OutboxTable {

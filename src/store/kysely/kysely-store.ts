@@ -9,6 +9,7 @@ import { KyselyAuditStore } from './audit-store.ts';
 import type { Database } from './database.ts';
 import { KyselyKeyRingStore } from './key-ring-store.ts';
 import { migrateToLatest } from './migrate.ts';
+import { KyselyOrganizationStore } from './organization-store.ts';
 import { KyselyOutboxStore } from './outbox-store.ts';
 import { atPortBoundary } from './port-boundary.ts';
 import { KyselyRefreshTokenStore } from './refresh-token-store.ts';
@@ -70,6 +71,7 @@ export function createKyselyStore(engine: StoreEngine, dialect: Dialect, options
     twoFactor: atBoundary(new KyselyTwoFactorStore(context)),
     externalLogins: atBoundary(new KyselyExternalLoginStore(context)),
     passkeys: atBoundary(new KyselyPasskeyStore(context)),
+    organizations: atBoundary(new KyselyOrganizationStore(context)),
     database: applicationDatabase(connections, engine, naming),
     dataVersion: options.dataVersion ?? null,
     // A migration may take its time, or wait for another process's: no query timeout there.

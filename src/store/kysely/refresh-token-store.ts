@@ -24,6 +24,7 @@ export class KyselyRefreshTokenStore implements RefreshTokenStore {
           last_seen_at: family.createdAt,
           user_agent: family.client?.userAgent ?? null,
           ip: family.client?.ip ?? null,
+          organization_id: family.organizationId ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -202,6 +203,7 @@ async function findWithFamily(
       'f.last_seen_at as family_last_seen_at',
       'f.user_agent as family_user_agent',
       'f.ip as family_ip',
+      'f.organization_id as family_organization_id',
     ])
     .where('t.token_hash', '=', tokenHash)
     .executeTakeFirst();
@@ -219,6 +221,7 @@ async function findWithFamily(
       last_seen_at: row.family_last_seen_at,
       user_agent: row.family_user_agent,
       ip: row.family_ip,
+      organization_id: row.family_organization_id,
     }),
   };
 }
@@ -231,6 +234,7 @@ export function toFamily(row: Selectable<RefreshFamiliesTable>): RefreshFamily {
     userId: row.user_id,
     securityStamp: row.security_stamp,
     method: row.method as SignInMethod | null,
+    organizationId: row.organization_id,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,

@@ -27,6 +27,7 @@ export class KyselySessionStore implements SessionStore {
         last_seen_at: p.last_seen_at,
         user_agent: p.user_agent,
         ip: p.ip,
+        organization_id: p.organization_id,
       })
       .returningAll(),
   );
@@ -48,6 +49,7 @@ export class KyselySessionStore implements SessionStore {
       last_seen_at: session.createdAt,
       user_agent: session.client?.userAgent ?? null,
       ip: session.client?.ip ?? null,
+      organization_id: session.organizationId ?? null,
     });
     if (row === undefined) throw new Error('The new session was not returned by its insert.');
     return toSession(row);
@@ -120,6 +122,7 @@ export function toSession(row: Selectable<SessionsTable>): Session {
     securityStamp: row.security_stamp,
     persistent: row.persistent === 1,
     method: row.method as SignInMethod | null,
+    organizationId: row.organization_id,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     lastSeenAt: Number(row.last_seen_at ?? row.created_at),

@@ -19,6 +19,8 @@ const conflicts: ReadonlyArray<{ constraint: string; table: string; columns: rea
   { constraint: 'external_logins_provider_subject_unique', table: 'external_logins', columns: ['provider', 'subject'], field: 'login' },
   { constraint: 'external_logins_user_provider_unique', table: 'external_logins', columns: ['user_id', 'provider'], field: 'login' },
   { constraint: 'passkeys_credential_id_unique', table: 'passkeys', columns: ['credential_id'], field: 'credential' },
+  // A constraint on a table Gatehouse made, a unique index on one it adopted: the same name either way.
+  { constraint: 'organizations_slug_unique', table: 'organizations', columns: ['slug'], field: 'slug' },
 ];
 
 /** Node socket errors: the server is down, unreachable or went away. */

@@ -105,6 +105,7 @@ function toUser(row: Selectable<UsersTable>, roles: string[], claims: UserClaim[
     phoneNumber: row.phone_number,
     phoneConfirmed: row.phone_confirmed !== 0,
     twoFactorSpentThrough: row.two_factor_spent_through,
+    activeOrganizationId: row.active_organization_id,
   };
 }
 

@@ -15,6 +15,7 @@ import * as sessionMethods from './0012-session-methods.ts';
 import * as spentExternalCorrelations from './0013-spent-external-correlations.ts';
 import * as whereSignedIn from './0014-where-signed-in.ts';
 import * as passkeys from './0015-passkeys.ts';
+import * as organizations from './0016-organizations.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -43,6 +44,7 @@ const migrations: Record<string, EngineMigration> = {
   '0013-spent-external-correlations': spentExternalCorrelations,
   '0014-where-signed-in': whereSignedIn,
   '0015-passkeys': passkeys,
+  '0016-organizations': organizations,
 };
 
 /**

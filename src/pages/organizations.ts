@@ -1,0 +1,194 @@
+import { ORG_MEMBER } from '../organizations/organization-roles.ts';
+import { antiforgeryField, errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
+import { type Html, html } from './html.ts';
+import type { PageContent } from './page-kit.ts';
+import type { AccountPaths } from './paths.ts';
+
+/** A member of an organization the user manages. */
+export interface OrganizationMemberView {
+  readonly userId: number;
+  readonly email: string;
+  readonly userName: string | null;
+  readonly roles: readonly string[];
+  /** The signed-in user's own row: removing it is leaving. */
+  readonly self: boolean;
+}
+
+/** A pending invitation of an organization the user manages. */
+export interface OrganizationInvitationView {
+  readonly id: number;
+  readonly email: string;
+  readonly roles: readonly string[];
+  /** Epoch ms. */
+  readonly expiresAt: number;
+}
+
+/** What an `OrgAdmin` or `OrgOwner` of an organization sees of it besides its name. */
+export interface OrganizationManagementView {
+  readonly members: readonly OrganizationMemberView[];
+  readonly invitations: readonly OrganizationInvitationView[];
+  /** The roles the invite form offers: the declared ones, `OrgOwner` only to an `OrgOwner`. */
+  readonly invitableRoles: readonly string[];
+}
+
+/** One of the user's organizations. */
+export interface OrganizationView {
+  readonly id: number;
+  readonly name: string;
+  /** The user's roles in it. */
+  readonly roles: readonly string[];
+  /** The one this browser's session acts in. */
+  readonly active: boolean;
+  /** Null where the user does not manage it. */
+  readonly management: OrganizationManagementView | null;
+}
+
+/** An invite form that was refused, written back into its organization's form. */
+export interface InviteInput {
+  readonly organizationId: number;
+  readonly email: string;
+  readonly roles: readonly string[];
+}
+
+export interface OrganizationsPageData {
+  readonly antiforgeryToken: string;
+  readonly organizations: readonly OrganizationView[];
+  readonly notice?: string;
+  /** The refusal of the form that brought the page back. */
+  readonly errors?: FormErrors;
+  readonly invite?: InviteInput;
+}
+
+export interface OrganizationsPageLinks {
+  /** Where every switch posts, `organizationId` empty for none. */
+  readonly switchActive: string;
+  readonly profile: string;
+  invite(organizationId: number): string;
+  removeMember(organizationId: number, userId: number): string;
+  revokeInvitation(organizationId: number, invitationId: number): string;
+}
+
+export interface OrganizationsPageModel extends OrganizationsPageData {
+  readonly links: OrganizationsPageLinks;
+}
+
+export function organizationsLinks(_data: OrganizationsPageData, paths: AccountPaths): OrganizationsPageLinks {
+  return {
+    switchActive: paths.organizationsSwitch,
+    profile: paths.profile,
+    invite: paths.organizationInvite,
+    removeMember: paths.organizationMemberRemove,
+    revokeInvitation: paths.organizationInvitationRevoke,
+  };
+}
+
+/**
+ * The signed-in user's organizations: which one is active and a switch to each other one (and to
+ * none); for each the user manages, its members (each with "Remove"), its pending invitations
+ * (each with "Revoke") and the invite form. Plain forms with the antiforgery field, no script.
+ */
+export function organizationsPage(model: OrganizationsPageModel): PageContent {
+  const errors = model.errors ?? {};
+  const list =
+    model.organizations.length === 0
+      ? html`<p id="organizations-none">You are not a member of any organization. An invitation by mail brings you into one.</p>`
+      : model.organizations.map((organization) => organizationSection(organization, model));
+  return {
+    title: 'Your organizations',
+    main: html`${notice(model.notice)}
+${errorSummary(errors)}
+${activeSection(model)}
+${list}
+<nav aria-label="Account"><a href="${model.links.profile}">Your account</a></nav>`,
+  };
+}
+
+/** Which organization is active, and the form that makes none active. */
+function activeSection(model: OrganizationsPageModel): Html {
+  const active = model.organizations.find((organization) => organization.active);
+  const state =
+    active === undefined
+      ? html`<p id="active-organization">No organization is active in this browser.</p>`
+      : html`<p id="active-organization">Active in this browser: <strong>${active.name}</strong>. Your roles there apply to what you do here.</p>
+${switchForm(model, '', 'Clear the active organization')}`;
+  return html`<section aria-labelledby="active-heading"><h2 id="active-heading">Active organization</h2>
+${state}</section>`;
+}
+
+function organizationSection(organization: OrganizationView, model: OrganizationsPageModel): Html {
+  const prefix = `organization-${organization.id}`;
+  return html`<section id="${prefix}" class="organization" aria-labelledby="${prefix}-heading">
+<h2 id="${prefix}-heading">${organization.name}</h2>
+<p>Your roles: ${rolesText(organization.roles)}.</p>
+${organization.active ? html`<p class="active"><strong>Active</strong></p>` : switchForm(model, String(organization.id), `Switch to ${organization.name}`)}
+${organization.management === null ? '' : managementPart(organization, organization.management, model)}
+</section>`;
+}
+
+/** The switch's form: `organizationId` is the organization's id, or empty for none. */
+function switchForm(model: OrganizationsPageModel, organizationId: string, submit: string): Html {
+  return postForm(model.links.switchActive, model.antiforgeryToken, html`<input type="hidden" name="organizationId" value="${organizationId}">`, submit);
+}
+
+function managementPart(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel): Html {
+  const prefix = `organization-${organization.id}`;
+  const { links, antiforgeryToken } = model;
+  const members = management.members.map(
+    (member) => html`<li class="member"><span class="member-email">${member.email}</span>${member.userName ? html` (${member.userName})` : ''}${member.self ? ' — you' : ''}: ${rolesText(member.roles)}
+${buttonForm(links.removeMember(organization.id, member.userId), antiforgeryToken, 'Remove', `Remove ${member.email}`)}</li>`,
+  );
+  const invitations =
+    management.invitations.length === 0
+      ? html`<p>No pending invitations.</p>`
+      : html`<ul aria-labelledby="${prefix}-invitations-heading">${management.invitations.map(
+          (invitation) => html`<li class="invitation"><span class="invitation-email">${invitation.email}</span>: ${rolesText(invitation.roles)}; the link works until ${when(invitation.expiresAt)}
+${buttonForm(links.revokeInvitation(organization.id, invitation.id), antiforgeryToken, 'Revoke', `Revoke the invitation of ${invitation.email}`)}</li>`,
+        )}</ul>`;
+  return html`<h3 id="${prefix}-members-heading">Members</h3>
+<ul aria-labelledby="${prefix}-members-heading">${members}</ul>
+<h3 id="${prefix}-invitations-heading">Pending invitations</h3>
+${invitations}
+<h3 id="${prefix}-invite-heading">Invite someone</h3>
+${inviteForm(organization, management, model)}`;
+}
+
+/** E-mail and roles; a refused invitation comes back into its own organization's form with its errors. */
+function inviteForm(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel): Html {
+  const prefix = `organization-${organization.id}`;
+  const input = model.invite?.organizationId === organization.id ? model.invite : undefined;
+  const errors = input === undefined ? {} : (model.errors ?? {});
+  // A fresh form offers the plain member role; a refused one keeps what was ticked.
+  const ticked = input?.roles ?? [ORG_MEMBER];
+  const roleErrors = errors.roles ?? [];
+  const rolesErrorId = `${prefix}-roles-error`;
+  const checkboxes = management.invitableRoles.map((role) => {
+    const id = `${prefix}-role-${role}`;
+    return html`<p class="check"><input id="${id}" name="roles" type="checkbox" value="${role}"${ticked.includes(role) ? html` checked` : ''}> <label for="${id}">${role}</label></p>`;
+  });
+  return html`<form method="post" action="${model.links.invite(organization.id)}" novalidate aria-labelledby="${prefix}-invite-heading">
+${antiforgeryField(model.antiforgeryToken)}
+${field({ name: 'email', id: `${prefix}-invite-email`, label: 'E-mail address to invite', type: 'email', value: input?.email, autocomplete: 'off' }, errors)}
+<fieldset${roleErrors.length > 0 ? html` aria-describedby="${rolesErrorId}"` : ''}><legend>Roles</legend>
+${checkboxes}
+${roleErrors.length > 0 ? html`<p id="${rolesErrorId}" class="error">${roleErrors.join(' ')}</p>` : ''}
+</fieldset>
+<button type="submit">Send the invitation</button>
+</form>`;
+}
+
+/** A form of one button: its visible word, and a name that says which row it acts on. */
+function buttonForm(action: string, antiforgeryToken: string, word: string, name: string): Html {
+  return html`<form method="post" action="${action}">
+${antiforgeryField(antiforgeryToken)}
+<button type="submit" aria-label="${name}">${word}</button>
+</form>`;
+}
+
+function rolesText(roles: readonly string[]): string {
+  return roles.length > 0 ? roles.join(', ') : 'no roles';
+}
+
+/** A time the way the pages write it: minutes in UTC. */
+function when(at: number): string {
+  return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
