@@ -48,6 +48,8 @@ const BAD_CASES: readonly [string, BadCase][] = [
   // Browsers refuse an IP address as a passkey relying party: refused at start, not at the first ceremony.
   ['WEBAUTHN_RP_ID=127.0.0.1', { variable: 'WEBAUTHN_RP_ID', env: { WEBAUTHN_RP_ID: '127.0.0.1', KEYRING_SECRET }, secret: KEYRING_SECRET }],
   ['a KEYRING_SECRET shorter than 32 bytes', { variable: 'KEYRING_SECRET', env: { KEYRING_SECRET: SHORT_SECRET }, secret: SHORT_SECRET }],
+  // A global role as an organization role would let a membership open a global policy.
+  ['ORGANIZATION_ROLES=Agent,SuperAdmin', { variable: 'ORGANIZATION_ROLES', env: { ORGANIZATION_ROLES: 'Agent,SuperAdmin', KEYRING_SECRET }, secret: KEYRING_SECRET }],
 ];
 
 useProcessCleanup({ afterEachTest: false });
