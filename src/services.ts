@@ -4,7 +4,7 @@ import type { Config } from './config/config.ts';
 import { ApiKeyService } from './identity/api-keys.ts';
 import { type Argon2Workers, sharedArgon2Workers } from './identity/argon2-workers.ts';
 import { PasswordHasher } from './identity/password-hasher.ts';
-import { lockoutMail } from './identity/account-mail.ts';
+import { BUILT_IN_MAILS, type Mails } from './identity/account-mail.ts';
 import { CredentialChecks } from './identity/credential-checks.ts';
 import { ExternalLogins } from './identity/external-logins.ts';
 import { ExternalSignIn } from './identity/external-sign-in.ts';
@@ -53,6 +53,8 @@ export interface ServiceDependencies {
   readonly onLockout?: AccountLockoutOptions['onLockout'];
   /** The relying party's name that browsers show at a passkey ceremony. @default 'Gatehouse' */
   readonly passkeyRpName?: string;
+  /** Every mail, with the product's name and the application's templates (docs/mails.md). @default the built-in ones, for 'Gatehouse' */
+  readonly mails?: Mails;
   /**
    * Organizations are on (`features.organizations`): principals carry the active organization,
    * and `org_id` only from a membership. Off, a custom `org_id` claim travels as any other. @default false
@@ -98,6 +100,8 @@ export interface Services {
   readonly signInTurns: ClientTurns;
   /** SMTP when SMTP_URL is set, else the dev outbox; its pooled connections close with the app. */
   readonly mailer: Mailer;
+  /** What each mail says: the product's name, the application's templates or the built-in ones. */
+  readonly mails: Mails;
   /** Registration and e-mail confirmation. */
   readonly registration: Registration;
   /** Forgotten passwords: reset links and resets. */
@@ -149,9 +153,11 @@ export async function createServices(config: Config, store: Store, dependencies:
   const audit = new AuditLog(store.audit, clock, logger, store.unitOfWork);
   const hashing = sharedArgon2Workers({ threads: config.hashThreads, queueMax: config.hashQueueMax });
   const hasher = new PasswordHasher({ parameters: config.argon2, workers: hashing });
-  const mailer = createMailer(config, store, logger, clock);
-  // The owner hears of a lockout by mail, unless the caller (a test) listens itself.
-  const onLockout = dependencies.onLockout ?? ((user, until) => mailer.send(lockoutMail(user, until)));
+  const mails = dependencies.mails ?? BUILT_IN_MAILS;
+  const mailer = createMailer(config, store, logger, clock, mails.productName);
+  // The owner hears of a lockout by mail, unless the caller (a test) listens itself. Async: a
+  // template's failure is logged as a failed notice, never thrown into the sign-in that locked.
+  const onLockout = dependencies.onLockout ?? (async (user, until) => mailer.send(mails.lockout(user, until)));
   // One failure counter for sign-in and for the passwords and codes of account operations.
   const lockout = new AccountLockout({
     userStore: store.users,
@@ -188,13 +194,14 @@ export async function createServices(config: Config, store: Store, dependencies:
   });
   // What every self-service security change does once committed: announce it, re-issue the asking session.
   const securityChanges = new SecurityChanges({ sessions, revocationFeed });
-  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, clock, logger, securityChanges, unitOfWork: store.unitOfWork });
+  const externalLogins = new ExternalLogins({ logins: store.externalLogins, sessions: store.sessions, audit, mailer, mails, clock, logger, securityChanges, unitOfWork: store.unitOfWork });
   const twoFactor = new TwoFactorManager({
     store: store.twoFactor,
     sealer,
     codes: new CodeHasher(keyRing.secrets.cookie),
     audit,
     mailer,
+    mails,
     sms: createSmsSender(config, store.outbox, clock, logger),
     clock,
     checks,
@@ -205,6 +212,7 @@ export async function createServices(config: Config, store: Store, dependencies:
     store: store.passkeys,
     audit,
     mailer,
+    mails,
     clock,
     random,
     logger,
@@ -271,11 +279,13 @@ export async function createServices(config: Config, store: Store, dependencies:
     rateLimiter: new RateLimiter({ clock, logger, redis }),
     signInTurns: new ClientTurns(SIGN_INS_RUNNING_PER_CLIENT, SIGN_INS_WAITING_PER_CLIENT),
     mailer,
+    mails,
     registration: new Registration({
       users,
       hasher,
       codes: store.accountCodes,
       mailer,
+      mails,
       clock,
       random,
       logger,
@@ -289,6 +299,7 @@ export async function createServices(config: Config, store: Store, dependencies:
       passkeys: store.passkeys,
       logins: store.externalLogins,
       mailer,
+      mails,
       audit,
       revocationFeed,
       unitOfWork: store.unitOfWork,

@@ -13,6 +13,8 @@ import type { PasskeyScript } from '../pages/passkeys/passkey-script.ts';
 import type { Services } from '../services.ts';
 import { accountEndpoints } from './account/account-endpoints.ts';
 import { adminEndpoints, adminSessionEndpoints } from './admin/admin-endpoints.ts';
+import { type AdminConsoleOptions, withAdminConsole } from './admin-console/admin-console-endpoints.ts';
+import { NewApiKeyCookie } from './admin-console/new-api-key-cookie.ts';
 import { CookieSignIn } from './cookie-sign-in.ts';
 import type { EndpointAuthorizationOptions } from './authorize-endpoint.ts';
 import { trustedOrigins } from './cookie-session-check.ts';
@@ -22,6 +24,7 @@ import { externalLoginEndpoints } from './external-login/external-login-endpoint
 import type { MembershipPaths } from './membership-paths.ts';
 import { accountPasskeyEndpoints } from './passkeys/account-passkey-endpoints.ts';
 import { passkeyLoginEndpoints } from './passkeys/passkey-login-endpoints.ts';
+import { pageStylesheetEndpoint } from './page-stylesheet-endpoint.ts';
 import { passkeyScriptEndpoint } from './passkeys/passkey-script-endpoint.ts';
 import { registrationEndpoints } from './registration/registration-endpoints.ts';
 import { sessionEndpoints } from './sessions/session-endpoints.ts';
@@ -48,8 +51,11 @@ export interface MembershipFeatures {
 /** What the endpoints are built from. */
 export interface MembershipEndpointOptions {
   readonly services: Services;
-  /** The administration use cases, with the running instance's rules. */
-  readonly membership: Pick<Membership, 'users' | 'auditTrail' | 'sessions' | 'organizations'>;
+  /**
+   * The administration use cases, with the running instance's rules. The admin console has its
+   * API-key and signing-key pages only with those use cases.
+   */
+  readonly membership: Pick<Membership, 'users' | 'auditTrail' | 'sessions' | 'organizations'> & Partial<Pick<Membership, 'apiKeys' | 'signingKeys'>>;
   readonly features: MembershipFeatures;
   /** Whether the passkey endpoints are on (features.passkeys, checked by the host). */
   readonly passkeys: boolean;
@@ -73,6 +79,7 @@ export function membershipEndpoints(options: MembershipEndpointOptions): Members
   return {
     atRoot: features.tokens ? [jwksEndpoint(services.keyRing)] : [],
     underPrefix: [
+      ...pageAssets(options),
       ...(features.tokens ? tokenEndpoints(options) : []),
       ...(features.admin ? adminApi(options) : []),
       ...(listsSessions(features) ? sessionList(options) : []),
@@ -91,6 +98,11 @@ export function mountedEndpoints({ atRoot, underPrefix }: MembershipEndpoints, p
   return [...atRoot, ...underPrefix.map((endpoint) => ({ ...endpoint, path: `${prefix}${endpoint.path}` }))];
 }
 
+/** The pages' built-in stylesheet, whatever the features: every page links it, a refusal page included. */
+function pageAssets({ pages }: MembershipEndpointOptions): Endpoint[] {
+  return pages.builtInStylesheet === null ? [] : [pageStylesheetEndpoint(pages.builtInStylesheet)];
+}
+
 /** "Where you are signed in" lists what Gatehouse signs users in with: cookie sessions or its tokens. */
 export function listsSessions(features: MembershipFeatures): boolean {
   return features.sessions && (features.cookies || features.tokens);
@@ -107,9 +119,28 @@ function tokenEndpoints({ services, paths }: MembershipEndpointOptions): Endpoin
   return [tokenEndpoint({ config, authPath: paths.auth, signIn }), ...refreshEndpoints({ config, authPath: paths.auth, refreshTokens })];
 }
 
-function adminApi({ membership, features }: MembershipEndpointOptions): Endpoint[] {
+function adminApi(options: MembershipEndpointOptions): Endpoint[] {
+  const { membership, features } = options;
   const { users, auditTrail, sessions } = membership;
-  return [...adminEndpoints({ users, auditTrail }), ...(listsSessions(features) ? adminSessionEndpoints({ users, sessions }) : [])];
+  const api = [...adminEndpoints({ users, auditTrail }), ...(listsSessions(features) ? adminSessionEndpoints({ users, sessions }) : [])];
+  // The console's pages are for browsers, which sign in with the cookie.
+  return features.cookies ? withAdminConsole(api, adminConsoleOptions(options)) : api;
+}
+
+function adminConsoleOptions({ services, membership, features, pages, paths }: MembershipEndpointOptions): AdminConsoleOptions {
+  const { config, clock, keyRing, registration } = services;
+  const links = paths.accountLinks(config.publicUrl);
+  return {
+    pages,
+    users: membership.users,
+    auditTrail: membership.auditTrail,
+    sessions: listsSessions(features) ? membership.sessions : null,
+    apiKeys: membership.apiKeys ?? null,
+    signingKeys: membership.signingKeys ?? null,
+    organizations: features.organizations ? membership.organizations : null,
+    resendConfirmation: (email) => registration.resendConfirmation(email, links),
+    newKeys: new NewApiKeyCookie({ production: config.production, clock, keyRing }),
+  };
 }
 
 function sessionList({ services, membership, paths }: MembershipEndpointOptions): readonly Endpoint[] {

@@ -24,12 +24,14 @@ import { MembershipPaths } from '../endpoints/membership-paths.ts';
 import { type MetricsEndpoint, metricsEndpoint } from '../endpoints/metrics-endpoint.ts';
 import type { Gatehouse } from '../gatehouse.ts';
 import { attachServices } from '../gatehouse-internals.ts';
+import { Mails } from '../identity/account-mail.ts';
 import { reportRefusedPasswordHashes } from '../identity/refused-password-hashes.ts';
 import { runningInstanceRules } from '../membership/change-rules.ts';
 import { createMembership } from '../membership/membership.ts';
 import { accountPaths } from '../pages/paths.ts';
 import { PASSKEY_SCRIPT_FOLDER, passkeyScript, type PasskeyScript } from '../pages/passkeys/passkey-script.ts';
 import { PageRendering } from '../pages/rendering.ts';
+import { PAGE_ASSETS_FOLDER } from '../pages/styles/page-stylesheet.ts';
 import { closeMailer } from '../platform/mail/create-mailer.ts';
 import { createLogger } from '../platform/logger.ts';
 import { GatehouseMetrics } from '../platform/metrics/gatehouse-metrics.ts';
@@ -126,6 +128,8 @@ export async function startGatehouseInstance(options: GatehouseInstanceOptions, 
  */
 export async function createGatehouseInstance(options: GatehouseInstanceOptions, host: InstanceHost = {}): Promise<GatehouseInstance> {
   checkInstanceOptions(options);
+  // Renders the application's mail templates once: one that breaks a rule stops the start here.
+  const mails = new Mails({ productName: options.pages?.productName, templates: options.mails?.templates });
   const config = options.config ?? configFromSettings(options.settings);
   const features: Required<GatehouseFeatures> = { ...DEFAULT_FEATURES, ...options.features };
   // Before anything is opened: a start that cannot send its mail fails with nothing to undo.
@@ -140,7 +144,7 @@ export async function createGatehouseInstance(options: GatehouseInstanceOptions,
     );
   }
   const logger = host.logger ?? createLogger({ schemes: options.schemes ?? [] });
-  if (options.store) return wire(options, config, features, storeBehind(options.store), logger, async () => undefined);
+  if (options.store) return wire(options, { config, features, mails }, storeBehind(options.store), logger, async () => undefined);
   // A store opened here is the instance's: closed with it, or at once when the wiring fails.
   const store = await createStore(config.databaseUrl, {
     tablePrefix: options.tablePrefix ?? config.databaseTablePrefix,
@@ -148,7 +152,7 @@ export async function createGatehouseInstance(options: GatehouseInstanceOptions,
     ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   try {
-    return await wire(options, config, features, store, logger, () => store.close());
+    return await wire(options, { config, features, mails }, store, logger, () => store.close());
   } catch (error) {
     // The start's error is the one to report, not a failure to close.
     await store.close().catch(() => undefined);
@@ -159,8 +163,7 @@ export async function createGatehouseInstance(options: GatehouseInstanceOptions,
 /** Everything but opening the store: migrations, services, policies, schemes, use cases, pages and endpoints. */
 async function wire(
   options: GatehouseInstanceOptions,
-  config: Config,
-  features: Required<GatehouseFeatures>,
+  { config, features, mails }: { config: Config; features: Required<GatehouseFeatures>; mails: Mails },
   store: Store,
   logger: Logger,
   closeStore: () => Promise<void>,
@@ -171,6 +174,7 @@ async function wire(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onLockout ? { onLockout: options.onLockout } : {}),
     ...(options.pages?.productName ? { passkeyRpName: options.pages.productName } : {}),
+    mails,
     organizations: features.organizations,
   });
   // Rows written before the caps on imported hashes existed, or by hand: told at every start.
@@ -275,7 +279,10 @@ function schemeOptionsOf(options: GatehouseInstanceOptions, features: Required<G
   };
 }
 
-/** A form post to link a provider ends at that provider: the pages' form-action allows its origin. */
+/**
+ * A form post to link a provider ends at that provider: the pages' form-action allows its origin.
+ * The built-in stylesheet is served under the prefix, beside the passkey script.
+ */
 function pageRendering(options: GatehouseInstanceOptions, config: Config, paths: MembershipPaths, script: PasskeyScript | null): PageRendering {
   const scriptTag = script === null ? null : { src: `${paths.prefix}${PASSKEY_SCRIPT_FOLDER}${script.fileName}`, integrity: script.integrity };
   return new PageRendering(options.pages, {
@@ -283,6 +290,7 @@ function pageRendering(options: GatehouseInstanceOptions, config: Config, paths:
     production: config.production,
     paths: accountPaths(`${paths.prefix}/account`, `${paths.prefix}/orgs`),
     script: scriptTag,
+    assets: `${paths.prefix}${PAGE_ASSETS_FOLDER}`,
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
+import type { MailOptions } from '../identity/mail-templates.ts';
 import type { PageOptions } from '../pages/rendering.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { AuthenticationHandler, ForwardDefaultSelector } from '../security/authentication/index.ts';
@@ -98,8 +99,14 @@ export interface GatehouseInstanceOptions {
    * as `/identity`. Links in mails, form actions, redirects and the refresh cookie's Path follow.
    */
   readonly prefix?: string;
-  /** The pages' product name, title, stylesheet and renderers (`docs/pages.md`). */
+  /** The pages' product name, title, stylesheet and renderers (`docs/pages.md`); the product name is the mails' too. */
   readonly pages?: PageOptions;
+  /**
+   * The application's templates of any mail, replacing the built-in ones (`docs/mails.md`). Each
+   * is rendered once at start with sample variables, and every mail is checked before it leaves:
+   * one that breaks a rule (a line break in the subject, a second link) stops the start.
+   */
+  readonly mails?: MailOptions;
   /**
    * Prometheus metrics at `/metrics` (or `path`), for loopback callers and for the bearer of the
    * `METRICS_TOKEN` setting (docs/operations.md); `true` or an object turns them on. Needs the

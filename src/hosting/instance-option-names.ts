@@ -4,13 +4,14 @@
  * and registration on in an API meant to take tokens only.
  */
 import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
+import { BUILT_IN_MAIL_TEMPLATES, type MailOptions } from '../identity/mail-templates.ts';
 import { DEFAULT_RENDERERS, type PageOptions } from '../pages/rendering.ts';
 import type { GatehouseFeatures, GatehouseInstanceOptions, MetricsOptions } from './gatehouse-options.ts';
 
 const INSTANCE_OPTIONS = {
   settings: true, config: true, store: true, tablePrefix: true, schema: true, migrations: true, migrate: true, features: true,
   policies: true, handlers: true, fallbackPolicy: true, defaultPolicy: true, schemes: true, defaultScheme: true,
-  forwardDefaultSelector: true, prefix: true, pages: true, metrics: true, clock: true, onLockout: true,
+  forwardDefaultSelector: true, prefix: true, pages: true, mails: true, metrics: true, clock: true, onLockout: true,
 } as const satisfies OptionNames<GatehouseInstanceOptions>;
 
 const FEATURES = {
@@ -18,13 +19,18 @@ const FEATURES = {
 } as const satisfies OptionNames<GatehouseFeatures>;
 
 const PAGE_OPTIONS = {
-  productName: true, titleTemplate: true, stylesheet: true, builtInStyles: true, renderers: true, layout: true,
+  productName: true, titleTemplate: true, stylesheet: true, builtInStyles: true, logo: true, accentColor: true, renderers: true, layout: true, locate: true,
 } as const satisfies OptionNames<PageOptions>;
 
 /** One entry a page, from the built-in renderers (which name every page). */
 const PAGE_NAMES: Readonly<Record<string, true>> = Object.fromEntries(Object.keys(DEFAULT_RENDERERS).map((name) => [name, true]));
 
 const METRICS_OPTIONS = { path: true } as const satisfies OptionNames<MetricsOptions>;
+
+const MAIL_OPTIONS = { templates: true } as const satisfies OptionNames<MailOptions>;
+
+/** One entry a mail, from the built-in templates (which name every mail). */
+const MAIL_NAMES: Readonly<Record<string, true>> = Object.fromEntries(Object.keys(BUILT_IN_MAIL_TEMPLATES).map((name) => [name, true]));
 
 /**
  * Refuses an option, feature or page name Gatehouse does not know, and a feature that is not true
@@ -35,6 +41,7 @@ export function checkInstanceOptions(options: GatehouseInstanceOptions, hostOpti
   refuseUnknownOptions('gatehouse', options, { ...INSTANCE_OPTIONS, ...hostOptions });
   if (options.features !== undefined) checkFeatures(options.features);
   if (options.pages !== undefined) checkPages(options.pages);
+  if (options.mails !== undefined) checkMails(options.mails);
   if (options.metrics !== undefined && typeof options.metrics !== 'boolean') {
     refuseNonObject('metrics', options.metrics);
     refuseUnknownOptions('metrics', options.metrics, METRICS_OPTIONS);
@@ -56,5 +63,14 @@ function checkPages(pages: PageOptions): void {
   if (pages.renderers !== undefined) {
     refuseNonObject('pages.renderers', pages.renderers);
     refuseUnknownOptions('pages.renderers', pages.renderers, PAGE_NAMES);
+  }
+}
+
+function checkMails(mails: MailOptions): void {
+  refuseNonObject('mails', mails);
+  refuseUnknownOptions('mails', mails, MAIL_OPTIONS);
+  if (mails.templates !== undefined) {
+    refuseNonObject('mails.templates', mails.templates);
+    refuseUnknownOptions('mails.templates', mails.templates, MAIL_NAMES);
   }
 }

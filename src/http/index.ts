@@ -34,7 +34,8 @@ export type { RedisConnection } from '../platform/redis-connection.ts';
 export type { Logger } from 'pino';
 export { UnsealError } from '../security/crypto/sealer.ts';
 // The pages an application owns: options, typed models for its own renderers, and the escaping helpers.
-export { type PageOptions, type PageModels, type PageName, type PageRenderers, DEFAULT_RENDERERS } from '../pages/rendering.ts';
+export { type LocateAddress, type PageOptions, type PageModels, type PageName, type PageRenderers, DEFAULT_RENDERERS } from '../pages/rendering.ts';
+export type { MailContent, MailContext, MailKit, MailName, MailOptions, MailTemplate, MailTemplates, MailVariables } from '../identity/mail-templates.ts';
 export type { LayoutRenderer, PageContent, PageKit, PageRenderer } from '../pages/page-kit.ts';
 export { Html, html, escapeHtml, type LayoutModel } from '../pages/html.ts';
 export type { AccountPaths } from '../pages/paths.ts';

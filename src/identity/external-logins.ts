@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { MailMessage, Mailer } from '../platform/mail/mailer.ts';
 import { sendNotice } from '../platform/mail/send-notice.ts';
 import { type ExternalLoginStore, externalMethod, type SessionStore, StoreConflictError, type UnitOfWork, type User } from '../store/ports.ts';
-import { externalLinkedMail, externalUnlinkedMail } from './account-mail.ts';
+import { BUILT_IN_MAILS, type Mails } from './account-mail.ts';
 import type { SecurityChanges, SelfServiceChange } from './security-changes.ts';
 
 export interface ExternalLoginsOptions {
@@ -12,6 +12,8 @@ export interface ExternalLoginsOptions {
   readonly sessions: SessionStore;
   readonly audit: AuditLog;
   readonly mailer: Mailer;
+  /** The notices, in the application's words. @default the built-in ones */
+  readonly mails?: Mails;
   readonly clock: Clock;
   readonly logger: Logger;
   /** An unlink ends the sessions opened through the provider: announced to every instance. */
@@ -54,7 +56,7 @@ export class ExternalLogins {
       if (error instanceof StoreConflictError) return false;
       throw error;
     }
-    await this.notify(externalLinkedMail(user, login.provider, context.how));
+    await this.notify((mails) => mails.externalLinked(user, login.provider, context.how));
     return true;
   }
 
@@ -77,7 +79,7 @@ export class ExternalLogins {
       return outcome;
     });
     if (removed !== 'removed') return { outcome: removed };
-    await this.notify(externalUnlinkedMail(user, provider));
+    await this.notify((mails) => mails.externalUnlinked(user, provider));
     // Not a security change: the stamp stays, and no other session needs re-issuing.
     await securityChanges.committed(null);
     return { outcome: 'unlinked', askingEnded: asking?.method === method };
@@ -88,8 +90,8 @@ export class ExternalLogins {
     return (await this.options.logins.listForUser(userId)).map(({ provider }) => provider);
   }
 
-  /** The change stands whether or not its notice leaves. */
-  private notify(message: MailMessage): Promise<void> {
-    return sendNotice(this.options.mailer, this.options.logger, message);
+  /** The change stands whether or not its notice is composed and leaves. */
+  private notify(compose: (mails: Mails) => MailMessage): Promise<void> {
+    return sendNotice(this.options.mailer, this.options.logger, () => compose(this.options.mails ?? BUILT_IN_MAILS));
   }
 }

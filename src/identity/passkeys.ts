@@ -13,7 +13,7 @@ import { importPeer } from '../platform/optional-peers.ts';
 import type { Random } from '../platform/random.ts';
 import { sha256Hex } from '../security/crypto/digest.ts';
 import { type Passkey, type PasskeyChallenge, type PasskeyChallengePurpose, type PasskeyStore, StoreConflictError, type UnitOfWork, type User } from '../store/ports.ts';
-import { passkeyAddedMail, passkeyRemovedMail } from './account-mail.ts';
+import { BUILT_IN_MAILS, type Mails } from './account-mail.ts';
 import { type AttestationCbor, withoutAttestationStatement } from './passkey-attestation.ts';
 import type { SecurityChanges, SelfServiceChange } from './security-changes.ts';
 import type { SignedInSession } from './sessions.ts';
@@ -52,6 +52,8 @@ export interface PasskeyManagerOptions {
   readonly store: PasskeyStore;
   readonly audit: AuditLog;
   readonly mailer: Mailer;
+  /** The notices, in the application's words. @default the built-in ones */
+  readonly mails?: Mails;
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
@@ -190,7 +192,7 @@ export class PasskeyManager {
       if (error instanceof StoreConflictError) throw new PasskeyRegistrationRefused('taken');
       throw error;
     }
-    await this.notify(passkeyAddedMail(user, passkey.name));
+    await this.notify((mails) => mails.passkeyAdded(user, passkey.name));
     return passkey;
   }
 
@@ -219,7 +221,7 @@ export class PasskeyManager {
       return removal;
     });
     if (outcome !== 'removed') return { outcome };
-    await this.notify(passkeyRemovedMail(user, passkey.name));
+    await this.notify((mails) => mails.passkeyRemoved(user, passkey.name));
     return { outcome, session: await securityChanges.committed(asking) };
   }
 
@@ -295,9 +297,9 @@ export class PasskeyManager {
     return this.options.store.spendChallenge(sha256Hex(challenge), purpose, this.options.clock.now());
   }
 
-  /** The change stands whether or not its notice leaves. */
-  private notify(message: MailMessage): Promise<void> {
-    return sendNotice(this.options.mailer, this.options.logger, message);
+  /** The change stands whether or not its notice is composed and leaves. */
+  private notify(compose: (mails: Mails) => MailMessage): Promise<void> {
+    return sendNotice(this.options.mailer, this.options.logger, () => compose(this.options.mails ?? BUILT_IN_MAILS));
   }
 }
 

@@ -5,7 +5,7 @@ import type { Random } from '../platform/random.ts';
 import type { RevocationFeed } from '../revocation/revocation-feed.ts';
 import type { AccountCodeStore, ExternalLoginStore, PasskeyStore, ResetRemovals, UnitOfWork } from '../store/ports.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode, RESET_CODE_MS } from './account-codes.ts';
-import { type AccountLinks, resetMail } from './account-mail.ts';
+import { type AccountLinks, BUILT_IN_MAILS, type Mails } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import type { UserManager } from './user-manager.ts';
 
@@ -18,6 +18,8 @@ export interface PasswordResetOptions {
   /** Listed in the reset mail, and unlinked by a reset that asks. */
   readonly logins: ExternalLoginStore;
   readonly mailer: Mailer;
+  /** The reset mail, in the application's words. @default the built-in one */
+  readonly mails?: Mails;
   readonly audit: AuditLog;
   /** Told of each reset, which ended the user's sessions and tokens: their sockets close at once, here and elsewhere. */
   readonly revocationFeed: Pick<RevocationFeed, 'changed'>;
@@ -46,7 +48,7 @@ export class PasswordReset {
    * `links` say where the reset page is (the HTTP ring's routes).
    */
   async requestReset(email: string, links: AccountLinks): Promise<void> {
-    const { users, codes, clock, random, mailer, requireConfirmedEmail } = this.options;
+    const { users, codes, clock, random, mailer, mails = BUILT_IN_MAILS, requireConfirmedEmail } = this.options;
     const user = await users.findByEmail(email);
     if (user === null || (requireConfirmedEmail && !user.emailConfirmed)) return;
     const code = newAccountCode(random);
@@ -56,7 +58,7 @@ export class PasswordReset {
       passkeys: (await this.options.passkeys.listForUser(user.id)).map(({ name, createdAt }) => ({ name, createdAt })),
       externalLogins: (await this.options.logins.listForUser(user.id)).map(({ provider }) => provider),
     };
-    await mailer.send(resetMail(user, code, links, waysIn));
+    await mailer.send(mails.resetPassword(user, code, links, waysIn));
   }
 
   /**

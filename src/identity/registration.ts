@@ -6,7 +6,7 @@ import type { Random } from '../platform/random.ts';
 import { GatehouseError } from '../security/errors.ts';
 import type { AccountCodeStore, User } from '../store/ports.ts';
 import { accountCodeHash, CONFIRMATION_CODE_MS, isAccountCodeShape, newAccountCode } from './account-codes.ts';
-import { type AccountLinks, confirmationMail, reRegistrationConfirmationMail, registrationNoticeMail } from './account-mail.ts';
+import { type AccountLinks, BUILT_IN_MAILS, type Mails } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import type { UserManager } from './user-manager.ts';
 
@@ -15,6 +15,8 @@ export interface RegistrationOptions {
   readonly hasher: PasswordHasher;
   readonly codes: AccountCodeStore;
   readonly mailer: Mailer;
+  /** The confirmation mails and the notice, in the application's words. @default the built-in ones */
+  readonly mails?: Mails;
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
@@ -65,7 +67,7 @@ export class Registration {
     // Hashed and thrown away: the time a new account takes to hash its password.
     await hasher.hash(input.password, context.clientKey);
     if (existing.emailConfirmed || !requireConfirmedEmail) {
-      this.deliver(registrationNoticeMail(existing));
+      this.deliver(() => this.mails.registrationNotice(existing));
       return;
     }
     await this.sendConfirmation(existing, 'registered-again', links);
@@ -112,12 +114,16 @@ export class Registration {
     const code = newAccountCode(random);
     const now = clock.now();
     await codes.issue({ userId: user.id, purpose: 'confirm-email', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + CONFIRMATION_CODE_MS });
-    this.deliver(account === 'new' ? confirmationMail(user, code, links) : reRegistrationConfirmationMail(user, code, links));
+    this.deliver(() => (account === 'new' ? this.mails.confirmEmail(user, code, links) : this.mails.confirmEmailAgain(user, code, links)));
   }
 
-  /** Sends without making the request wait (the message holds a code: a failure is logged without it). */
-  private deliver(message: MailMessage): void {
+  /** Composes and sends without making the request wait (the message holds a code: a failure is logged without it). */
+  private deliver(message: () => MailMessage): void {
     void sendNotice(this.options.mailer, this.options.logger, message);
+  }
+
+  private get mails(): Mails {
+    return this.options.mails ?? BUILT_IN_MAILS;
   }
 }
 

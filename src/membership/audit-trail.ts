@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditStore } from '../store/ports.ts';
+import type { AuditEvent, AuditQuery, AuditStore } from '../store/ports.ts';
 
 /** One page of the security events, newest first. */
 export interface AuditPage {
@@ -11,10 +11,14 @@ export interface AuditPage {
 export class AuditTrail {
   constructor(private readonly store: AuditStore) {}
 
-  /** Up to `limit` events with ids below `before` (all when omitted), newest first. */
-  async page({ limit, before }: { readonly limit: number; readonly before?: number | undefined }): Promise<AuditPage> {
+  /**
+   * Up to `limit` events with ids below `before` (all when omitted), newest first; only those of
+   * the `type`, of the `userId` and at `from` or after, before `to`, for each filter given.
+   */
+  async page(query: AuditQuery): Promise<AuditPage> {
+    const { limit } = query;
     // One more than asked tells whether another page exists.
-    const rows = await this.store.list({ limit: limit + 1, ...(before === undefined ? {} : { before }) });
+    const rows = await this.store.list({ ...query, limit: limit + 1 });
     const events = rows.slice(0, limit);
     return { events, next: rows.length > limit ? events[events.length - 1]!.id : null };
   }

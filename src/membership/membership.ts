@@ -26,7 +26,7 @@ export interface Membership {
 export function createMembership(
   services: Pick<
     Services,
-    'users' | 'store' | 'audit' | 'clock' | 'apiKeys' | 'keyRing' | 'userSessions' | 'config' | 'mailer' | 'logger' | 'organizationRoles' | 'invitationAcceptance'
+    'users' | 'store' | 'audit' | 'clock' | 'apiKeys' | 'keyRing' | 'userSessions' | 'config' | 'mailer' | 'mails' | 'logger' | 'organizationRoles' | 'invitationAcceptance'
   >,
   rules: ChangeRules,
 ): Membership {
@@ -36,7 +36,7 @@ export function createMembership(
     users: new UserAdministration({ users: services.users, store: services.store.users, audit, clock: services.clock, rules, unitOfWork }),
     auditTrail: new AuditTrail(services.store.audit),
     apiKeys: new ApiKeyAdministration(services.apiKeys, audit, rules, unitOfWork),
-    signingKeys: new SigningKeyAdministration(services.keyRing, audit, rules),
+    signingKeys: new SigningKeyAdministration(services.keyRing, audit, rules, services.store.keyRing),
     sessions: new SessionEnding(services.userSessions, audit, rules, unitOfWork),
     organizations: new Organizations({
       store: services.store.organizations,
@@ -44,6 +44,7 @@ export function createMembership(
       audit,
       clock: services.clock,
       mailer: services.mailer,
+      mails: services.mails,
       logger: services.logger,
       rules,
       unitOfWork,

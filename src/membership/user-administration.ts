@@ -1,5 +1,6 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import { type AspNetImportReport, importAspNetUsers } from '../identity/aspnet-import.ts';
+import { normalizeEmail } from '../identity/normalize.ts';
 import type { NewUserInput, UserManager } from '../identity/user-manager.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { UnitOfWork, User, UserClaim, UserStore } from '../store/ports.ts';
@@ -15,6 +16,12 @@ export interface UserSummary {
   /** Locked by an admin, or within an automatic lockout. */
   readonly lockedOut: boolean;
   readonly emailConfirmed: boolean;
+}
+
+/** One page of a search, and how many users match in all. */
+export interface UserSearchResult {
+  readonly users: readonly UserSummary[];
+  readonly total: number;
 }
 
 export interface UserAdministrationOptions {
@@ -41,15 +48,17 @@ export class UserAdministration {
 
   /** Every user, by id. */
   async list(): Promise<UserSummary[]> {
-    const { users } = this.options;
-    return (await users.list()).map((user) => ({
-      id: user.id,
-      email: user.email,
-      userName: user.userName,
-      roles: user.roles,
-      lockedOut: users.isLockedOut(user),
-      emailConfirmed: user.emailConfirmed,
-    }));
+    return (await this.options.users.list()).map((user) => this.summary(user));
+  }
+
+  /**
+   * A page of the users whose e-mail or user name contains `query` (any case; everyone for an
+   * empty one), by id, with how many match in all: the admin console's search.
+   */
+  async search({ query, limit, offset }: { readonly query: string; readonly limit: number; readonly offset: number }): Promise<UserSearchResult> {
+    // Compared with the canonical forms the store keeps, whatever case or width the admin typed.
+    const page = await this.options.store.search({ query: normalizeEmail(query.trim()), limit, offset });
+    return { users: page.users.map((user) => this.summary(user)), total: page.total };
   }
 
   findById(id: number): Promise<User | null> {
@@ -137,6 +146,17 @@ export class UserAdministration {
       await this.record('user.unlocked', userId, actor);
       return true;
     });
+  }
+
+  private summary(user: User): UserSummary {
+    return {
+      id: user.id,
+      email: user.email,
+      userName: user.userName,
+      roles: user.roles,
+      lockedOut: this.options.users.isLockedOut(user),
+      emailConfirmed: user.emailConfirmed,
+    };
   }
 
   /**

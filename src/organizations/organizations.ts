@@ -1,5 +1,6 @@
 import type { AuditEventType, AuditLog } from '../audit/audit-log.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode } from '../identity/account-codes.ts';
+import { BUILT_IN_MAILS, type Mails } from '../identity/account-mail.ts';
 import { isValidEmail, normalizeEmail } from '../identity/normalize.ts';
 import { type Actor, APPLICATION } from '../membership/actor.ts';
 import type { ChangeRules } from '../membership/change-rules.ts';
@@ -22,7 +23,6 @@ import {
   type UserStore,
 } from '../store/ports.ts';
 import type { InvitationAcceptance } from './invitation-acceptance.ts';
-import { invitationMail } from './invitation-mail.ts';
 import { ORG_ADMIN, ORG_OWNER, SUPER_ADMIN_ROLE, type OrganizationRoles } from './organization-roles.ts';
 import { isValidSlug, slugCandidate, slugFromName } from './organization-slug.ts';
 import { OrganizationStanding } from './organization-standing.ts';
@@ -42,6 +42,8 @@ export interface OrganizationsOptions {
   /** @default the CSPRNG */
   readonly random?: Random;
   readonly mailer: Mailer;
+  /** The invitation's mail, in the application's words. @default the built-in one */
+  readonly mails?: Mails;
   readonly logger: Pick<Logger, 'error'>;
   readonly rules: ChangeRules;
   readonly unitOfWork: UnitOfWork;
@@ -273,7 +275,8 @@ export class Organizations {
       await this.record('org.invitation.created', organizationId, actorOf(caller), caller.userId, { invitationId: created.id, roles });
       return created;
     });
-    await sendNotice(this.options.mailer, this.options.logger, invitationMail({ email, organizationName: organization.name, roles, link: link(code) }));
+    const { mailer, mails = BUILT_IN_MAILS, logger } = this.options;
+    await sendNotice(mailer, logger, () => mails.organizationInvitation({ email, organizationName: organization.name, roles, code, link: link(code) }));
     return invitation;
   }
 

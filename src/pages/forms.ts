@@ -43,20 +43,31 @@ export function checkbox(name: string, label: string, checked = false): Html {
 export function errorSummary(errors: FormErrors): Html {
   const messages = [...new Set(Object.values(errors).flat())];
   if (messages.length === 0) return html``;
-  return html`<div role="alert" tabindex="-1"><p><strong>There is a problem</strong></p><ul>${messages.map((message) => html`<li>${message}</li>`)}</ul></div>`;
+  return html`<div role="alert" tabindex="-1" class="gh-error-summary"><p><strong>There is a problem</strong></p><ul>${messages.map((message) => html`<li>${message}</li>`)}</ul></div>`;
 }
 
 export function antiforgeryField(token: string): Html {
   return html`<input type="hidden" name="${ANTIFORGERY_FIELD}" value="${token}">`;
 }
 
-/** A POST form to `action` with its antiforgery field. */
-export function postForm(action: string, antiforgeryToken: string, content: Html, submit: string): Html {
-  return html`<form method="post" action="${action}" novalidate>
+/**
+ * What a form's button does, for the built-in stylesheet: the page's main action (the accent, by
+ * default), another way (outlined), or a removal (outlined in red).
+ */
+export type ButtonKind = 'primary' | 'secondary' | 'danger';
+
+/** A POST form to `action` with its antiforgery field; `kind` marks the form for its button's look. */
+export function postForm(action: string, antiforgeryToken: string, content: Html, submit: string, kind: ButtonKind = 'primary'): Html {
+  return html`<form method="post" action="${action}" novalidate${kindClass(kind)}>
 ${antiforgeryField(antiforgeryToken)}
 ${content}
 <button type="submit">${submit}</button>
 </form>`;
+}
+
+/** Nothing for the main action, so that its markup stays the plain form it always was. */
+export function kindClass(kind: ButtonKind): Html {
+  return kind === 'primary' ? html`` : html` class="gh-${kind}"`;
 }
 
 /** A status line after an action ("We sent you a code."), announced politely; nothing without text. */

@@ -4,6 +4,7 @@
  * default is the one property that matters; an engine would add a dependency and a second
  * language for no more safety (docs/decisions/0018-pages-and-antiforgery.md).
  */
+import type { PageName } from './rendering.ts';
 
 /** Markup known to be safe: built by `html` or `Html.trusted`. */
 export class Html {
@@ -48,22 +49,25 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
  * `no-referrer`: browsers then send `Origin: null` with form posts, which the cross-site check
  * must refuse. `formTargets` are the origins a form post may be redirected to besides this one:
  * `form-action` governs the redirects of a form post too, and the profile's "Link <provider>"
- * forms end at the OpenID provider. `styleSources` are where an application's stylesheet may
- * come from (`'self'` or its origin); inline styles stay allowed for the built-in ones.
+ * forms end at the OpenID provider. `styleSources` are where stylesheets may come from: `'self'`
+ * for the built-in one (a file this service serves, never inline: decision 0094) and the
+ * application's, or its origin; none leaves `style-src` out, so `default-src 'none'` refuses every
+ * style. `imageSources` are origins of images besides this one and `data:` (the logo's).
  * `scripts` is for the pages that load the passkey script (a file of this origin, never inline)
  * and let it call this origin's JSON routes: `script-src 'self'; connect-src 'self'`.
  */
 export function pageHeaders(
   formTargets: readonly string[] = [],
   styleSources: readonly string[] = [],
-  { scripts = false }: { readonly scripts?: boolean } = {},
+  { scripts = false, imageSources = [] }: { readonly scripts?: boolean; readonly imageSources?: readonly string[] } = {},
 ): Readonly<Record<string, string>> {
   const formAction = ["'self'", ...formTargets].join(' ');
-  const styleSrc = ["'unsafe-inline'", ...styleSources].join(' ');
+  const styleSrc = styleSources.length === 0 ? '' : ` style-src ${distinct(styleSources).join(' ')};`;
+  const imgSrc = distinct(["'self'", 'data:', ...imageSources]).join(' ');
   const scriptSrc = scripts ? " script-src 'self'; connect-src 'self';" : '';
   return Object.freeze({
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': `default-src 'none';${scriptSrc} style-src ${styleSrc}; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'content-security-policy': `default-src 'none';${scriptSrc}${styleSrc} img-src ${imgSrc}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
@@ -71,38 +75,54 @@ export function pageHeaders(
   });
 }
 
-/** The headers of a service without external providers or a stylesheet of its own. */
-export const PAGE_HEADERS = pageHeaders();
+/** Each source once, in the order given. */
+function distinct(sources: readonly string[]): string[] {
+  return [...new Set(sources)];
+}
 
-/** The built-in look: small, readable, no web fonts, no images. */
-export const BUILT_IN_STYLES = Html.trusted(`<style>
-body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
-label{display:block;margin-top:1rem;font-weight:600}
-input[type=text],input[type=email],input[type=tel],input[type=password]{display:block;width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
-.check label{display:inline;font-weight:400}
-button{margin-top:1.25rem;padding:.5rem 1.25rem;font-size:1rem}
-.error{color:#b00020}
-[role=alert]{border:1px solid #b00020;padding:.5rem 1rem;margin:1rem 0}
-.notice{border:1px solid #2e7d32;padding:.5rem 1rem;margin:1rem 0}
-nav a{margin-right:1rem}
-</style>`);
+/** The headers of a service with the built-in stylesheet, and without external providers or a stylesheet of its own. */
+export const PAGE_HEADERS = pageHeaders([], ["'self'"]);
+
+/**
+ * The sign-in flows and their ends, in a narrow card. Every other page (the settings, the lists, a
+ * page added later) gets the wide one: a narrow card would squeeze a list, a wide one only spaces a form.
+ */
+const NARROW_PAGES: ReadonlySet<PageName> = new Set<PageName>([
+  'login',
+  'twoFactorLogin',
+  'register',
+  'registrationSent',
+  'emailConfirmed',
+  'resendConfirmation',
+  'forgotPassword',
+  'resetPassword',
+  'passwordResetDone',
+  'invitation',
+  'error',
+  'externalLoginRefused',
+]);
 
 /** What the layout gets: the page's heading and content, and the look the options chose. */
 export interface LayoutModel {
+  /** Which page this is (`login`, `profile`, …): the built-in layout gives the sign-in flows a narrow card, the others a wide one. */
+  readonly name: PageName;
   /** The page's own title, its `<h1>`. */
   readonly title: string;
   /** The `<title>`: the title template applied to the page's title and the product name. */
   readonly documentTitle: string;
   readonly productName: string;
-  /** The built-in `<style>`, or nothing when the options turned it off. */
+  /** The `<link>` of the built-in stylesheet (served by this service, with `integrity`), or nothing when the options turned it off. */
   readonly builtInStyles: Html;
   /** The application's stylesheet URL, if any. */
   readonly stylesheet: string | null;
+  /** The logo's URL, if any: shown in the header, the product name its text alternative. */
+  readonly logo: string | null;
   readonly main: Html;
 }
 
-/** The built-in layout: one column, the page's title as its heading. */
+/** The built-in layout: the product's name (or logo) above a card that holds the page, its title as its heading. */
 export function defaultLayout(page: LayoutModel): Html {
+  const width = NARROW_PAGES.has(page.name) ? 'gh-narrow' : 'gh-wide';
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -112,11 +132,17 @@ export function defaultLayout(page: LayoutModel): Html {
 ${page.builtInStyles}
 ${page.stylesheet === null ? '' : html`<link rel="stylesheet" href="${page.stylesheet}">`}
 </head>
-<body>
+<body class="${width}">
+<header class="gh-header">${brand(page)}</header>
 <main>
 <h1>${page.title}</h1>
 ${page.main}
 </main>
 </body>
 </html>`;
+}
+
+/** The logo, named by the product for those who do not see it; else the product's name. */
+function brand(page: LayoutModel): Html {
+  return page.logo === null ? html`<span class="gh-product">${page.productName}</span>` : html`<img class="gh-logo" src="${page.logo}" alt="${page.productName}">`;
 }

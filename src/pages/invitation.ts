@@ -41,7 +41,7 @@ export function invitationLinks({ code }: InvitationPageData, paths: AccountPath
 export function invitationPage(model: InvitationPageModel): PageContent {
   const { links, visitor } = model;
   const errors = model.errors ?? {};
-  const details = html`<dl>
+  const details = html`<dl class="gh-details">
 <dt>Organization</dt><dd id="invitation-organization">${model.organizationName}</dd>
 <dt>Invited address</dt><dd id="invitation-email">${model.email}</dd>
 <dt>Roles</dt><dd id="invitation-roles">${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>

@@ -66,7 +66,7 @@ ${checkbox('rememberMe', 'Keep me signed in on this device', model.rememberMe)}`
     providers.length === 0
       ? ''
       : html`<section aria-labelledby="external-heading"><h2 id="external-heading">Or sign in with</h2>
-<ul>${providers.map(({ provider, href }) => html`<li><a href="${href}">${provider}</a></li>`)}</ul></section>`;
+<ul class="gh-providers">${providers.map(({ provider, href }) => html`<li><a href="${href}">${provider}</a></li>`)}</ul></section>`;
   return {
     title: 'Sign in',
     main: html`${notice(model.notice)}

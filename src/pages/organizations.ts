@@ -1,5 +1,5 @@
 import { ORG_MEMBER } from '../organizations/organization-roles.ts';
-import { antiforgeryField, errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
+import { antiforgeryField, errorSummary, field, type FormErrors, kindClass, notice, postForm } from './forms.ts';
 import { type Html, html } from './html.ts';
 import type { PageContent } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
@@ -127,25 +127,25 @@ ${organization.management === null ? '' : managementPart(organization, organizat
 
 /** The switch's form: `organizationId` is the organization's id, or empty for none. */
 function switchForm(model: OrganizationsPageModel, organizationId: string, submit: string): Html {
-  return postForm(model.links.switchActive, model.antiforgeryToken, html`<input type="hidden" name="organizationId" value="${organizationId}">`, submit);
+  return postForm(model.links.switchActive, model.antiforgeryToken, html`<input type="hidden" name="organizationId" value="${organizationId}">`, submit, 'secondary');
 }
 
 function managementPart(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel): Html {
   const prefix = `organization-${organization.id}`;
   const { links, antiforgeryToken } = model;
   const members = management.members.map(
-    (member) => html`<li class="member"><span class="member-email">${member.email}</span>${member.userName ? html` (${member.userName})` : ''}${member.self ? ' — you' : ''}: ${rolesText(member.roles)}
+    (member) => html`<li class="member"><span class="gh-row-text"><span class="member-email">${member.email}</span>${member.userName ? html` (${member.userName})` : ''}${member.self ? ' — you' : ''}: ${rolesText(member.roles)}</span>
 ${buttonForm(links.removeMember(organization.id, member.userId), antiforgeryToken, 'Remove', `Remove ${member.email}`)}</li>`,
   );
   const invitations =
     management.invitations.length === 0
       ? html`<p>No pending invitations.</p>`
-      : html`<ul aria-labelledby="${prefix}-invitations-heading">${management.invitations.map(
-          (invitation) => html`<li class="invitation"><span class="invitation-email">${invitation.email}</span>: ${rolesText(invitation.roles)}; the link works until ${when(invitation.expiresAt)}
+      : html`<ul class="gh-rows" aria-labelledby="${prefix}-invitations-heading">${management.invitations.map(
+          (invitation) => html`<li class="invitation"><span class="gh-row-text"><span class="invitation-email">${invitation.email}</span>: ${rolesText(invitation.roles)}; the link works until ${when(invitation.expiresAt)}</span>
 ${buttonForm(links.revokeInvitation(organization.id, invitation.id), antiforgeryToken, 'Revoke', `Revoke the invitation of ${invitation.email}`)}</li>`,
         )}</ul>`;
   return html`<h3 id="${prefix}-members-heading">Members</h3>
-<ul aria-labelledby="${prefix}-members-heading">${members}</ul>
+<ul class="gh-rows" aria-labelledby="${prefix}-members-heading">${members}</ul>
 <h3 id="${prefix}-invitations-heading">Pending invitations</h3>
 ${invitations}
 <h3 id="${prefix}-invite-heading">Invite someone</h3>
@@ -176,9 +176,9 @@ ${roleErrors.length > 0 ? html`<p id="${rolesErrorId}" class="error">${roleError
 </form>`;
 }
 
-/** A form of one button: its visible word, and a name that says which row it acts on. */
+/** A form of one button that removes: its visible word, and a name that says which row it acts on. */
 function buttonForm(action: string, antiforgeryToken: string, word: string, name: string): Html {
-  return html`<form method="post" action="${action}">
+  return html`<form method="post" action="${action}"${kindClass('danger')}>
 ${antiforgeryField(antiforgeryToken)}
 <button type="submit" aria-label="${name}">${word}</button>
 </form>`;

@@ -125,19 +125,23 @@ describe('page options', () => {
     expect(markup).toContain('<h1>Sign in</h1>');
   });
 
-  it('links the stylesheet after the built-in styles, or alone, and lets the CSP load it', () => {
+  it('links the stylesheet after the built-in one, or alone, and lets the CSP load them with no inline style', () => {
     const own = new PageRendering({ stylesheet: '/assets/site.css' });
     const markup = own.render('login', login).toString();
-    expect(markup.indexOf('<style>')).toBeGreaterThan(0);
-    expect(markup.indexOf('<link rel="stylesheet" href="/assets/site.css">')).toBeGreaterThan(markup.indexOf('</style>'));
-    expect(own.headers['content-security-policy']).toContain("style-src 'unsafe-inline' 'self';");
+    const builtIn = /<link rel="stylesheet" href="\/account\/assets\/gatehouse\.[0-9a-f]{12}\.css" integrity="sha384-[A-Za-z0-9+/]{64}">/.exec(markup);
+    expect(builtIn).not.toBeNull();
+    expect(markup.indexOf('<link rel="stylesheet" href="/assets/site.css">')).toBeGreaterThan(builtIn!.index);
+    expect(markup).not.toMatch(/<style|\sstyle=/);
+    expect(own.headers['content-security-policy']).toContain(" style-src 'self';");
 
     const cdn = new PageRendering({ stylesheet: 'https://cdn.example.com/brand.css?v=2', builtInStyles: false }, { production: true });
     const alone = cdn.render('login', login).toString();
-    expect(alone).not.toContain('<style>');
+    expect(alone).not.toContain('/account/assets/');
+    expect(alone).not.toMatch(/<style|\sstyle=/);
     expect(alone).toContain('<link rel="stylesheet" href="https://cdn.example.com/brand.css?v=2">');
-    expect(cdn.headers['content-security-policy']).toContain("style-src 'unsafe-inline' https://cdn.example.com;");
-    expect(pagesOf.headers['content-security-policy']).toContain("style-src 'unsafe-inline';");
+    expect(cdn.headers['content-security-policy']).toContain(" style-src https://cdn.example.com;");
+    expect(pagesOf.headers['content-security-policy']).toContain(" style-src 'self';");
+    for (const pages of [own, cdn, pagesOf]) expect(pages.headers['content-security-policy']).not.toContain('unsafe-inline');
   });
 
   it('refuses a stylesheet that is not a path on this origin or an https URL', () => {
@@ -227,7 +231,7 @@ describe('passkeys on the pages', () => {
     const login = withPasskeys.render('login', { antiforgeryToken: TOKEN });
     const scripted = withPasskeys.headersFor(login)['content-security-policy']!;
     expect(scripted).toContain("default-src 'none'; script-src 'self'; connect-src 'self';");
-    expect(scripted).not.toContain('unsafe-inline\'; script');
+    expect(scripted).not.toContain('unsafe-inline');
     expect(scripted).not.toMatch(/script-src[^;]*unsafe-(inline|eval)/);
     const register = withPasskeys.render('register', { antiforgeryToken: TOKEN, passwordMinLength: 8 });
     expect(withPasskeys.headersFor(register)['content-security-policy']).not.toContain('script-src');
@@ -265,5 +269,44 @@ describe('passkeys on the pages', () => {
     expect(withPasskeys.render('profile', { ...profile, passkeys: [] }).toString()).toContain('<p id="passkeys-none">No passkeys yet.');
     // A profile rendered without the list (an application's route that has none) has no section.
     expect(withPasskeys.render('profile', profile).toString()).not.toContain('id="passkeys"');
+  });
+});
+
+describe('where you are signed in, on the profile', () => {
+  const CHROME_ON_LINUX = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+  const at = Date.UTC(2026, 0, 2, 3, 4);
+  const session = { kind: 'cookie', createdAt: at, lastSeenAt: at, method: 'password' } as const;
+  const sessions = [
+    { ...session, id: 'here', current: true, userAgent: CHROME_ON_LINUX, ip: '192.0.2.1', device: 'Chrome on Linux', location: 'Berlin, Germany' },
+    { ...session, id: 'there', current: false, userAgent: '<b>Firefox</b>', ip: '192.0.2.2', device: 'Firefox on <Windows>', location: null },
+    { ...session, id: 'app', kind: 'token', current: false, userAgent: null, ip: null, method: null, device: 'An app', location: null },
+  ] as const;
+  const profile = { antiforgeryToken: TOKEN, email: 'a@example.com', userName: 'ann', emailConfirmed: true, twoFactorEnabled: false, roles: [], logins: [], sessions };
+  const markup = pagesOf.render('profile', profile).toString();
+
+  it('names each place by its device and where it is, escaped, and never by its user agent', () => {
+    expect(markup).toContain('<strong>This browser</strong> — Chrome on Linux, Berlin, Germany</p>');
+    expect(markup).toContain('<strong>Firefox on &lt;Windows&gt;</strong></p>');
+    expect(markup).toContain('<strong>An app</strong></p>');
+    expect(markup).toContain('last used 2026-01-02 03:04 UTC from 192.0.2.1.');
+    expect(markup).not.toContain('Mozilla/5.0');
+    expect(markup).not.toContain('Firefox</b>');
+  });
+
+  it('has one "Sign out" per place: the page\'s own for this browser, one form each for the others', () => {
+    const forms = [...markup.matchAll(/<form [^>]*action="([^"]+)"[^>]*>[\s\S]*?<\/form>/g)];
+    const actions = (text: string) => forms.filter(([form]) => form.includes(`>${text}</button>`)).map(([, action]) => action);
+    expect(actions('Sign out')).toEqual(['/account/sessions/there/revoke', '/account/sessions/app/revoke', '/account/logout']);
+    expect(actions('Sign out everywhere else')).toEqual(['/account/sessions/revoke-others']);
+    const here = /<li(?:\s[^>]*)?>(?:(?!<\/li>)[\s\S])*This browser[\s\S]*?<\/li>/.exec(markup)![0];
+    expect(here).not.toContain('<form');
+    expect(repeatedIds(markup)).toEqual([]);
+  });
+
+  it('takes the application\'s locate function, and refuses anything else', () => {
+    const locate = (ip: string) => (ip === '192.0.2.1' ? 'Berlin' : null);
+    expect(new PageRendering({ locate }).locate).toBe(locate);
+    expect(pagesOf.locate).toBeNull();
+    expect(() => new PageRendering({ locate: 'geoip' as never })).toThrow(/pages\.locate/);
   });
 });

@@ -1,3 +1,5 @@
+import { adminPaths, type AdminPaths } from './admin/admin-paths.ts';
+
 /**
  * Where the membership pages live, in one place: every link, form action and redirect a page
  * writes is built from these (by the page's own `links` function), so moving the pages under
@@ -51,10 +53,16 @@ export interface AccountPaths {
   /** `GET`: an invitation's page; `POST` to `invitationAccept` accepts it. */
   invitation(code: string): string;
   invitationAccept(code: string): string;
+  /** The admin console's pages and forms (role `Admin`), beside the account pages. */
+  readonly admin: AdminPaths;
 }
 
-/** The paths under `base` (`/account` by default), and the organizations' forms under `organizationsBase` (`/orgs`). */
-export function accountPaths(base = '/account', organizationsBase = '/orgs'): AccountPaths {
+/**
+ * The paths under `base` (`/account` by default), the organizations' forms under
+ * `organizationsBase` (`/orgs`), and the admin console under `adminBase`: by default `admin`
+ * beside `base`, under the same prefix (`/identity/account` → `/identity/admin`).
+ */
+export function accountPaths(base = '/account', organizationsBase = '/orgs', adminBase = `${base.replace(/\/[^/]*$/, '')}/admin`): AccountPaths {
   const invitation = (code: string) => `${base}/invitations/${encodeURIComponent(code)}`;
   return Object.freeze({
     login: `${base}/login`,
@@ -91,6 +99,7 @@ export function accountPaths(base = '/account', organizationsBase = '/orgs'): Ac
     organizationInvitationRevoke: (id: number, invitationId: number) => `${organizationsBase}/${id}/invitations/${invitationId}/revoke`,
     invitation,
     invitationAccept: (code: string) => `${invitation(code)}/accept`,
+    admin: adminPaths(adminBase),
   });
 }
 

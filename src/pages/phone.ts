@@ -63,7 +63,7 @@ ${postForm(
     model.phoneNumber === null
       ? ''
       : html`<section aria-labelledby="remove-heading"><h2 id="remove-heading">Remove the number</h2>
-${postForm(links.remove, model.antiforgeryToken, html``, 'Remove the phone number')}</section>`;
+${postForm(links.remove, model.antiforgeryToken, html``, 'Remove the phone number', 'danger')}</section>`;
   return {
     title: 'Your phone number',
     main: html`${notice(model.notice)}

@@ -16,6 +16,10 @@ export interface ProfileSession {
   readonly userAgent: string | null;
   readonly ip: string | null;
   readonly method: SignInMethod | null;
+  /** The user agent as a person reads it: "Chrome on Linux", "curl", "An app", "Unknown device". */
+  readonly device: string;
+  /** Where `ip` is, from the application's `pages.locate`; null without one or when unknown. */
+  readonly location: string | null;
 }
 
 export interface ProfileSessionLinks {
@@ -23,7 +27,10 @@ export interface ProfileSessionLinks {
   revoke(id: string): string;
   /** "Sign out everywhere else". */
   readonly revokeOthers: string;
-  /** This browser's own "Sign out": the ordinary sign-out. */
+  /**
+   * This browser's own "Sign out": the ordinary sign-out. The built-in page gives this browser's
+   * entry no button of its own: the page's "Sign out" is that one.
+   */
   readonly logout: string;
 }
 
@@ -33,22 +40,24 @@ export function profileSessionLinks(paths: AccountPaths): ProfileSessionLinks {
 
 /**
  * "Where you are signed in" on the profile page (docs/reference/http.md): each cookie session and
- * token client of the user with when and how it began, its last use and where from, and a "Sign
- * out" button; then "Sign out everywhere else". Plain forms with the antiforgery field, no script.
+ * token client of the user with its device, when and how it began, its last use and where from,
+ * and a "Sign out" button but for this browser's (the page's own "Sign out" ends it: one per
+ * place); then "Sign out everywhere else". Plain forms with the antiforgery field, no script.
  */
 export function sessionsSection(sessions: readonly ProfileSession[], links: ProfileSessionLinks, antiforgeryToken: string): Html {
   const others = sessions.filter((session) => !session.current);
   return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">Where you are signed in</h2>
 <ul class="sessions">
 ${sessions.map((session) => html`<li>${sessionEntry(session)}
-${postForm(session.current ? links.logout : links.revoke(session.id), antiforgeryToken, html``, 'Sign out')}</li>`)}
+${session.current ? '' : postForm(links.revoke(session.id), antiforgeryToken, html``, 'Sign out')}</li>`)}
 </ul>
 ${others.length > 0 ? postForm(links.revokeOthers, antiforgeryToken, html``, 'Sign out everywhere else') : html`<p>You are signed in nowhere else.</p>`}</section>`;
 }
 
+/** "This browser — Chrome on Linux, Berlin": the device and place, never the raw user agent. */
 function sessionEntry(session: ProfileSession): Html {
-  const what = session.kind === 'cookie' ? 'Browser' : 'App (tokens)';
-  return html`<p><strong>${session.current ? 'This browser' : what}</strong>${session.userAgent ? html` — ${session.userAgent}` : ''}</p>
+  const device = session.current ? html`<strong>This browser</strong> — ${session.device}` : html`<strong>${session.device}</strong>`;
+  return html`<p>${device}${session.location ? html`, ${session.location}` : ''}</p>
 <p>Signed in ${when(session.createdAt)}${session.method ? html` with ${methodName(session.method)}` : ''}; last used ${when(session.lastSeenAt)}${session.ip ? html` from ${session.ip}` : ''}.</p>`;
 }
 

@@ -68,7 +68,7 @@ ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomp
   return {
     title: 'Your account',
     main: html`${notice(model.notice)}
-<dl>
+<dl class="gh-details">
 <dt>E-mail</dt><dd id="profile-email">${model.email}${model.emailConfirmed ? '' : ' (not confirmed)'}</dd>
 <dt>User name</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
 <dt>Roles</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
@@ -76,12 +76,12 @@ ${field({ name: 'newPassword', label: 'New password', type: 'password', autocomp
 <dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'} <a href="${links.twoFactor}">${model.twoFactorEnabled ? 'Manage' : 'Set up'} two-factor sign-in</a></dd>
 <dt>External logins</dt><dd id="profile-logins">${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
 </dl>
-${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, `Link ${provider}`))}
+${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, `Link ${provider}`, 'secondary'))}
 ${links.passkeys === null || model.passkeys === undefined ? '' : passkeysSection(model.passkeys, links.passkeys)}
 <section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>
 ${model.sessions ? sessionsSection(model.sessions, links.sessions, model.antiforgeryToken) : ''}
-${postForm(links.logout, model.antiforgeryToken, html``, 'Sign out')}`,
+${postForm(links.logout, model.antiforgeryToken, html``, 'Sign out', 'secondary')}`,
   };
 }

@@ -47,12 +47,13 @@ ${checkbox('rememberClient', 'Do not ask again on this browser for 14 days')}`,
     'Sign in',
   );
   const send = (provider: string, label: string) =>
-    postForm(links.send, model.antiforgeryToken, html`<input type="hidden" name="provider" value="${provider}">`, label);
+    postForm(links.send, model.antiforgeryToken, html`<input type="hidden" name="provider" value="${provider}">`, label, 'secondary');
   const recoveryForm = postForm(
     links.recovery,
     model.antiforgeryToken,
     field({ name: 'recoveryCode', label: 'Recovery code', autocomplete: 'off' }, errors),
     'Sign in with a recovery code',
+    'secondary',
   );
   return {
     title: 'Two-factor sign-in',
@@ -109,9 +110,9 @@ export function authenticatorPage(model: AuthenticatorPageModel): PageContent {
     ? html`<p>Two-factor sign-in is on. ${model.remainingRecoveryCodes ?? 0} recovery codes are left.</p>
 ${recovery}
 <section aria-labelledby="regenerate-heading"><h2 id="regenerate-heading">New recovery codes</h2>
-${postForm(links.recoveryCodes, model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors), 'Make new recovery codes')}</section>
+${postForm(links.recoveryCodes, model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors), 'Make new recovery codes', 'secondary')}</section>
 <section aria-labelledby="disable-heading"><h2 id="disable-heading">Turn two-factor sign-in off</h2>
-${postForm(links.disable, model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off')}</section>`
+${postForm(links.disable, model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off', 'danger')}</section>`
     : html`<p>Scan this QR code with an authenticator app, or type the key <code class="shared-key">${model.setUp?.sharedKey ?? ''}</code>, then enter the code the app shows.</p>
 <p><img class="qr" alt="QR code of the authenticator key" width="240" height="240" src="${qrImage(model.setUp?.qrSvg ?? '')}"></p>
 ${postForm(links.enable, model.antiforgeryToken, codeField, 'Turn on two-factor sign-in')}`;

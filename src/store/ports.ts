@@ -87,6 +87,12 @@ export interface UserStore {
   findByNormalizedUserName(normalizedUserName: string): Promise<User | null>;
   /** All users, by id. */
   list(): Promise<User[]>;
+  /**
+   * A page of the users whose normalized e-mail or user name contains `query`, compared in lower
+   * case (every user for `''`), by id: at most `limit` after skipping `offset`, with how many
+   * match in all. The admin console's search; `%` and `_` are plain characters here.
+   */
+  search(search: UserSearch): Promise<UserSearchPage>;
   /** Deletes the user and everything that hangs on it; false when there was none. */
   delete(id: number): Promise<boolean>;
   /** Adds a role (created on first use) and bumps the claims stamp; false when the user had it already. */
@@ -145,6 +151,18 @@ export interface UserStore {
    * only the id and the hash are read, so a scan of a large users table stays cheap.
    */
   listNonArgon2PasswordHashes(afterUserId: number, limit: number): Promise<StoredPasswordHash[]>;
+}
+
+export interface UserSearch {
+  readonly query: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface UserSearchPage {
+  readonly users: User[];
+  /** How many users match, on every page. */
+  readonly total: number;
 }
 
 export interface StoredPasswordHash {
@@ -224,10 +242,23 @@ export interface AuditEvent {
   readonly detail: Readonly<Record<string, unknown>> | null;
 }
 
+/** A page of the audit trail, and what its events must match: every filter given narrows it. */
+export interface AuditQuery {
+  readonly limit: number;
+  /** An exclusive upper bound on the id: the page after the one that ended there. */
+  readonly before?: number | undefined;
+  readonly type?: string | undefined;
+  readonly userId?: number | undefined;
+  /** Events at or after this time (epoch ms). */
+  readonly from?: number | undefined;
+  /** Events before this time (epoch ms). */
+  readonly to?: number | undefined;
+}
+
 export interface AuditStore {
   append(event: Omit<AuditEvent, 'id'>): Promise<void>;
-  /** Newest first; `before` is an exclusive upper bound on the id. */
-  list(page: { limit: number; before?: number }): Promise<AuditEvent[]>;
+  /** Newest first (by id), at most `limit`, matching every filter given. */
+  list(page: AuditQuery): Promise<AuditEvent[]>;
 }
 
 /** A refresh-token family: every token rotated from one sign-in. Its lifetime is fixed at creation. */

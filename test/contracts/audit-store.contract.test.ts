@@ -45,6 +45,33 @@ describe.each(engines)('AuditStore on $label', (engine) => {
     expect(await audit().list({ limit: 2, before: third[0]!.id })).toEqual([]);
   });
 
+  it('filters by type, user and time (from inclusive, to exclusive), each narrowing the others, still newest first', async () => {
+    const events: [string, number | null, number][] = [
+      ['user.locked', 7, 1_000],
+      ['signin.failed', 7, 2_000],
+      ['user.locked', 8, 3_000],
+      ['user.locked', 7, 4_000],
+      ['signin.failed', null, 5_000],
+    ];
+    for (const [type, userId, at] of events) await audit().append({ type, userId, at, ip: null, detail: null });
+    const listed = async (filters: { type?: string; userId?: number; from?: number; to?: number }) =>
+      (await audit().list({ limit: 10, ...filters })).map((event) => `${event.type}/${event.userId}@${event.at}`);
+    expect(await listed({ type: 'user.locked' })).toEqual(['user.locked/7@4000', 'user.locked/8@3000', 'user.locked/7@1000']);
+    expect(await listed({ userId: 7 })).toEqual(['user.locked/7@4000', 'signin.failed/7@2000', 'user.locked/7@1000']);
+    expect(await listed({ from: 2_000, to: 4_000 })).toEqual(['user.locked/8@3000', 'signin.failed/7@2000']);
+    expect(await listed({ type: 'user.locked', userId: 7, from: 2_000 })).toEqual(['user.locked/7@4000']);
+    expect(await listed({ type: 'user.unlocked' })).toEqual([]);
+  });
+
+  it('pages a filtered list with `before`, as an unfiltered one', async () => {
+    for (let index = 1; index <= 6; index += 1) {
+      await audit().append({ type: index % 2 === 0 ? 'even' : 'odd', userId: null, at: index * 1_000, ip: null, detail: null });
+    }
+    const first = await audit().list({ limit: 2, type: 'even' });
+    const second = await audit().list({ limit: 2, type: 'even', before: first.at(-1)!.id });
+    expect([first, second].map((page) => page.map((event) => event.at))).toEqual([[6_000, 4_000], [2_000]]);
+  });
+
   it('keeps the events of a user after the user is deleted (no foreign key)', async () => {
     const user = await database.store.users.create({
       email: 'a',

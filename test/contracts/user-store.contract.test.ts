@@ -131,6 +131,48 @@ describe.each(engines)('UserStore on $label', (engine) => {
     });
   });
 
+  describe('search', () => {
+    /** Users numbered in id order: e-mail `<name>@example.com`, the user name as given. */
+    async function usersNamed(...names: [email: string, userName: string | null][]) {
+      const created = [];
+      for (const [email, userName] of names) {
+        created.push(
+          await users().create(newUser({ email, normalizedEmail: email.toLowerCase(), userName, normalizedUserName: userName?.toLowerCase() ?? null, roles: ['Editor'] })),
+        );
+      }
+      return created;
+    }
+    const emailsOf = (page: { users: readonly { email: string }[] }) => page.users.map((user) => user.email);
+
+    it('finds by part of the e-mail or the user name, in any case, by id, with roles and the total', async () => {
+      const [ada, , grace] = await usersNamed(['Ada@Example.com', 'countess'], ['bob@example.com', 'Builder'], ['grace@navy.mil', 'ADAmant']);
+      const page = await users().search({ query: 'ADA', limit: 10, offset: 0 });
+      expect(page).toEqual({ users: [ada, grace], total: 2 });
+      expect(page.users[0]!.roles).toEqual(['Editor']);
+      expect(emailsOf(await users().search({ query: 'build', limit: 10, offset: 0 }))).toEqual(['bob@example.com']);
+      expect(await users().search({ query: 'nobody', limit: 10, offset: 0 })).toEqual({ users: [], total: 0 });
+    });
+
+    it('pages with limit and offset, the total the same on every page; an empty query matches everyone', async () => {
+      await usersNamed(['a1@example.com', null], ['a2@example.com', null], ['a3@example.com', null], ['b@other.org', null]);
+      const first = await users().search({ query: 'example', limit: 2, offset: 0 });
+      const second = await users().search({ query: 'example', limit: 2, offset: 2 });
+      expect([emailsOf(first), first.total]).toEqual([['a1@example.com', 'a2@example.com'], 3]);
+      expect([emailsOf(second), second.total]).toEqual([['a3@example.com'], 3]);
+      expect((await users().search({ query: 'example', limit: 2, offset: 4 })).users).toEqual([]);
+      const everyone = await users().search({ query: '', limit: 10, offset: 0 });
+      expect([everyone.users.length, everyone.total]).toEqual([4, 4]);
+    });
+
+    it('takes % and _ as plain characters, not wildcards', async () => {
+      await usersNamed(['plain@example.com', 'plain'], ['under_score@example.com', 'per%cent']);
+      expect(emailsOf(await users().search({ query: '_', limit: 10, offset: 0 }))).toEqual(['under_score@example.com']);
+      expect(emailsOf(await users().search({ query: '%', limit: 10, offset: 0 }))).toEqual(['under_score@example.com']);
+      // As wildcards, `n_e` would match `plain@example.com` (`n@e`) and `under_score` (`nde`).
+      expect(emailsOf(await users().search({ query: 'n_e', limit: 10, offset: 0 }))).toEqual([]);
+    });
+  });
+
   describe('roles and claims', () => {
     it('treats role names case-sensitively: "Admin" and "admin" are two roles', async () => {
       const user = await users().create(newUser({ roles: ['Admin'] }));

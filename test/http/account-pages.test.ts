@@ -85,7 +85,9 @@ describe.runIf(sqlite)('page options of the application', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<title>Sign in · Acme ID</title>');
     expect(page.body).toContain('<link rel="stylesheet" href="https://static.acme.test/id.css">');
-    expect(page.headers['content-security-policy']).toContain("style-src 'unsafe-inline' https://static.acme.test;");
+    expect(page.headers['content-security-policy']).toContain(" style-src 'self' https://static.acme.test;");
+    expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(page.body).not.toMatch(/<style|\sstyle=/);
   });
 
   it('renders the refusal pages with the replaced renderer', async () => {

@@ -1,9 +1,10 @@
 /**
  * "Where you are signed in" on the profile page in a real browser (Debian's Chromium through
- * playwright-core): two browsers of one user see each other in the list; one signs the other out
- * with that session's "Sign out", then, after a second sign-in and a token client, everything
- * else with "Sign out everywhere else". The signed-out browser is sent to the login page; the
- * one that asked stays signed in.
+ * playwright-core): two browsers of one user see each other in the list, named by their device
+ * ("Chrome on Linux", not the user agent), with one "Sign out" per place (this browser's is the
+ * page's own); one signs the other out with that session's "Sign out", then, after a second
+ * sign-in and a token client, everything else with "Sign out everywhere else". The signed-out
+ * browser is sent to the login page; the one that asked stays signed in.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +55,14 @@ describe.skipIf(!browserReady).each(engines)('the sessions on the profile page i
 
     await page.reload();
     await expect.poll(() => entries(page).count()).toBe(2);
-    expect(await entries(page).filter({ hasText: 'This browser' }).count()).toBe(1);
+    const here = entries(page).filter({ hasText: 'This browser' });
+    expect(await here.count()).toBe(1);
+    expect(await here.locator('p').first().textContent()).toBe('This browser — Chrome on Linux');
+    expect(await entries(page).filter({ hasNotText: 'This browser' }).locator('p').first().textContent()).toBe('Chrome on Linux');
+    expect(await page.locator('#sessions').textContent()).not.toContain(await page.evaluate(() => navigator.userAgent));
+    // One "Sign out" per place: none in this browser's entry, the page's own is this browser's.
+    expect(await here.getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Sign out', exact: true }).count()).toBe(2);
     await Promise.all([
       page.waitForURL(`${baseUrl}/account/profile?status=session-ended#sessions`),
       entries(page).filter({ hasNotText: 'This browser' }).getByRole('button', { name: 'Sign out' }).click(),

@@ -55,6 +55,8 @@ const ANONYMOUS: [string, RegExp][] = [
   ['POST', /^\/account\/login\/passkey(\/options)?$/],
   // The passkey script of the login page, by its content's hash (docs/pages.md).
   ['GET|HEAD', /^\/account\/assets\/passkeys\.[A-Za-z0-9_-]+\.js$/],
+  // The pages' stylesheet, by its content's hash (docs/pages.md): refusal pages link it too.
+  ['GET|HEAD', /^\/account\/assets\/gatehouse\.[A-Za-z0-9_-]+\.css$/],
   // An invitation's link (docs/organizations.md): what it shows, to anyone, per-IP limited.
   ['GET|HEAD', /^\/account\/invitations\/[^/]+$/],
   // The OpenAPI document, where the application turns it on (development, in the reference service).

@@ -5,7 +5,7 @@ import type { Mailer } from '../../platform/mail/mailer.ts';
 import type { SmsSender } from '../../platform/sms/sms-sender.ts';
 import type { Sealer } from '../../security/crypto/sealer.ts';
 import type { OneTimeCodePurpose, TwoFactorStore, UnitOfWork, User } from '../../store/ports.ts';
-import { signInCodeMail } from '../account-mail.ts';
+import { BUILT_IN_MAILS, type Mails } from '../account-mail.ts';
 import type { AccountOperation, CredentialChecks } from '../credential-checks.ts';
 import type { FailureContext } from '../lockout.ts';
 import type { SecurityChanges, SelfServiceChange } from '../security-changes.ts';
@@ -43,6 +43,8 @@ export interface TwoFactorManagerOptions {
   readonly codes: CodeHasher;
   readonly audit: AuditLog;
   readonly mailer: Mailer;
+  /** The sign-in code's mail, in the application's words, and the product's name for its SMS. @default the built-in ones */
+  readonly mails?: Mails;
   /** Null when phone features are off (production without SMS_WEBHOOK_URL). */
   readonly sms: SmsSender | null;
   readonly clock: Clock;
@@ -179,8 +181,9 @@ export class TwoFactorManager {
   async sendSignInCode(user: User, provider: 'Email' | 'Phone'): Promise<boolean> {
     if (provider === 'Phone' && !this.canTextSignInCode(user)) return false;
     const code = await this.issue(user, SENT_CODE_PURPOSE[provider], provider === 'Phone' ? user.phoneNumber : null);
-    if (provider === 'Email') await this.options.mailer.send(signInCodeMail(user, code));
-    else await this.sendSms(user.phoneNumber as string, `Your Gatehouse sign-in code is ${code}. It works once, for five minutes.`);
+    const { mails = BUILT_IN_MAILS } = this.options;
+    if (provider === 'Email') await this.options.mailer.send(mails.signInCode(user, code));
+    else await this.sendSms(user.phoneNumber as string, `Your ${mails.productName} sign-in code is ${code}. It works once, for five minutes.`);
     return true;
   }
 

@@ -119,7 +119,7 @@ export function passkeysSection(passkeys: readonly PasskeyView[], links: Passkey
   const list =
     passkeys.length === 0
       ? html`<p id="passkeys-none">No passkeys yet. A passkey signs you in with your device's screen lock instead of a password.</p>`
-      : html`<ul id="passkey-list">${passkeys.map((passkey, index) => passkeyItem(passkey, index + 1, links.passkeys[passkey.id]!))}</ul>`;
+      : html`<ul id="passkey-list" class="gh-rows">${passkeys.map((passkey, index) => passkeyItem(passkey, index + 1, links.passkeys[passkey.id]!))}</ul>`;
   return html`<section id="passkeys" aria-labelledby="passkeys-heading" data-passkeys data-done="${links.done}">
 <h2 id="passkeys-heading">Passkeys</h2>
 ${errorLine('passkeys-error')}

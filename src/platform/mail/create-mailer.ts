@@ -15,8 +15,10 @@ export function createMailer(
   store: Pick<Store, 'outbox'>,
   logger: Logger,
   clock: Clock = systemClock,
+  /** The `From` name: the product's. */
+  fromName?: string,
 ): Mailer {
-  if (config.smtpUrl) return new SmtpMailer({ smtpUrl: config.smtpUrl, publicUrl: config.publicUrl });
+  if (config.smtpUrl) return new SmtpMailer({ smtpUrl: config.smtpUrl, publicUrl: config.publicUrl, ...(fromName ? { fromName } : {}) });
   return new OutboxMailer(store.outbox, clock, logger);
 }
 

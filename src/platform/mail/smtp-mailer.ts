@@ -10,6 +10,8 @@ export interface SmtpMailerOptions {
   readonly smtpUrl: URL;
   /** PUBLIC_URL: its host names the sender. */
   readonly publicUrl: URL;
+  /** The sender's name: the product's. @default 'Gatehouse' */
+  readonly fromName?: string;
   /** How long to wait for the connection, the greeting and each reply. @default 10_000 */
   readonly timeoutMs?: number;
 }
@@ -50,7 +52,7 @@ export class SmtpMailer implements Mailer {
       disableFileAccess: true,
       disableUrlAccess: true,
     };
-    this.from = fromAddress(options.publicUrl);
+    this.from = fromAddress(options.publicUrl, options.fromName);
     this.server = `${smtpUrl.protocol}//${smtpUrl.host}`;
     this.secrets = [pass, smtpUrl.password].filter((secret) => secret.length > 0);
   }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AuditEvent, AuditStore } from '../ports.ts';
+import type { AuditEvent, AuditQuery, AuditStore } from '../ports.ts';
 import type { Database } from './database.ts';
 import { ReusableQuery } from './reusable-query.ts';
 import type { StoreContext } from './store-context.ts';
@@ -20,11 +20,16 @@ export class KyselyAuditStore implements AuditStore {
     await this.insert.execute(this.context.db, { type, userId, at, ip, detail: event.detail === null ? null : JSON.stringify(event.detail) });
   }
 
-  async list(page: { limit: number; before?: number }): Promise<AuditEvent[]> {
+  async list(page: AuditQuery): Promise<AuditEvent[]> {
+    const { before, type, userId, from, to } = page;
     const rows = await this.context.db
       .selectFrom('audit')
       .selectAll()
-      .$if(page.before !== undefined, (q) => q.where('id', '<', page.before ?? 0))
+      .$if(before !== undefined, (q) => q.where('id', '<', before ?? 0))
+      .$if(type !== undefined, (q) => q.where('type', '=', type ?? ''))
+      .$if(userId !== undefined, (q) => q.where('user_id', '=', userId ?? 0))
+      .$if(from !== undefined, (q) => q.where('at', '>=', from ?? 0))
+      .$if(to !== undefined, (q) => q.where('at', '<', to ?? 0))
       .orderBy('id', 'desc')
       .limit(page.limit)
       .execute();

@@ -1,6 +1,6 @@
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Database } from './database.ts';
-import type { AdminKeepingChange, FailedSignIn, NewUser, StoredPasswordHash, User, UserClaim, UserStore } from '../ports.ts';
+import type { AdminKeepingChange, FailedSignIn, NewUser, StoredPasswordHash, User, UserClaim, UserSearch, UserSearchPage, UserStore } from '../ports.ts';
 import { isLastUsableAdmin } from './admin-holders.ts';
 import type { StoreContext } from './store-context.ts';
 import { revokeLiveFamilies } from './refresh-token-store.ts';
@@ -59,6 +59,17 @@ export class KyselyUserStore implements UserStore {
 
   async list(): Promise<User[]> {
     return loadUsers(this.context.db, 'all');
+  }
+
+  async search({ query, limit, offset }: UserSearch): Promise<UserSearchPage> {
+    const { db } = this.context;
+    const matching = db.selectFrom('users').$if(query !== '', (q) => q.where(containing(query)));
+    const [counted, page] = await Promise.all([
+      matching.select((eb) => eb.fn.countAll<number | string | bigint>().as('total')).executeTakeFirstOrThrow(),
+      matching.select('id').orderBy('id').limit(limit).offset(offset).execute(),
+    ]);
+    // The count is bigint in PostgreSQL, which the pool hands over as text.
+    return { users: await loadUsers(db, { ids: page.map((row) => row.id) }), total: Number(counted.total) };
   }
 
   async delete(id: number): Promise<boolean> {
@@ -268,6 +279,17 @@ async function lockUser(trx: Kysely<Database>, userId: number, now: number): Pro
   await appendStampChange(trx, userId, stamps, now);
   await revokeLiveFamilies(trx, userId, now);
   return true;
+}
+
+/**
+ * The normalized e-mail or user name contains `query` in lower case. LIKE with its wildcards
+ * escaped, so that `%` and `_` match themselves; both sides are lower case, so SQLite's LIKE
+ * (which ignores ASCII case) and PostgreSQL's (which does not) agree.
+ */
+function containing(query: string) {
+  const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  const like = (column: 'normalized_email' | 'normalized_user_name') => sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '\\'`;
+  return (eb: ExpressionBuilder<Database, 'users'>) => eb.or([like('normalized_email'), like('normalized_user_name')]);
 }
 
 /** Neither locked by an admin nor in a lockout at `now`. */

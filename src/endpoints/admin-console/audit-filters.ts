@@ -1,0 +1,53 @@
+import type { AuditFilterInput } from '../../pages/admin/console.ts';
+import type { FieldErrors } from '../../security/errors.ts';
+import type { AuditQuery } from '../../store/ports.ts';
+
+/** The query parameters of the audit log's filters: the console's page reads them; the JSON API takes none of them. */
+export const AUDIT_FILTERS = ['type', 'userId', 'from', 'to'] as const;
+
+const DAY_MS = 86_400_000;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z?$/;
+const USER_ID = /^[1-9][0-9]{0,14}$/;
+const TIME_MESSAGE = 'Give a day (2025-01-31) or a time (2025-01-31T14:30), in UTC.';
+
+/** The filters of the audit log, or what is wrong with them by field. */
+export type AuditFilters = { readonly filters: Omit<AuditQuery, 'limit' | 'before'> } | { readonly errors: FieldErrors };
+
+/** The filters as the form sent them: empty fields are no filter, and every field is checked. */
+export function auditFilters(input: AuditFilterInput): AuditFilters {
+  const errors: Record<string, string[]> = {};
+  const refuse = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const type = input.type?.trim() || undefined;
+  if (type !== undefined && type.length > 64) refuse('type', 'An event type is at most 64 characters.');
+  const userIdText = input.userId?.trim() || undefined;
+  if (userIdText !== undefined && !USER_ID.test(userIdText)) refuse('userId', 'A user id is a whole number, 1 or more.');
+  const from = timeOf(input.from, 'start');
+  const to = timeOf(input.to, 'end');
+  if (from === null) refuse('from', TIME_MESSAGE);
+  if (to === null) refuse('to', TIME_MESSAGE);
+  if (from != null && to != null && from >= to) refuse('to', 'Until must come after From.');
+  if (Object.keys(errors).length > 0) return { errors };
+  return { filters: { type, userId: userIdText === undefined ? undefined : Number(userIdText), from: from ?? undefined, to: to ?? undefined } };
+}
+
+/**
+ * A bound of the time filter in epoch ms: undefined for none, null for text that is no time. A
+ * day alone counts whole: from its start, until its end.
+ */
+function timeOf(text: string | undefined, bound: 'start' | 'end'): number | null | undefined {
+  const value = text?.trim();
+  if (!value) return undefined;
+  if (DAY.test(value)) {
+    const start = utc(`${value}T00:00:00`);
+    return start === null ? null : bound === 'end' ? start + DAY_MS : start;
+  }
+  return TIME.test(value) ? utc(value.replace(' ', 'T').replace(/Z$/, '')) : null;
+}
+
+/** The time of an ISO local date-time read as UTC; null for a date that does not exist (February 30th). */
+function utc(dateTime: string): number | null {
+  const at = Date.parse(`${dateTime}Z`);
+  if (Number.isNaN(at)) return null;
+  return new Date(at).toISOString().slice(0, 10) === dateTime.slice(0, 10) ? at : null;
+}
