@@ -132,6 +132,12 @@ export interface Endpoint<Body = unknown> {
   readonly formErrors?: (request: EndpointRequest<Partial<Body> | undefined>, errors: FieldErrors) => Promise<EndpointResponse> | EndpointResponse;
   /** The status of its success when it is not 200 (for the API's description). */
   readonly successStatus?: 201 | 202 | 204;
+  /**
+   * Its answer is the same bytes for everyone, named by their content (a stylesheet or script
+   * under a hash): it keeps its own `Cache-Control` even when the request carries a cookie or the
+   * path lies under `/account/`, where every other answer is `no-store`.
+   */
+  readonly publicAsset?: boolean;
   /** The per-client limit and line of sign-ins, and the per-account limit when it names an account. */
   readonly rateLimits?: EndpointRateLimits<Body>;
   readonly handle: (request: EndpointRequest<Body>) => Promise<EndpointResponse>;

@@ -121,6 +121,8 @@ interface MountedEndpoint {
   readonly limits: RateLimitDependencies | undefined;
   /** Its answers are never stored, whoever asks (it reads credentials, or lies under a credential path). */
   readonly noStore: boolean;
+  /** `Endpoint.publicAsset`: never `no-store`. */
+  readonly publicAsset: boolean;
 }
 
 const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -225,7 +227,7 @@ function answerFinisher(options: FetchHandlerOptions) {
   return (response: EndpointResponse, request: ReceivedRequest, mounted: MountedEndpoint | undefined): EndpointResponse => {
     const page = pageFor?.({ status: response.status, contentType: response.headers?.['content-type'], url: request.url, headers: request.headers });
     const answer = page === undefined ? response : { ...response, headers: page.headers, body: page.body };
-    const noStore = mounted?.noStore === true || carriesCredentials(request.headers, credentialHeaders);
+    const noStore = mounted?.publicAsset !== true && (mounted?.noStore === true || carriesCredentials(request.headers, credentialHeaders));
     const headers = {
       ...answer.headers,
       'x-content-type-options': 'nosniff',
@@ -275,6 +277,7 @@ function mount(endpoint: Endpoint, options: FetchHandlerOptions): MountedEndpoin
     authorize: authorize ?? anonymousCaller,
     recognize,
     noStore: isNoStoreEndpoint(path, authorize !== null, options.responseHeaders?.credentialPaths ?? []),
+    publicAsset: endpoint.publicAsset === true,
     validators: [
       params === undefined ? always : partValidator(params, method, path, 'params'),
       body === undefined ? always : partValidator(body, method, path, 'body'),

@@ -5,9 +5,8 @@ import { defineEndpoint, type Endpoint } from './endpoint.ts';
  * `GET /account/assets/gatehouse.<hash>.css`: the pages' built-in stylesheet, with the
  * application's accent, from memory (built at start, pages/styles/page-stylesheet.ts; decision
  * 0094). Anonymous, since every page links it, the login page first; one fixed URL, so no request
- * path reaches the file system. Its URL names its content, so a browser may keep it for good: the
- * answer says so, though the hosts' rule that an answer under /account/ or to a request with a
- * cookie is `no-store` still wins over it today (docs/reference/http.md).
+ * path reaches the file system. Its URL names its content, so a browser may keep it for good
+ * (`publicAsset`: the `no-store` of the account paths and of requests with a cookie does not apply).
  */
 export function pageStylesheetEndpoint(stylesheet: PageStylesheet): Endpoint {
   const answer = {
@@ -23,6 +22,7 @@ export function pageStylesheetEndpoint(stylesheet: PageStylesheet): Endpoint {
     method: 'GET',
     path: `${PAGE_ASSETS_FOLDER}${stylesheet.fileName}`,
     authorization: { allowAnonymous: true },
+    publicAsset: true,
     handle: async () => answer,
   });
 }

@@ -41,7 +41,12 @@ function registerEndpoint(app: FastifyInstance, endpoint: Endpoint, { limits }: 
     ...(endpoint.formErrors === undefined ? {} : { attachValidation: true }),
     ...(endpoint.forms ? {} : { preParsing: refuseForms }),
     ...(endpoint.absentBody === undefined ? {} : { preValidation: absentBodyHook(endpoint.absentBody) }),
-    config: { authorization, ...(endpoint.groups === undefined ? {} : { groups: endpoint.groups }), ...(successStatus === undefined ? {} : { successStatus }) },
+    config: {
+      authorization,
+      ...(endpoint.groups === undefined ? {} : { groups: endpoint.groups }),
+      ...(successStatus === undefined ? {} : { successStatus }),
+      ...(endpoint.publicAsset === true ? { publicAsset: true } : {}),
+    },
     ...limitsOf(endpoint, limits),
     handler: async (request: FastifyRequest, reply: FastifyReply) => writeResponse(reply, await answer(endpoint, endpointRequest(request, reply))),
   });

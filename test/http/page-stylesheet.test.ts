@@ -31,8 +31,12 @@ describe.runIf(sqlite)('the built-in stylesheet over HTTP (SQLite)', () => {
     expect(stylesheet.headers['x-content-type-options']).toBe('nosniff');
     expect(stylesheet.body).toBe(builtInCss());
     expect(integrity).toBe(`sha384-${createHash('sha384').update(stylesheet.rawPayload).digest('base64')}`);
-    // The endpoint asks for a year's caching, but under /account/ every answer is never stored, and that rule of the hosts wins.
-    expect(stylesheet.headers['cache-control']).toBe('no-store');
+    // Its URL names its content: kept for a year, even when the browser sends its cookie along.
+    expect(stylesheet.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const withCookie = await ctx.app.inject({ url: href!, headers: { cookie: 'gh.auth=anything' } });
+    expect(withCookie.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    // Every other answer under /account/ stays never stored.
+    expect((await ctx.app.inject({ url: '/account/login', headers: NAVIGATION })).headers['cache-control']).toBe('no-store');
   });
 
   it('lets the pages load it, and no inline style', async () => {

@@ -32,8 +32,9 @@ describe('the passkey script over HTTP (SQLite)', () => {
     expect(script.body).toContain('[@simplewebauthn/browser@14.');
     expect(script.body.endsWith(ownCode.toString())).toBe(true);
     expect(integrity).toBe(`sha384-${createHash('sha384').update(script.rawPayload).digest('base64')}`);
-    // Under /account/, as every answer there: never stored.
-    expect(script.headers['cache-control']).toBe('no-store');
+    // Its URL names its content: kept for a year, even with the page's cookie along.
+    expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect((await ctx.app.inject({ url: src!, headers: { cookie: 'gh.auth=anything' } })).headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 
   it('answers 404 for any other file under its folder', async () => {

@@ -11,9 +11,8 @@ export function passkeyScriptEndpoint(script: PasskeyScript): Endpoint {
     status: 200,
     headers: {
       'content-type': 'text/javascript; charset=utf-8',
-      // No caching header of its own: like every answer under /account/ (and every answer to a
-      // request with a cookie, which a page's always is), it is `no-store`. About 17 kB per
-      // page that loads it; its URL still names its content, so nothing stale can run.
+      // Its URL names its content: a browser keeps it for good, and nothing stale can run.
+      'cache-control': 'public, max-age=31536000, immutable',
       'cross-origin-resource-policy': 'same-origin',
     },
     body: script.content,
@@ -22,6 +21,7 @@ export function passkeyScriptEndpoint(script: PasskeyScript): Endpoint {
     method: 'GET',
     path: `${PASSKEY_SCRIPT_FOLDER}${script.fileName}`,
     authorization: { allowAnonymous: true },
+    publicAsset: true,
     handle: async () => answer,
   });
 }

@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Resolved at registration: this endpoint's answers are never stored by a browser or a proxy. */
     noStore?: boolean;
+    /** The same bytes for everyone, named by their content (`Endpoint.publicAsset`): never `no-store`. */
+    publicAsset?: boolean;
   }
 }
 
@@ -33,7 +35,9 @@ async function responseHeaders(app: FastifyInstance, options: ResponseHeadersOpt
   const addHeaders: onSendHookHandler = (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     if (hsts) reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
-    if (carriesCredentials(request.headers, credentialHeaders) || request.routeOptions.config?.noStore === true) reply.header('cache-control', 'no-store');
+    const config = request.routeOptions.config;
+    if (config?.publicAsset === true) return done(null, payload);
+    if (carriesCredentials(request.headers, credentialHeaders) || config?.noStore === true) reply.header('cache-control', 'no-store');
     done(null, payload);
   };
   app.addHook('onSend', addHeaders);
