@@ -10,8 +10,14 @@ describe('CLI argument parsing', () => {
     expect(parse(['--password', '-secret-', '--confirmed'], options).values).toEqual({ password: '-secret-', confirmed: true });
   });
 
-  it('still treats a value that starts with two dashes as the next flag', () => {
+  it('still treats a flag of the command after a string option as that flag, not a value', () => {
     expect(() => parse(['--kid', '--confirmed'], options)).toThrow(CliError);
+    expect(() => parse(['--kid', '--password=x'], options)).toThrow(CliError);
+  });
+
+  it('takes a value that starts with two dashes when it names no flag of the command (a kid, one in 4,096)', () => {
+    expect(parse(['--kid', '--0llsi4IzOKwLO_wXkMWf8QGW89XOtv2ihW7iUbpc8'], options).values.kid).toBe('--0llsi4IzOKwLO_wXkMWf8QGW89XOtv2ihW7iUbpc8');
+    expect(parse(['--kid', '--confirmedX', '--confirmed'], options).values).toEqual({ kid: '--confirmedX', confirmed: true });
   });
 
   it('refuses unknown flags and stray arguments as usage errors', () => {

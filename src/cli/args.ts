@@ -38,7 +38,8 @@ export function parse<O extends Options>(args: string[], options: O): Parsed<O> 
 
 /**
  * `--kid -MV04…` as `--kid=-MV04…`: node's parser refuses a value that starts with a dash, yet
- * kids (base64url), keys and passwords may. Only a value starting with `--` stays a flag.
+ * kids (base64url), keys and passwords may, even with two (`--0lls…`, one kid in 4,096). Only a
+ * flag of the command stays a flag.
  */
 function attachValues(args: string[], options: Options): string[] {
   const result: string[] = [];
@@ -46,7 +47,7 @@ function attachValues(args: string[], options: Options): string[] {
     const arg = args[index]!;
     const next = args[index + 1];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
-    if (name !== undefined && options?.[name]?.type === 'string' && next !== undefined && next.startsWith('-') && !next.startsWith('--')) {
+    if (name !== undefined && options?.[name]?.type === 'string' && next !== undefined && next.startsWith('-') && !isFlag(next, options)) {
       result.push(`${arg}=${next}`);
       index++;
     } else {
@@ -54,4 +55,11 @@ function attachValues(args: string[], options: Options): string[] {
     }
   }
   return result;
+}
+
+/** `--name` or `--name=…` for an option the command has. */
+function isFlag(arg: string, options: Options): boolean {
+  if (!arg.startsWith('--')) return false;
+  const name = arg.slice(2).split('=', 1)[0]!;
+  return options !== undefined && Object.hasOwn(options, name);
 }
