@@ -82,7 +82,7 @@ export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
    */
   readonly responseHeaders?: Partial<ResponseHeadersOptions>;
   /** A browser's 403 or 404 under the membership paths (at `prefix`) is answered with the pages' error page. */
-  readonly refusalPages?: { readonly pages: Pick<PageRendering, 'headers' | 'render'>; readonly prefix: string };
+  readonly refusalPages?: { readonly pages: Pick<PageRendering, 'headers' | 'render' | 'language'>; readonly prefix: string };
 }
 
 /** What the host tells of one request beside the `Request`. */

@@ -26,11 +26,11 @@ export interface RefusedAnswer {
  * that is not problem+json (a replaced result handler's own) is left as it is. Returns the page's
  * headers and text, or undefined to keep the answer.
  */
-export function refusalPageFor(pages: Pick<PageRendering, 'headers' | 'render'>, prefix: string) {
+export function refusalPageFor(pages: Pick<PageRendering, 'headers' | 'render' | 'language'>, prefix: string) {
   const isMembershipPath = membershipPathTest(prefix);
   return (answer: RefusedAnswer): { readonly headers: Readonly<Record<string, string>>; readonly body: string } | undefined => {
     if (answer.status !== 403 && answer.status !== 404) return undefined;
     if (!(answer.contentType ?? '').startsWith(PROBLEM_JSON) || !isMembershipPath(answer.url) || !isBrowserNavigation(answer.headers)) return undefined;
-    return { headers: pages.headers, body: pages.render('error', { status: answer.status }).toString() };
+    return { headers: pages.headers, body: pages.render('error', { status: answer.status }, pages.language(answer.headers['accept-language'])).toString() };
   };
 }

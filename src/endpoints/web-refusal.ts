@@ -17,7 +17,7 @@ export const NOT_FOUND_ANSWER = problemResponse(problem('GH_NOT_FOUND', 'There i
 export const INTERNAL_ERROR_ANSWER = problemResponse(problem('GH_INTERNAL', 'Something went wrong on our side.'));
 
 /** The refusals of one application: the pages of its options, the membership paths under `prefix`. */
-export function webRefusals(pages: Pick<PageRendering, 'headers' | 'render'>, prefix: string) {
+export function webRefusals(pages: Pick<PageRendering, 'headers' | 'render' | 'language'>, prefix: string) {
   const pageFor = refusalPageFor(pages, prefix);
   return (answer: EndpointResponse, request: RefusedRequest): Response => {
     const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: request.url, headers: request.headers });

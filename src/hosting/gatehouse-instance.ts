@@ -17,6 +17,7 @@
 import type { Logger } from 'pino';
 import { type Config, isIpAddress, requireMailInProduction, requireMetricsToken } from '../config/config.ts';
 import { configFromSettings } from '../config/settings.ts';
+import { Catalogues } from '../i18n/catalogue.ts';
 import type { EndpointAuthorizationOptions } from '../endpoints/authorize-endpoint.ts';
 import type { EndpointsHandler, FetchRequestOptions } from '../endpoints/fetch-handler.ts';
 import { type MembershipEndpoints, membershipEndpoints, membershipEndpointsHandler, signsInWithPasswords } from '../endpoints/membership-endpoints.ts';
@@ -129,7 +130,7 @@ export async function startGatehouseInstance(options: GatehouseInstanceOptions, 
 export async function createGatehouseInstance(options: GatehouseInstanceOptions, host: InstanceHost = {}): Promise<GatehouseInstance> {
   checkInstanceOptions(options);
   // Renders the application's mail templates once: one that breaks a rule stops the start here.
-  const mails = new Mails({ productName: options.pages?.productName, templates: options.mails?.templates });
+  const mails = new Mails({ productName: options.pages?.productName, templates: options.mails?.templates, catalogues: new Catalogues(options.i18n) });
   const config = options.config ?? configFromSettings(options.settings);
   const features: Required<GatehouseFeatures> = { ...DEFAULT_FEATURES, ...options.features };
   // Before anything is opened: a start that cannot send its mail fails with nothing to undo.
@@ -216,7 +217,7 @@ async function wire(
   attachServices(gatehouse, services);
   // The login and profile pages' one script, when passkeys are on for browsers: built once, now.
   const script = passkeys && !isIpAddress(config.webauthnRpId) ? passkeyScript() : null;
-  const pages = pageRendering(options, config, paths, script);
+  const pages = pageRendering(options, config, paths, script, mails.catalogues);
   const background = new BackgroundWork(services);
   const endpoints = membershipEndpoints({ services, membership, features, passkeys, passkeyScript: script, paths, pages });
   const serving = {
@@ -283,7 +284,7 @@ function schemeOptionsOf(options: GatehouseInstanceOptions, features: Required<G
  * A form post to link a provider ends at that provider: the pages' form-action allows its origin.
  * The built-in stylesheet is served under the prefix, beside the passkey script.
  */
-function pageRendering(options: GatehouseInstanceOptions, config: Config, paths: MembershipPaths, script: PasskeyScript | null): PageRendering {
+function pageRendering(options: GatehouseInstanceOptions, config: Config, paths: MembershipPaths, script: PasskeyScript | null, catalogues: Catalogues): PageRendering {
   const scriptTag = script === null ? null : { src: `${paths.prefix}${PASSKEY_SCRIPT_FOLDER}${script.fileName}`, integrity: script.integrity };
   return new PageRendering(options.pages, {
     formTargets: config.oidcProviders.map((provider) => provider.issuer.origin),
@@ -291,6 +292,8 @@ function pageRendering(options: GatehouseInstanceOptions, config: Config, paths:
     paths: accountPaths(`${paths.prefix}/account`, `${paths.prefix}/orgs`),
     script: scriptTag,
     assets: `${paths.prefix}${PAGE_ASSETS_FOLDER}`,
+    // The mails' catalogues: one language choice and one set of texts for the pages and the mails.
+    catalogues,
   });
 }
 

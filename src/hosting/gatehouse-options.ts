@@ -2,6 +2,7 @@ import type { Config } from '../config/config.ts';
 import type { GatehouseSettings } from '../config/settings.ts';
 import type { AccountLockoutOptions } from '../identity/lockout.ts';
 import type { MailOptions } from '../identity/mail-templates.ts';
+import type { LanguageOptions } from '../i18n/catalogue.ts';
 import type { PageOptions } from '../pages/rendering.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { AuthenticationHandler, ForwardDefaultSelector } from '../security/authentication/index.ts';
@@ -107,6 +108,12 @@ export interface GatehouseInstanceOptions {
    * one that breaks a rule (a line break in the subject, a second link) stops the start.
    */
   readonly mails?: MailOptions;
+  /**
+   * The languages of the pages and the mails (`docs/pages.md`, "Languages"): catalogues of the
+   * application's (a language of its own with every key, or keys of `en` or `de` to override), the
+   * default language and a fixed one. A language added without every key stops the start.
+   */
+  readonly i18n?: LanguageOptions;
   /**
    * Prometheus metrics at `/metrics` (or `path`), for loopback callers and for the bearer of the
    * `METRICS_TOKEN` setting (docs/operations.md); `true` or an object turns them on. Needs the

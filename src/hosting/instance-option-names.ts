@@ -5,13 +5,14 @@
  */
 import { type OptionNames, refuseNonObject, refuseUnknownOptions } from '../config/option-names.ts';
 import { BUILT_IN_MAIL_TEMPLATES, type MailOptions } from '../identity/mail-templates.ts';
+import type { LanguageOptions } from '../i18n/catalogue.ts';
 import { DEFAULT_RENDERERS, type PageOptions } from '../pages/rendering.ts';
 import type { GatehouseFeatures, GatehouseInstanceOptions, MetricsOptions } from './gatehouse-options.ts';
 
 const INSTANCE_OPTIONS = {
   settings: true, config: true, store: true, tablePrefix: true, schema: true, migrations: true, migrate: true, features: true,
   policies: true, handlers: true, fallbackPolicy: true, defaultPolicy: true, schemes: true, defaultScheme: true,
-  forwardDefaultSelector: true, prefix: true, pages: true, mails: true, metrics: true, clock: true, onLockout: true,
+  forwardDefaultSelector: true, prefix: true, pages: true, mails: true, i18n: true, metrics: true, clock: true, onLockout: true,
 } as const satisfies OptionNames<GatehouseInstanceOptions>;
 
 const FEATURES = {
@@ -24,6 +25,8 @@ const PAGE_OPTIONS = {
 
 /** One entry a page, from the built-in renderers (which name every page). */
 const PAGE_NAMES: Readonly<Record<string, true>> = Object.fromEntries(Object.keys(DEFAULT_RENDERERS).map((name) => [name, true]));
+
+const LANGUAGE_OPTIONS = { languages: true, defaultLanguage: true, fixedLanguage: true } as const satisfies OptionNames<LanguageOptions>;
 
 const METRICS_OPTIONS = { path: true } as const satisfies OptionNames<MetricsOptions>;
 
@@ -42,6 +45,11 @@ export function checkInstanceOptions(options: GatehouseInstanceOptions, hostOpti
   if (options.features !== undefined) checkFeatures(options.features);
   if (options.pages !== undefined) checkPages(options.pages);
   if (options.mails !== undefined) checkMails(options.mails);
+  if (options.i18n !== undefined) {
+    // The catalogues themselves are checked when they are built (i18n/catalogue.ts): missing keys, unknown keys, tags.
+    refuseNonObject('i18n', options.i18n);
+    refuseUnknownOptions('i18n', options.i18n, LANGUAGE_OPTIONS);
+  }
   if (options.metrics !== undefined && typeof options.metrics !== 'boolean') {
     refuseNonObject('metrics', options.metrics);
     refuseUnknownOptions('metrics', options.metrics, METRICS_OPTIONS);

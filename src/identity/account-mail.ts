@@ -1,3 +1,4 @@
+import { BUILT_IN_LANGUAGES, type Catalogues } from '../i18n/catalogue.ts';
 import { plainWords } from '../platform/mail/mail-parts.ts';
 import { checkMailContent, checkProductName, type MailContent, MailTemplateError, type MailSecret } from '../platform/mail/mail-rules.ts';
 import type { MailMessage } from '../platform/mail/mailer.ts';
@@ -44,10 +45,12 @@ export interface OtherWaysIn {
   readonly externalLogins: readonly string[];
 }
 
-/** The product's name and the application's templates (`mails.templates`). */
+/** The product's name, the application's templates (`mails.templates`) and the service's languages. */
 export interface MailsOptions extends MailOptions {
   /** @default 'Gatehouse' */
   readonly productName?: string;
+  /** The catalogues the mails take their words from. @default English and German, English by default */
+  readonly catalogues?: Catalogues;
 }
 
 /** Confirmation and reset codes are base64url (or any URL-safe token). */
@@ -63,47 +66,51 @@ const NO_OTHER_WAYS_IN: OtherWaysIn = { passkeys: [], externalLogins: [] };
 /** Every mail Gatehouse sends, in the application's words where it gave a template. */
 export class Mails {
   readonly productName: string;
+  /** The service's languages: a mail is in its request's (`language` of each method), else the default one. */
+  readonly catalogues: Catalogues;
   private readonly templates: MailTemplates;
 
-  /** Renders each of the application's templates once with sample variables: one that breaks a rule stops the start, not a mail. */
+  /** Renders each template once in each language with sample variables: one that breaks a rule stops the start, not a mail. */
   constructor(options: MailsOptions = {}) {
     this.productName = checkProductName(options.productName ?? DEFAULT_PRODUCT_NAME);
+    this.catalogues = options.catalogues ?? BUILT_IN_LANGUAGES;
     const given = Object.entries(options.templates ?? {}).filter(([, template]) => template !== undefined);
     for (const [name, template] of given) {
       if (!Object.hasOwn(BUILT_IN_MAIL_TEMPLATES, name)) throw new TypeError(`mails.templates has no mail "${name}".`);
       if (typeof template !== 'function') throw new TypeError(`mails.templates.${name} must be a function of the mail's variables.`);
     }
     this.templates = { ...BUILT_IN_MAIL_TEMPLATES, ...Object.fromEntries(given) };
-    for (const [name] of given) this.renderSample(name as MailName);
+    // Every template, in every language: an application's catalogue can break a rule of a built-in template too.
+    for (const name of Object.keys(this.templates)) this.renderSample(name as MailName);
   }
 
-  confirmEmail(user: Recipient, code: string, links: AccountLinks): MailMessage {
+  confirmEmail(user: Recipient, code: string, links: AccountLinks, language?: string): MailMessage {
     const link = links.confirmEmail(user.id, urlSafe(code));
-    return this.compose('confirmEmail', user.email, { link }, { kind: 'link', link, code });
+    return this.compose('confirmEmail', user.email, { link }, { kind: 'link', link, code }, language);
   }
 
   /**
    * Someone registered again with the address of an account not yet confirmed: a fresh link (the
    * older ones no longer work), and the news that the account's password did not change.
    */
-  confirmEmailAgain(user: Recipient, code: string, links: AccountLinks): MailMessage {
+  confirmEmailAgain(user: Recipient, code: string, links: AccountLinks, language?: string): MailMessage {
     const link = links.confirmEmail(user.id, urlSafe(code));
-    return this.compose('confirmEmailAgain', user.email, { link }, { kind: 'link', link, code });
+    return this.compose('confirmEmailAgain', user.email, { link }, { kind: 'link', link, code }, language);
   }
 
   /** The reset link, and every other way into the account (names as plain words). */
-  resetPassword(user: Recipient, code: string, links: AccountLinks, others: OtherWaysIn = NO_OTHER_WAYS_IN): MailMessage {
+  resetPassword(user: Recipient, code: string, links: AccountLinks, others: OtherWaysIn = NO_OTHER_WAYS_IN, language?: string): MailMessage {
     const link = links.resetPassword(user.email, urlSafe(code));
     const otherWaysIn: OtherWaysInVariables = {
       passkeys: others.passkeys.map(({ name, createdAt }) => ({ name: plainWords(name, NAME_MAX), createdAt: new Date(createdAt) })),
       externalLogins: others.externalLogins.map((provider) => plainWords(provider, NAME_MAX)),
     };
-    return this.compose('resetPassword', user.email, { link, otherWaysIn }, { kind: 'link', link, code });
+    return this.compose('resetPassword', user.email, { link, otherWaysIn }, { kind: 'link', link, code }, language);
   }
 
   /** Someone tried to register with this address, which already has an account: no link, no code. */
-  registrationNotice(user: Recipient): MailMessage {
-    return this.compose('registrationNotice', user.email, {}, NOTICE);
+  registrationNotice(user: Recipient, language?: string): MailMessage {
+    return this.compose('registrationNotice', user.email, {}, NOTICE, language);
   }
 
   /** The account locked after too many failed sign-ins, until `until` (epoch ms). */
@@ -131,37 +138,40 @@ export class Mails {
     return this.compose('passkeyRemoved', user.email, { passkeyName: plainWords(name, NAME_MAX) }, NOTICE);
   }
 
-  signInCode(user: Recipient, code: string): MailMessage {
+  signInCode(user: Recipient, code: string, language?: string): MailMessage {
     if (!SIGN_IN_CODE.test(code)) throw new Error('A sign-in code is six digits.');
-    return this.compose('signInCode', user.email, { code }, { kind: 'code', code });
+    return this.compose('signInCode', user.email, { code }, { kind: 'code', code }, language);
   }
 
   /** The invitation's one link (`code` inside it) to the invited address; whoever made the organization chose its name. */
-  organizationInvitation(invitation: { email: string; organizationName: string; roles: readonly string[]; code: string; link: string }): MailMessage {
+  organizationInvitation(invitation: { email: string; organizationName: string; roles: readonly string[]; code: string; link: string }, language?: string): MailMessage {
     const { email, organizationName, roles, code, link } = invitation;
     const variables = { link, organizationName: plainWords(organizationName, ORGANIZATION_NAME_MAX).replace(/ {2,}/g, ' '), roles };
-    return this.compose('organizationInvitation', email, variables, { kind: 'link', link, code });
+    return this.compose('organizationInvitation', email, variables, { kind: 'link', link, code }, language);
   }
 
-  private compose<Name extends MailName>(name: Name, to: string, variables: MailVariables[Name], secret: MailSecret): MailMessage {
-    return { to, ...this.render(name, variables, secret) };
+  /** `language` is the request's that caused the mail; a mail of background work (a lockout, a notice) has none and takes the default. */
+  private compose<Name extends MailName>(name: Name, to: string, variables: MailVariables[Name], secret: MailSecret, language?: string): MailMessage {
+    return { to, ...this.render(name, variables, secret, language) };
   }
 
   /** The template's mail, checked; a template that throws or breaks a rule is a MailTemplateError naming it. */
-  private render<Name extends MailName>(name: Name, variables: MailVariables[Name], secret: MailSecret): MailContent {
+  private render<Name extends MailName>(name: Name, variables: MailVariables[Name], secret: MailSecret, language?: string): MailContent {
     const template = this.templates[name] as MailTemplate<MailVariables[Name]>;
+    const tag = language !== undefined && this.catalogues.languages.includes(language) ? language : this.catalogues.defaultLanguage;
     let content: unknown;
     try {
-      content = template({ ...variables, productName: this.productName }, MAIL_KIT);
+      content = template({ ...variables, productName: this.productName, language: tag, messages: this.catalogues.messages(tag) }, MAIL_KIT);
     } catch (error) {
       throw new MailTemplateError(`The "${name}" mail template failed.`, { cause: error });
     }
     return checkMailContent(name, content, secret);
   }
 
+  /** In every language: a template (or a catalogue's text) that breaks a rule in one of them stops the start. */
   private renderSample(name: MailName): void {
     const { variables, secret } = SAMPLES[name];
-    this.render(name, variables as never, secret);
+    for (const language of this.catalogues.languages) this.render(name, variables as never, secret, language);
   }
 }
 

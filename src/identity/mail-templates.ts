@@ -4,11 +4,12 @@
  * (`mails: { templates }`, docs/mails.md); the built-in ones are here. Whoever wrote a template,
  * the mail it renders is checked before it leaves (platform/mail/mail-rules.ts), and its
  * variables arrive ready: links built under PUBLIC_URL and the prefix, names chosen by users made
- * plain words, times as `Date`s. The words are English for now; a locale will join
- * `MailContext` when they come from a catalogue.
+ * plain words, times as `Date`s. The words come from the message catalogue of the mail's
+ * language (`messages`, i18n/): the request's that caused the mail, else the default language.
  */
 import { escapeHtml, type MailBody, mailParts, type MailParts } from '../platform/mail/mail-parts.ts';
 import type { MailContent } from '../platform/mail/mail-rules.ts';
+import type { Messages } from '../i18n/messages.ts';
 import { organizationInvitationTemplate } from '../organizations/invitation-mail.ts';
 
 export type { MailContent } from '../platform/mail/mail-rules.ts';
@@ -17,6 +18,10 @@ export type { MailContent } from '../platform/mail/mail-rules.ts';
 export interface MailContext {
   /** `pages.productName`: the product the mails speak for. @default 'Gatehouse' */
   readonly productName: string;
+  /** The mail's language tag (`en`, `de`): the request's that caused it, else the default language. */
+  readonly language: string;
+  /** The texts of that language: the built-in templates take every word from them. */
+  readonly messages: Messages;
 }
 
 /** The ways into an account besides its password, as a reset mail lists them. */
@@ -74,8 +79,6 @@ export interface MailOptions {
 
 export const DEFAULT_PRODUCT_NAME = 'Gatehouse';
 
-const CONFIRM_ACTION = 'Confirm my e-mail address';
-
 /** A mail with one link, its words around it. */
 function linkMail(productName: string, subject: string, before: string, action: { label: string; link: string }, after: readonly string[]): MailContent {
   return { subject, ...mailParts({ productName, subject, paragraphs: [before], action, after }) };
@@ -86,105 +89,58 @@ function wordsMail(productName: string, subject: string, paragraphs: readonly st
   return { subject, ...mailParts({ productName, subject, paragraphs }) };
 }
 
-const confirmEmail: MailTemplate<MailVariables['confirmEmail']> = ({ productName, link }) =>
-  linkMail(
-    productName,
-    'Confirm your e-mail address',
-    `To confirm your e-mail address for your ${productName} account, open this link:`,
-    { label: CONFIRM_ACTION, link },
-    ['The link works for 24 hours. If you did not create an account, ignore this mail.'],
-  );
+const confirmEmail: MailTemplate<MailVariables['confirmEmail']> = ({ productName: product, link, messages: m }) =>
+  linkMail(product, m.mailConfirmEmailSubject, m.mailConfirmEmailIntro({ product }), { label: m.mailConfirmAction, link }, [m.mailConfirmEmailOutro]);
 
 /**
  * The news that the account's password did not change, so that an owner who registered twice
  * knows which password is theirs and a stranger's password is never one.
  */
-const confirmEmailAgain: MailTemplate<MailVariables['confirmEmailAgain']> = ({ productName, link }) =>
-  linkMail(
-    productName,
-    'Confirm your e-mail address (someone registered again)',
-    // No article before the product's name: "a" or "an" depends on the name.
-    `Someone just registered again at ${productName} with this e-mail address, which already has an account that is not confirmed yet. ` +
-      'The password of that account was not changed: the password given just now was not stored. To confirm your e-mail address, open this link:',
-    { label: CONFIRM_ACTION, link },
-    [
-      'The link works for 24 hours; links in earlier mails no longer work. If you do not know the password of the account, or did not ' +
-        'create it yourself, confirm and then set a new password with "Forgot password" on the sign-in page. If you did not register, ignore this mail.',
-    ],
-  );
+const confirmEmailAgain: MailTemplate<MailVariables['confirmEmailAgain']> = ({ productName: product, link, messages: m }) =>
+  linkMail(product, m.mailConfirmEmailAgainSubject, m.mailConfirmEmailAgainIntro({ product }), { label: m.mailConfirmAction, link }, [m.mailConfirmEmailAgainOutro]);
 
 /**
  * Every other way into the account: an owner taking back a stolen account sees a passkey or a
  * provider the thief added, and the reset page offers to remove them all.
  */
-const resetPassword: MailTemplate<MailVariables['resetPassword']> = ({ productName, link, otherWaysIn }) =>
-  linkMail(
-    productName,
-    'Reset your password',
-    `To choose a new password for your ${productName} account, open this link:`,
-    { label: 'Choose a new password', link },
-    ['The link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is.', ...otherWaysInParagraphs(otherWaysIn)],
-  );
+const resetPassword: MailTemplate<MailVariables['resetPassword']> = ({ productName: product, link, otherWaysIn, messages: m }) =>
+  linkMail(product, m.mailResetPasswordSubject, m.mailResetPasswordIntro({ product }), { label: m.mailResetPasswordAction, link }, [
+    m.mailResetPasswordOutro,
+    ...otherWaysInParagraphs(otherWaysIn, m),
+  ]);
 
-function otherWaysInParagraphs({ passkeys, externalLogins }: OtherWaysInVariables): string[] {
+function otherWaysInParagraphs({ passkeys, externalLogins }: OtherWaysInVariables, m: Messages): string[] {
   if (passkeys.length === 0 && externalLogins.length === 0) return [];
   const lines = [
-    ...passkeys.map((passkey) => `- the passkey "${passkey.name}", added ${utcMinute(passkey.createdAt)}`),
-    ...externalLogins.map((provider) => `- signing in with ${provider}`),
+    ...passkeys.map((passkey) => m.mailOtherWaysInPasskey({ name: passkey.name, added: utcMinute(passkey.createdAt) })),
+    ...externalLogins.map((provider) => m.mailOtherWaysInProvider({ provider })),
   ];
-  return [
-    `Besides the password, these sign in to your account:\n${lines.join('\n')}`,
-    'If you do not know one of them, someone else may have added it: the reset page offers to remove every passkey and unlink every provider.',
-  ];
+  return [m.mailOtherWaysInIntro({ lines: lines.join('\n') }), m.mailOtherWaysInWarning];
 }
 
-const registrationNotice: MailTemplate<MailVariables['registrationNotice']> = ({ productName }) =>
-  wordsMail(productName, 'Someone tried to register with your e-mail address', [
-    `Someone just tried to register at ${productName} with this e-mail address, which already has an account. Your account has not changed.`,
-    'If it was you and you forgot your password, use "Forgot password" on the sign-in page. If it was not you, you can ignore this mail.',
-  ]);
+const registrationNotice: MailTemplate<MailVariables['registrationNotice']> = ({ productName: product, messages: m }) =>
+  wordsMail(product, m.mailRegistrationNoticeSubject, [m.mailRegistrationNoticeBody({ product }), m.mailRegistrationNoticeAdvice]);
 
-const lockout: MailTemplate<MailVariables['lockout']> = ({ productName, until }) =>
-  wordsMail(productName, 'Your account was locked', [
-    `Your ${productName} account was locked after too many failed sign-in attempts. You can sign in again after ${utcMinute(until)}.`,
-    'If these attempts were not yours, someone may know or be guessing your password: consider changing it once you are signed in.',
-  ]);
+const lockout: MailTemplate<MailVariables['lockout']> = ({ productName: product, until, messages: m }) =>
+  wordsMail(product, m.mailLockoutSubject, [m.mailLockoutBody({ product, until: utcMinute(until) }), m.mailLockoutAdvice]);
 
 /** The owner who did not link the provider learns of it while the link is new. */
-const externalLinked: MailTemplate<MailVariables['externalLinked']> = ({ productName, provider, how }) => {
-  const why =
-    how === 'email'
-      ? `Someone signed in with ${provider}, which confirmed your e-mail address, and ${provider} was linked to your ${productName} account.`
-      : `${provider} was linked to your ${productName} account from your profile.`;
-  return wordsMail(productName, `${provider} was linked to your account`, [
-    `${why} From now on you can sign in with ${provider}.`,
-    `If this was not you, sign in, unlink ${provider} on your profile page and change your password.`,
-  ]);
+const externalLinked: MailTemplate<MailVariables['externalLinked']> = ({ productName: product, provider, how, messages: m }) => {
+  const why = how === 'email' ? m.mailExternalLinkedByEmail({ product, provider }) : m.mailExternalLinkedByProfile({ product, provider });
+  return wordsMail(product, m.mailExternalLinkedSubject({ provider }), [`${why} ${m.mailExternalLinkedFromNowOn({ provider })}`, m.mailExternalLinkedAdvice({ provider })]);
 };
 
-const externalUnlinked: MailTemplate<MailVariables['externalUnlinked']> = ({ productName, provider }) =>
-  wordsMail(productName, `${provider} was unlinked from your account`, [
-    `${provider} was unlinked from your ${productName} account: you can no longer sign in with it, and the sessions opened with it have ended.`,
-    'If this was not you, someone is signed in to your account: change your password and sign out everywhere else.',
-  ]);
+const externalUnlinked: MailTemplate<MailVariables['externalUnlinked']> = ({ productName: product, provider, messages: m }) =>
+  wordsMail(product, m.mailExternalUnlinkedSubject({ provider }), [m.mailExternalUnlinkedBody({ product, provider }), m.mailSomeoneSignedInAdvice]);
 
-const passkeyAdded: MailTemplate<MailVariables['passkeyAdded']> = ({ productName, passkeyName }) =>
-  wordsMail(productName, 'A passkey was added to your account', [
-    `A passkey named "${passkeyName}" was added to your ${productName} account. From now on it can sign in to your account.`,
-    'If this was not you, someone is signed in to your account: remove the passkey on your profile page, change your password and sign out everywhere else.',
-  ]);
+const passkeyAdded: MailTemplate<MailVariables['passkeyAdded']> = ({ productName: product, passkeyName, messages: m }) =>
+  wordsMail(product, m.mailPasskeyAddedSubject, [m.mailPasskeyAddedBody({ product, passkeyName }), m.mailPasskeyAddedAdvice]);
 
-const passkeyRemoved: MailTemplate<MailVariables['passkeyRemoved']> = ({ productName, passkeyName }) =>
-  wordsMail(productName, 'A passkey was removed from your account', [
-    `The passkey named "${passkeyName}" was removed from your ${productName} account: it no longer signs in, and your other sessions have ended.`,
-    'If this was not you, someone is signed in to your account: change your password and sign out everywhere else.',
-  ]);
+const passkeyRemoved: MailTemplate<MailVariables['passkeyRemoved']> = ({ productName: product, passkeyName, messages: m }) =>
+  wordsMail(product, m.mailPasskeyRemovedSubject, [m.mailPasskeyRemovedBody({ product, passkeyName }), m.mailSomeoneSignedInAdvice]);
 
-const signInCode: MailTemplate<MailVariables['signInCode']> = ({ productName, code }) =>
-  wordsMail(productName, 'Your sign-in code', [
-    `Your ${productName} sign-in code is ${code}.`,
-    'It works once, for five minutes. If you did not try to sign in, someone may know your password: consider changing it.',
-  ]);
+const signInCode: MailTemplate<MailVariables['signInCode']> = ({ productName: product, code, messages: m }) =>
+  wordsMail(product, m.mailSignInCodeSubject, [m.mailSignInCodeBody({ product, code }), m.mailSignInCodeAdvice]);
 
 export const BUILT_IN_MAIL_TEMPLATES: MailTemplates = Object.freeze({
   confirmEmail,

@@ -45,9 +45,9 @@ export class PasswordReset {
    * Sends a reset link when the address belongs to an account that may sign in (a confirmed one,
    * when confirmation is required: a link would otherwise confirm nothing and prove nothing).
    * The caller answers the same either way, and does not wait for this: the time taken would tell.
-   * `links` say where the reset page is (the HTTP ring's routes).
+   * `links` say where the reset page is (the HTTP ring's routes); `language` is the request's, the mail's.
    */
-  async requestReset(email: string, links: AccountLinks): Promise<void> {
+  async requestReset(email: string, links: AccountLinks, language?: string): Promise<void> {
     const { users, codes, clock, random, mailer, mails = BUILT_IN_MAILS, requireConfirmedEmail } = this.options;
     const user = await users.findByEmail(email);
     if (user === null || (requireConfirmedEmail && !user.emailConfirmed)) return;
@@ -58,7 +58,7 @@ export class PasswordReset {
       passkeys: (await this.options.passkeys.listForUser(user.id)).map(({ name, createdAt }) => ({ name, createdAt })),
       externalLogins: (await this.options.logins.listForUser(user.id)).map(({ provider }) => provider),
     };
-    await mailer.send(mails.resetPassword(user, code, links, waysIn));
+    await mailer.send(mails.resetPassword(user, code, links, waysIn, language));
   }
 
   /**

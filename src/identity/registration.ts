@@ -47,11 +47,20 @@ export interface RegistrationInput {
  * leaves in the background for the same reason. The confirmation link is the caller's: the HTTP
  * ring knows where its routes are mounted (ASP.NET's endpoints build it likewise).
  */
+/** Who registers: their client, for the hashing queue's turns, and their language, for the mail. */
+export interface RegistrationContext {
+  readonly clientKey?: string;
+  readonly language?: string;
+}
+
 export class Registration {
   constructor(private readonly options: RegistrationOptions) {}
 
-  /** `context.clientKey`: whose request it is, for the hashing queue's turns (`SignInContext.clientKey`). */
-  async register(input: RegistrationInput, links: AccountLinks, context: { readonly clientKey?: string } = {}): Promise<void> {
+  /**
+   * `context.clientKey`: whose request it is, for the hashing queue's turns (`SignInContext.clientKey`);
+   * `context.language`: the request's language, the mail's.
+   */
+  async register(input: RegistrationInput, links: AccountLinks, context: RegistrationContext = {}): Promise<void> {
     const { users, hasher, requireConfirmedEmail } = this.options;
     // Input errors (400) and a taken user name (409) are the caller's to know, and are decided
     // without the e-mail: the same for every address.
@@ -67,10 +76,10 @@ export class Registration {
     // Hashed and thrown away: the time a new account takes to hash its password.
     await hasher.hash(input.password, context.clientKey);
     if (existing.emailConfirmed || !requireConfirmedEmail) {
-      this.deliver(() => this.mails.registrationNotice(existing));
+      this.deliver(() => this.mails.registrationNotice(existing, context.language));
       return;
     }
-    await this.sendConfirmation(existing, 'registered-again', links);
+    await this.sendConfirmation(existing, 'registered-again', links, context.language);
   }
 
   /**
@@ -78,10 +87,10 @@ export class Registration {
    * nothing for an unknown or confirmed address. The caller answers the same either way and does
    * not wait for this: the time taken would tell.
    */
-  async resendConfirmation(email: string, links: AccountLinks): Promise<void> {
+  async resendConfirmation(email: string, links: AccountLinks, language?: string): Promise<void> {
     const user = await this.options.users.findByEmail(email);
     if (user === null || user.emailConfirmed) return;
-    await this.sendConfirmation(user, 'new', links);
+    await this.sendConfirmation(user, 'new', links, language);
   }
 
   /** True when the code confirms (or already confirmed) this user's e-mail. */
@@ -96,11 +105,11 @@ export class Registration {
   }
 
   /** The new account, or null when the e-mail was taken meanwhile. */
-  private async createAccount(input: RegistrationInput, links: AccountLinks, context: { readonly clientKey?: string }): Promise<User | null> {
+  private async createAccount(input: RegistrationInput, links: AccountLinks, context: RegistrationContext): Promise<User | null> {
     try {
       // Confirmation is offered even when sign-in does not require it: the address is proven either way.
       const user = await this.options.users.create({ ...input, emailConfirmed: false }, context);
-      await this.sendConfirmation(user, 'new', links);
+      await this.sendConfirmation(user, 'new', links, context.language);
       return user;
     } catch (error) {
       if (error instanceof GatehouseError && error.code === 'GH_CONFLICT' && isEmailConflict(error)) return null;
@@ -109,12 +118,12 @@ export class Registration {
   }
 
   /** A fresh confirmation link, voiding older ones; its mail says whether someone registered again. */
-  private async sendConfirmation(user: User, account: 'new' | 'registered-again', links: AccountLinks): Promise<void> {
+  private async sendConfirmation(user: User, account: 'new' | 'registered-again', links: AccountLinks, language: string | undefined): Promise<void> {
     const { codes, clock, random } = this.options;
     const code = newAccountCode(random);
     const now = clock.now();
     await codes.issue({ userId: user.id, purpose: 'confirm-email', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + CONFIRMATION_CODE_MS });
-    this.deliver(() => (account === 'new' ? this.mails.confirmEmail(user, code, links) : this.mails.confirmEmailAgain(user, code, links)));
+    this.deliver(() => (account === 'new' ? this.mails.confirmEmail(user, code, links, language) : this.mails.confirmEmailAgain(user, code, links, language)));
   }
 
   /** Composes and sends without making the request wait (the message holds a code: a failure is logged without it). */

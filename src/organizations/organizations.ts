@@ -251,6 +251,7 @@ export class Organizations {
     organizationId: number,
     input: { email: string; roles: readonly string[] },
     link: (code: string) => string,
+    language?: string,
   ): Promise<OrganizationInvitation> {
     const roles = this.declared(input.roles);
     const email = input.email.trim();
@@ -276,7 +277,7 @@ export class Organizations {
       return created;
     });
     const { mailer, mails = BUILT_IN_MAILS, logger } = this.options;
-    await sendNotice(mailer, logger, () => mails.organizationInvitation({ email, organizationName: organization.name, roles, code, link: link(code) }));
+    await sendNotice(mailer, logger, () => mails.organizationInvitation({ email, organizationName: organization.name, roles, code, link: link(code) }, language));
     return invitation;
   }
 

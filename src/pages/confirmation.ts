@@ -1,6 +1,6 @@
 import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 
 export interface EmailConfirmedPageData {
@@ -22,12 +22,12 @@ export function emailConfirmedLinks(_data: EmailConfirmedPageData, paths: Accoun
 }
 
 /** Where the confirmation link of the mail lands in a browser. */
-export function emailConfirmedPage(model: EmailConfirmedPageModel): PageContent {
+export function emailConfirmedPage(model: EmailConfirmedPageModel, { messages: m }: PageKit): PageContent {
   return model.confirmed
-    ? { title: 'E-mail confirmed', main: html`<p class="notice" role="status">Your e-mail is confirmed. You can sign in now.</p><nav><a href="${model.links.login}">Sign in</a></nav>` }
+    ? { title: m.emailConfirmedTitle, main: html`<p class="notice" role="status">${m.emailConfirmedNotice}</p><nav><a href="${model.links.login}">${m.signInLink}</a></nav>` }
     : {
-        title: 'Link not valid',
-        main: html`<p role="alert">This confirmation link is wrong, expired or replaced by a newer one.</p><nav><a href="${model.links.resendConfirmation}">Send a new confirmation mail</a></nav>`,
+        title: m.emailLinkNotValidTitle,
+        main: html`<p role="alert">${m.emailLinkNotValidAlert}</p><nav><a href="${model.links.resendConfirmation}">${m.emailLinkNotValidResend}</a></nav>`,
       };
 }
 
@@ -53,21 +53,21 @@ export function resendConfirmationLinks(_data: ResendConfirmationPageData, paths
 }
 
 /** Asks for the address of an account not confirmed yet, and sends it a fresh confirmation link. */
-export function resendConfirmationPage(model: ResendConfirmationPageModel): PageContent {
+export function resendConfirmationPage(model: ResendConfirmationPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const sent = model.sent
-    ? html`<p class="notice" role="status">If an account with this address still needs confirming, a new confirmation link is on its way to it. Links in earlier mails no longer work.</p>`
+    ? html`<p class="notice" role="status">${m.resendConfirmationSent}</p>`
     : '';
   const form = postForm(
     model.links.action,
     model.antiforgeryToken,
-    field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors),
-    'Send the confirmation mail',
+    field({ name: 'email', label: m.emailLabel, type: 'email', value: model.email, autocomplete: 'email' }, errors),
+    m.resendConfirmationSubmit,
   );
   return {
-    title: 'Confirm your e-mail address',
+    title: m.resendConfirmationTitle,
     main: html`${sent}${errorSummary(errors)}
 ${form}
-<nav><a href="${model.links.login}">Sign in</a></nav>`,
+<nav><a href="${model.links.login}">${m.signInLink}</a></nav>`,
   };
 }

@@ -106,6 +106,8 @@ const NARROW_PAGES: ReadonlySet<PageName> = new Set<PageName>([
 export interface LayoutModel {
   /** Which page this is (`login`, `profile`, …): the built-in layout gives the sign-in flows a narrow card, the others a wide one. */
   readonly name: PageName;
+  /** The request's language tag (`en`, `de`): the `<html lang>`. */
+  readonly language: string;
   /** The page's own title, its `<h1>`. */
   readonly title: string;
   /** The `<title>`: the title template applied to the page's title and the product name. */
@@ -124,7 +126,7 @@ export interface LayoutModel {
 export function defaultLayout(page: LayoutModel): Html {
   const width = NARROW_PAGES.has(page.name) ? 'gh-narrow' : 'gh-wide';
   return html`<!doctype html>
-<html lang="en">
+<html lang="${page.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,6 +1,6 @@
 import { errorSummary, type FormErrors, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import { type AccountPaths, withQuery } from './paths.ts';
 
 /** The signed-in visitor of an invitation's page: who they are, and the Accept form's token. */
@@ -38,25 +38,25 @@ export function invitationLinks({ code }: InvitationPageData, paths: AccountPath
 }
 
 /** An invitation's link: the organization, the address and the roles, and how to accept. */
-export function invitationPage(model: InvitationPageModel): PageContent {
+export function invitationPage(model: InvitationPageModel, { messages: m }: PageKit): PageContent {
   const { links, visitor } = model;
   const errors = model.errors ?? {};
   const details = html`<dl class="gh-details">
-<dt>Organization</dt><dd id="invitation-organization">${model.organizationName}</dd>
-<dt>Invited address</dt><dd id="invitation-email">${model.email}</dd>
-<dt>Roles</dt><dd id="invitation-roles">${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
+<dt>${m.invitationOrganization}</dt><dd id="invitation-organization">${model.organizationName}</dd>
+<dt>${m.invitationAddress}</dt><dd id="invitation-email">${model.email}</dd>
+<dt>${m.profileRoles}</dt><dd id="invitation-roles">${model.roles.length > 0 ? model.roles.join(', ') : m.profileNone}</dd>
 </dl>`;
   const next =
     visitor === null
-      ? html`<p>To accept, sign in with ${model.email}. No account with that address yet? Create one: confirming the address brings you into the organization.</p>
-<nav aria-label="Accepting"><a href="${links.login}">Sign in</a> <a href="${links.register}">Create an account</a></nav>`
-      : html`<p id="invitation-visitor">You are signed in as ${visitor.email}.</p>
-${postForm(links.accept, visitor.antiforgeryToken, html``, 'Accept')}
-${Object.keys(errors).length > 0 ? html`<p><a href="${links.login}">Sign in with ${model.email}</a></p>` : ''}`;
+      ? html`<p>${m.invitationSignInFirst({ email: model.email })}</p>
+<nav aria-label="${m.invitationAcceptingNav}"><a href="${links.login}">${m.signInLink}</a> <a href="${links.register}">${m.loginCreateAccount}</a></nav>`
+      : html`<p id="invitation-visitor">${m.invitationSignedInAs({ email: visitor.email })}</p>
+${postForm(links.accept, visitor.antiforgeryToken, html``, m.invitationAccept)}
+${Object.keys(errors).length > 0 ? html`<p><a href="${links.login}">${m.invitationSignInWith({ email: model.email })}</a></p>` : ''}`;
   return {
-    title: 'Invitation to an organization',
+    title: m.invitationTitle,
     main: html`${errorSummary(errors)}
-<p>You are invited to join an organization as one of its members.</p>
+<p>${m.invitationIntro}</p>
 ${details}
 ${next}`,
   };

@@ -1,6 +1,6 @@
 import { checkbox, errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import { type PageScript, passkeySignIn, type PasskeySignInLinks, passkeySignInLinks } from './passkeys/passkey-markup.ts';
 import { type AccountPaths, withQuery } from './paths.ts';
 
@@ -48,33 +48,33 @@ export function loginLinks(data: LoginPageData, paths: AccountPaths, script: Pag
 }
 
 /** The cookie scheme's login page. */
-export function loginPage(model: LoginPageModel): PageContent {
+export function loginPage(model: LoginPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const form = postForm(
     model.links.action,
     model.antiforgeryToken,
-    html`${field({ name: 'email', label: 'E-mail or user name', value: model.login, autocomplete: 'username' }, errors)}
-${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' }, errors)}
-${checkbox('rememberMe', 'Keep me signed in on this device', model.rememberMe)}`,
-    'Sign in',
+    html`${field({ name: 'email', label: m.loginLoginLabel, value: model.login, autocomplete: 'username' }, errors)}
+${field({ name: 'password', label: m.loginPasswordLabel, type: 'password', autocomplete: 'current-password' }, errors)}
+${checkbox('rememberMe', m.loginRememberMe, model.rememberMe)}`,
+    m.loginSubmit,
   );
   const resend = model.unconfirmedEmail
-    ? html`<p id="resend-confirmation">No mail, or the link expired? <a href="${model.links.resendConfirmation}">Send the confirmation mail again</a></p>`
+    ? html`<p id="resend-confirmation">${m.loginNoMail} <a href="${model.links.resendConfirmation}">${m.loginResendLink}</a></p>`
     : '';
   const providers = model.links.externalLogins;
   const external =
     providers.length === 0
       ? ''
-      : html`<section aria-labelledby="external-heading"><h2 id="external-heading">Or sign in with</h2>
+      : html`<section aria-labelledby="external-heading"><h2 id="external-heading">${m.loginOrSignInWith}</h2>
 <ul class="gh-providers">${providers.map(({ provider, href }) => html`<li><a href="${href}">${provider}</a></li>`)}</ul></section>`;
   return {
-    title: 'Sign in',
+    title: m.loginTitle,
     main: html`${notice(model.notice)}
 ${errorSummary(errors)}
 ${resend}
 ${form}
-${model.links.passkeySignIn === null ? '' : passkeySignIn(model.links.passkeySignIn, 'rememberMe')}
+${model.links.passkeySignIn === null ? '' : passkeySignIn(model.links.passkeySignIn, 'rememberMe', m)}
 ${external}
-<nav><a href="${model.links.register}">Create an account</a> <a href="${model.links.forgotPassword}">Forgot your password?</a></nav>`,
+<nav><a href="${model.links.register}">${m.loginCreateAccount}</a> <a href="${model.links.forgotPassword}">${m.loginForgotPassword}</a></nav>`,
   };
 }

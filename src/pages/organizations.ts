@@ -1,7 +1,8 @@
 import { ORG_MEMBER } from '../organizations/organization-roles.ts';
 import { antiforgeryField, errorSummary, field, type FormErrors, kindClass, notice, postForm } from './forms.ts';
 import { type Html, html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { Messages } from '../i18n/messages.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 
 /** A member of an organization the user manages. */
@@ -87,41 +88,41 @@ export function organizationsLinks(_data: OrganizationsPageData, paths: AccountP
  * none); for each the user manages, its members (each with "Remove"), its pending invitations
  * (each with "Revoke") and the invite form. Plain forms with the antiforgery field, no script.
  */
-export function organizationsPage(model: OrganizationsPageModel): PageContent {
+export function organizationsPage(model: OrganizationsPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const list =
     model.organizations.length === 0
-      ? html`<p id="organizations-none">You are not a member of any organization. An invitation by mail brings you into one.</p>`
-      : model.organizations.map((organization) => organizationSection(organization, model));
+      ? html`<p id="organizations-none">${m.organizationsNone}</p>`
+      : model.organizations.map((organization) => organizationSection(organization, model, m));
   return {
-    title: 'Your organizations',
+    title: m.organizationsTitle,
     main: html`${notice(model.notice)}
 ${errorSummary(errors)}
-${activeSection(model)}
+${activeSection(model, m)}
 ${list}
-<nav aria-label="Account"><a href="${model.links.profile}">Your account</a></nav>`,
+<nav aria-label="${m.organizationsAccountNav}"><a href="${model.links.profile}">${m.errorYourAccount}</a></nav>`,
   };
 }
 
 /** Which organization is active, and the form that makes none active. */
-function activeSection(model: OrganizationsPageModel): Html {
+function activeSection(model: OrganizationsPageModel, m: Messages): Html {
   const active = model.organizations.find((organization) => organization.active);
   const state =
     active === undefined
-      ? html`<p id="active-organization">No organization is active in this browser.</p>`
-      : html`<p id="active-organization">Active in this browser: <strong>${active.name}</strong>. Your roles there apply to what you do here.</p>
-${switchForm(model, '', 'Clear the active organization')}`;
-  return html`<section aria-labelledby="active-heading"><h2 id="active-heading">Active organization</h2>
+      ? html`<p id="active-organization">${m.organizationsNoneActive}</p>`
+      : html`<p id="active-organization">${m.organizationsActiveIn} <strong>${active.name}</strong>${m.organizationsRolesApply}</p>
+${switchForm(model, '', m.organizationsClearActive)}`;
+  return html`<section aria-labelledby="active-heading"><h2 id="active-heading">${m.organizationsActiveHeading}</h2>
 ${state}</section>`;
 }
 
-function organizationSection(organization: OrganizationView, model: OrganizationsPageModel): Html {
+function organizationSection(organization: OrganizationView, model: OrganizationsPageModel, m: Messages): Html {
   const prefix = `organization-${organization.id}`;
   return html`<section id="${prefix}" class="organization" aria-labelledby="${prefix}-heading">
 <h2 id="${prefix}-heading">${organization.name}</h2>
-<p>Your roles: ${rolesText(organization.roles)}.</p>
-${organization.active ? html`<p class="active"><strong>Active</strong></p>` : switchForm(model, String(organization.id), `Switch to ${organization.name}`)}
-${organization.management === null ? '' : managementPart(organization, organization.management, model)}
+<p>${m.organizationsYourRoles({ roles: rolesText(organization.roles, m) })}</p>
+${organization.active ? html`<p class="active"><strong>${m.organizationsActive}</strong></p>` : switchForm(model, String(organization.id), m.organizationsSwitchTo({ name: organization.name }))}
+${organization.management === null ? '' : managementPart(organization, organization.management, model, m)}
 </section>`;
 }
 
@@ -130,30 +131,30 @@ function switchForm(model: OrganizationsPageModel, organizationId: string, submi
   return postForm(model.links.switchActive, model.antiforgeryToken, html`<input type="hidden" name="organizationId" value="${organizationId}">`, submit, 'secondary');
 }
 
-function managementPart(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel): Html {
+function managementPart(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel, m: Messages): Html {
   const prefix = `organization-${organization.id}`;
   const { links, antiforgeryToken } = model;
   const members = management.members.map(
-    (member) => html`<li class="member"><span class="gh-row-text"><span class="member-email">${member.email}</span>${member.userName ? html` (${member.userName})` : ''}${member.self ? ' — you' : ''}: ${rolesText(member.roles)}</span>
-${buttonForm(links.removeMember(organization.id, member.userId), antiforgeryToken, 'Remove', `Remove ${member.email}`)}</li>`,
+    (member) => html`<li class="member"><span class="gh-row-text"><span class="member-email">${member.email}</span>${member.userName ? html` (${member.userName})` : ''}${member.self ? m.organizationsYou : ''}: ${rolesText(member.roles, m)}</span>
+${buttonForm(links.removeMember(organization.id, member.userId), antiforgeryToken, m.organizationsRemove, m.organizationsRemoveMember({ email: member.email }))}</li>`,
   );
   const invitations =
     management.invitations.length === 0
-      ? html`<p>No pending invitations.</p>`
+      ? html`<p>${m.organizationsNoInvitations}</p>`
       : html`<ul class="gh-rows" aria-labelledby="${prefix}-invitations-heading">${management.invitations.map(
-          (invitation) => html`<li class="invitation"><span class="gh-row-text"><span class="invitation-email">${invitation.email}</span>: ${rolesText(invitation.roles)}; the link works until ${when(invitation.expiresAt)}</span>
-${buttonForm(links.revokeInvitation(organization.id, invitation.id), antiforgeryToken, 'Revoke', `Revoke the invitation of ${invitation.email}`)}</li>`,
+          (invitation) => html`<li class="invitation"><span class="gh-row-text"><span class="invitation-email">${invitation.email}</span>: ${rolesText(invitation.roles, m)}; ${m.organizationsLinkUntil({ when: when(invitation.expiresAt) })}</span>
+${buttonForm(links.revokeInvitation(organization.id, invitation.id), antiforgeryToken, m.organizationsRevoke, m.organizationsRevokeInvitation({ email: invitation.email }))}</li>`,
         )}</ul>`;
-  return html`<h3 id="${prefix}-members-heading">Members</h3>
+  return html`<h3 id="${prefix}-members-heading">${m.organizationsMembers}</h3>
 <ul class="gh-rows" aria-labelledby="${prefix}-members-heading">${members}</ul>
-<h3 id="${prefix}-invitations-heading">Pending invitations</h3>
+<h3 id="${prefix}-invitations-heading">${m.organizationsPending}</h3>
 ${invitations}
-<h3 id="${prefix}-invite-heading">Invite someone</h3>
-${inviteForm(organization, management, model)}`;
+<h3 id="${prefix}-invite-heading">${m.organizationsInviteHeading}</h3>
+${inviteForm(organization, management, model, m)}`;
 }
 
 /** E-mail and roles; a refused invitation comes back into its own organization's form with its errors. */
-function inviteForm(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel): Html {
+function inviteForm(organization: OrganizationView, management: OrganizationManagementView, model: OrganizationsPageModel, m: Messages): Html {
   const prefix = `organization-${organization.id}`;
   const input = model.invite?.organizationId === organization.id ? model.invite : undefined;
   const errors = input === undefined ? {} : (model.errors ?? {});
@@ -167,12 +168,12 @@ function inviteForm(organization: OrganizationView, management: OrganizationMana
   });
   return html`<form method="post" action="${model.links.invite(organization.id)}" novalidate aria-labelledby="${prefix}-invite-heading">
 ${antiforgeryField(model.antiforgeryToken)}
-${field({ name: 'email', id: `${prefix}-invite-email`, label: 'E-mail address to invite', type: 'email', value: input?.email, autocomplete: 'off' }, errors)}
-<fieldset${roleErrors.length > 0 ? html` aria-describedby="${rolesErrorId}"` : ''}><legend>Roles</legend>
+${field({ name: 'email', id: `${prefix}-invite-email`, label: m.organizationsInviteEmail, type: 'email', value: input?.email, autocomplete: 'off' }, errors)}
+<fieldset${roleErrors.length > 0 ? html` aria-describedby="${rolesErrorId}"` : ''}><legend>${m.organizationsRoles}</legend>
 ${checkboxes}
 ${roleErrors.length > 0 ? html`<p id="${rolesErrorId}" class="error">${roleErrors.join(' ')}</p>` : ''}
 </fieldset>
-<button type="submit">Send the invitation</button>
+<button type="submit">${m.organizationsInviteSubmit}</button>
 </form>`;
 }
 
@@ -184,8 +185,8 @@ ${antiforgeryField(antiforgeryToken)}
 </form>`;
 }
 
-function rolesText(roles: readonly string[]): string {
-  return roles.length > 0 ? roles.join(', ') : 'no roles';
+function rolesText(roles: readonly string[], m: Messages): string {
+  return roles.length > 0 ? roles.join(', ') : m.organizationsNoRoles;
 }
 
 /** A time the way the pages write it: minutes in UTC. */

@@ -1,5 +1,6 @@
 import { antiforgeryField, checkbox, errorSummary, field, notice, postForm } from './forms.ts';
 import { escapeHtml, Html, html, type LayoutModel } from './html.ts';
+import type { Messages } from '../i18n/messages.ts';
 import type { PageRenderers } from './rendering.ts';
 
 /** What a page renderer returns: its title (the `<h1>`, and the `<title>` through the template) and its content. */
@@ -12,7 +13,9 @@ export interface PageContent {
  * The helpers a renderer gets, the built-in pages' own: `html` escapes every interpolated value
  * unless it is `Html` already; `raw` marks markup the application wrote itself as safe (never
  * input); the form helpers write labelled inputs, error messages and the antiforgery field.
- * `defaults` are the built-in renderers, for a page that only wraps or extends one.
+ * `defaults` are the built-in renderers, for a page that only wraps or extends one. `messages`
+ * are the texts of the request's language (`language`, its tag): the built-in pages take every
+ * word from them, and a replaced renderer may too.
  */
 export interface PageKit {
   readonly html: typeof html;
@@ -26,6 +29,8 @@ export interface PageKit {
   readonly notice: typeof notice;
   readonly defaults: PageRenderers;
   readonly defaultLayout: (page: LayoutModel) => Html;
+  readonly language: string;
+  readonly messages: Messages;
 }
 
 export type PageRenderer<Model> = (model: Model, kit: PageKit) => PageContent;

@@ -1,6 +1,6 @@
 import { errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 
 export interface PhonePageData {
@@ -33,39 +33,39 @@ export function phoneLinks(_data: PhonePageData, paths: AccountPaths): PhonePage
  * The signed-in user's phone number: add or change it (a code is texted to it), confirm it with
  * that code, remove it. A confirmed number can receive sign-in codes at the second step.
  */
-export function phonePage(model: PhonePageModel): PageContent {
+export function phonePage(model: PhonePageModel, { messages: m }: PageKit): PageContent {
   const { links } = model;
-  const back = html`<nav><a href="${links.twoFactor}">Two-factor sign-in</a> <a href="${links.profile}">Back to your profile</a></nav>`;
+  const back = html`<nav><a href="${links.twoFactor}">${m.twoFactorTitle}</a> <a href="${links.profile}">${m.authenticatorBackToProfile}</a></nav>`;
   if (!model.available) {
     return {
-      title: 'Your phone number',
-      main: html`<p role="status" id="phone-unavailable">This service cannot send text messages, so phone numbers cannot be added or confirmed here.</p>
+      title: m.phoneTitle,
+      main: html`<p role="status" id="phone-unavailable">${m.phoneUnavailable}</p>
 ${back}`,
     };
   }
   const errors = model.errors ?? {};
   const status = model.phoneNumber === null
-    ? html`<p id="phone-status">No phone number yet.</p>`
-    : html`<p id="phone-status">Your number is <strong>${model.phoneNumber}</strong>, ${model.phoneConfirmed ? 'confirmed' : 'not confirmed yet'}.</p>`;
+    ? html`<p id="phone-status">${m.phoneNone}</p>`
+    : html`<p id="phone-status">${m.phoneYourNumberIs} <strong>${model.phoneNumber}</strong>, ${model.phoneConfirmed ? m.phoneConfirmed : m.phoneNotConfirmedYet}.</p>`;
   const awaitingCode = model.phoneNumber !== null && !model.phoneConfirmed;
   const confirmForm = awaitingCode
-    ? html`<section aria-labelledby="confirm-heading"><h2 id="confirm-heading">Confirm the number</h2>
-${postForm(links.confirm, model.antiforgeryToken, field({ name: 'code', id: 'phone-code', label: 'Code from the text message', autocomplete: 'one-time-code' }, errors), 'Confirm the number')}</section>`
+    ? html`<section aria-labelledby="confirm-heading"><h2 id="confirm-heading">${m.phoneConfirmHeading}</h2>
+${postForm(links.confirm, model.antiforgeryToken, field({ name: 'code', id: 'phone-code', label: m.phoneCodeLabel, autocomplete: 'one-time-code' }, errors), m.phoneConfirmSubmit)}</section>`
     : '';
-  const setForm = html`<section aria-labelledby="set-heading"><h2 id="set-heading">${model.phoneNumber === null ? 'Add a phone number' : 'Use another number'}</h2>
+  const setForm = html`<section aria-labelledby="set-heading"><h2 id="set-heading">${model.phoneNumber === null ? m.phoneAddHeading : m.phoneAnotherHeading}</h2>
 ${postForm(
   links.set,
   model.antiforgeryToken,
-  field({ name: 'phoneNumber', label: 'Phone number', type: 'tel', autocomplete: 'tel', hint: 'In international format, such as +14155550123. We text it a code.' }, errors),
-  'Text me a code',
+  field({ name: 'phoneNumber', label: m.phoneNumberLabel, type: 'tel', autocomplete: 'tel', hint: m.phoneNumberHint }, errors),
+  m.phoneSendSubmit,
 )}</section>`;
   const removeForm =
     model.phoneNumber === null
       ? ''
-      : html`<section aria-labelledby="remove-heading"><h2 id="remove-heading">Remove the number</h2>
-${postForm(links.remove, model.antiforgeryToken, html``, 'Remove the phone number', 'danger')}</section>`;
+      : html`<section aria-labelledby="remove-heading"><h2 id="remove-heading">${m.phoneRemoveHeading}</h2>
+${postForm(links.remove, model.antiforgeryToken, html``, m.phoneRemoveSubmit, 'danger')}</section>`;
   return {
-    title: 'Your phone number',
+    title: m.phoneTitle,
     main: html`${notice(model.notice)}
 ${errorSummary(errors)}
 ${status}

@@ -1,3 +1,4 @@
+import type { Messages } from '../i18n/messages.ts';
 import type { SignInMethod } from '../store/ports.ts';
 import { postForm } from './forms.ts';
 import { type Html, html } from './html.ts';
@@ -44,21 +45,21 @@ export function profileSessionLinks(paths: AccountPaths): ProfileSessionLinks {
  * and a "Sign out" button but for this browser's (the page's own "Sign out" ends it: one per
  * place); then "Sign out everywhere else". Plain forms with the antiforgery field, no script.
  */
-export function sessionsSection(sessions: readonly ProfileSession[], links: ProfileSessionLinks, antiforgeryToken: string): Html {
+export function sessionsSection(sessions: readonly ProfileSession[], links: ProfileSessionLinks, antiforgeryToken: string, m: Messages): Html {
   const others = sessions.filter((session) => !session.current);
-  return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">Where you are signed in</h2>
+  return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">${m.sessionsHeading}</h2>
 <ul class="sessions">
-${sessions.map((session) => html`<li>${sessionEntry(session)}
-${session.current ? '' : postForm(links.revoke(session.id), antiforgeryToken, html``, 'Sign out')}</li>`)}
+${sessions.map((session) => html`<li>${sessionEntry(session, m)}
+${session.current ? '' : postForm(links.revoke(session.id), antiforgeryToken, html``, m.sessionsSignOut)}</li>`)}
 </ul>
-${others.length > 0 ? postForm(links.revokeOthers, antiforgeryToken, html``, 'Sign out everywhere else') : html`<p>You are signed in nowhere else.</p>`}</section>`;
+${others.length > 0 ? postForm(links.revokeOthers, antiforgeryToken, html``, m.sessionsSignOutOthers) : html`<p>${m.sessionsNowhereElse}</p>`}</section>`;
 }
 
 /** "This browser — Chrome on Linux, Berlin": the device and place, never the raw user agent. */
-function sessionEntry(session: ProfileSession): Html {
-  const device = session.current ? html`<strong>This browser</strong> — ${session.device}` : html`<strong>${session.device}</strong>`;
+function sessionEntry(session: ProfileSession, m: Messages): Html {
+  const device = session.current ? html`<strong>${m.sessionsThisBrowser}</strong> — ${session.device}` : html`<strong>${session.device}</strong>`;
   return html`<p>${device}${session.location ? html`, ${session.location}` : ''}</p>
-<p>Signed in ${when(session.createdAt)}${session.method ? html` with ${methodName(session.method)}` : ''}; last used ${when(session.lastSeenAt)}${session.ip ? html` from ${session.ip}` : ''}.</p>`;
+<p>${m.sessionsSignedIn({ when: when(session.createdAt) })}${session.method ? m.sessionsWith({ method: methodName(session.method, m) }) : ''}${m.sessionsLastUsed({ when: when(session.lastSeenAt) })}${session.ip ? m.sessionsFrom({ ip: session.ip }) : ''}.</p>`;
 }
 
 /** A time the way the page writes it: minutes in UTC. */
@@ -66,9 +67,9 @@ function when(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-function methodName(method: SignInMethod): string {
-  if (method === 'password') return 'a password';
-  if (method === 'passkey') return 'a passkey';
-  if (method === 'two-factor') return 'a password and a second factor';
+function methodName(method: SignInMethod, m: Messages): string {
+  if (method === 'password') return m.sessionsMethodPassword;
+  if (method === 'passkey') return m.sessionsMethodPasskey;
+  if (method === 'two-factor') return m.sessionsMethodTwoFactor;
   return method.slice('external:'.length);
 }

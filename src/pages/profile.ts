@@ -1,6 +1,6 @@
 import { errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 import { type PageScript, type PasskeyManagementLinks, passkeyManagementLinks, passkeysSection, type PasskeyView } from './passkeys/passkey-markup.ts';
 import { type ProfileSession, type ProfileSessionLinks, profileSessionLinks, sessionsSection } from './profile-sessions.ts';
@@ -54,34 +54,34 @@ export function profileLinks(data: ProfilePageData, paths: AccountPaths, script:
 }
 
 /** The signed-in user's page: who is signed in, passkeys, the password form, where else, sign-out. */
-export function profilePage(model: ProfilePageModel): PageContent {
+export function profilePage(model: ProfilePageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const { links } = model;
   const passwordForm = postForm(
     links.password,
     model.antiforgeryToken,
-    html`${field({ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }, errors)}
-${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password' }, errors)}`,
-    'Change the password',
+    html`${field({ name: 'currentPassword', label: m.profileCurrentPassword, type: 'password', autocomplete: 'current-password' }, errors)}
+${field({ name: 'newPassword', label: m.profileNewPassword, type: 'password', autocomplete: 'new-password' }, errors)}`,
+    m.profileChangePasswordSubmit,
   );
-  const phone = model.phoneNumber ? html`${model.phoneNumber}${model.phoneConfirmed ? '' : ' (not confirmed)'} ` : html`none `;
+  const phone = model.phoneNumber ? html`${model.phoneNumber}${model.phoneConfirmed ? '' : m.profileNotConfirmed} ` : html`${m.profileNone} `;
   return {
-    title: 'Your account',
+    title: m.profileTitle,
     main: html`${notice(model.notice)}
 <dl class="gh-details">
-<dt>E-mail</dt><dd id="profile-email">${model.email}${model.emailConfirmed ? '' : ' (not confirmed)'}</dd>
-<dt>User name</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
-<dt>Roles</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : 'none'}</dd>
-<dt>Phone number</dt><dd id="profile-phone">${phone}<a href="${links.phone}">${model.phoneNumber ? 'Change' : 'Add'} a phone number</a></dd>
-<dt>Two-factor sign-in</dt><dd>${model.twoFactorEnabled ? 'on' : 'off'} <a href="${links.twoFactor}">${model.twoFactorEnabled ? 'Manage' : 'Set up'} two-factor sign-in</a></dd>
-<dt>External logins</dt><dd id="profile-logins">${model.logins.length > 0 ? model.logins.join(', ') : 'none'}</dd>
+<dt>${m.profileEmail}</dt><dd id="profile-email">${model.email}${model.emailConfirmed ? '' : m.profileNotConfirmed}</dd>
+<dt>${m.profileUserName}</dt><dd id="profile-user-name">${model.userName ?? '—'}</dd>
+<dt>${m.profileRoles}</dt><dd>${model.roles.length > 0 ? model.roles.join(', ') : m.profileNone}</dd>
+<dt>${m.profilePhoneNumber}</dt><dd id="profile-phone">${phone}<a href="${links.phone}">${model.phoneNumber ? m.profileChangePhone : m.profileAddPhone}</a></dd>
+<dt>${m.profileTwoFactor}</dt><dd>${model.twoFactorEnabled ? m.profileOn : m.profileOff} <a href="${links.twoFactor}">${model.twoFactorEnabled ? m.profileManageTwoFactor : m.profileSetUpTwoFactor}</a></dd>
+<dt>${m.profileExternalLogins}</dt><dd id="profile-logins">${model.logins.length > 0 ? model.logins.join(', ') : m.profileNone}</dd>
 </dl>
-${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, `Link ${provider}`, 'secondary'))}
-${links.passkeys === null || model.passkeys === undefined ? '' : passkeysSection(model.passkeys, links.passkeys)}
-<section aria-labelledby="password-heading"><h2 id="password-heading">Change your password</h2>
+${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, m.profileLinkProvider({ provider }), 'secondary'))}
+${links.passkeys === null || model.passkeys === undefined ? '' : passkeysSection(model.passkeys, links.passkeys, m)}
+<section aria-labelledby="password-heading"><h2 id="password-heading">${m.profileChangePasswordHeading}</h2>
 ${errorSummary(errors)}
 ${passwordForm}</section>
-${model.sessions ? sessionsSection(model.sessions, links.sessions, model.antiforgeryToken) : ''}
-${postForm(links.logout, model.antiforgeryToken, html``, 'Sign out', 'secondary')}`,
+${model.sessions ? sessionsSection(model.sessions, links.sessions, model.antiforgeryToken, m) : ''}
+${postForm(links.logout, model.antiforgeryToken, html``, m.profileSignOut, 'secondary')}`,
   };
 }

@@ -1,5 +1,5 @@
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 
 export interface ErrorPageData {
@@ -21,19 +21,19 @@ export function errorLinks(_data: ErrorPageData, paths: AccountPaths): ErrorPage
 }
 
 /** A browser's answer to a refused or unknown page under the membership paths, instead of problem+json. */
-export function errorPage(model: ErrorPageModel): PageContent {
+export function errorPage(model: ErrorPageModel, { messages: m }: PageKit): PageContent {
   const { links } = model;
   if (model.status === 403) {
     return {
-      title: 'Access denied',
-      main: html`<p role="alert">You are signed in, but this page is not open to your account.</p>
-<nav><a href="${links.profile}">Your account</a> <a href="${links.login}">Sign in as someone else</a></nav>`,
+      title: m.errorForbiddenTitle,
+      main: html`<p role="alert">${m.errorForbiddenAlert}</p>
+<nav><a href="${links.profile}">${m.errorYourAccount}</a> <a href="${links.login}">${m.errorSignInAsSomeoneElse}</a></nav>`,
     };
   }
   return {
-    title: 'Page not found',
-    main: html`<p role="alert">There is no page at this address.</p>
-<nav><a href="${links.profile}">Your account</a> <a href="${links.login}">Sign in</a></nav>`,
+    title: m.errorNotFoundTitle,
+    main: html`<p role="alert">${m.errorNotFoundAlert}</p>
+<nav><a href="${links.profile}">${m.errorYourAccount}</a> <a href="${links.login}">${m.signInLink}</a></nav>`,
   };
 }
 
@@ -54,6 +54,6 @@ export function externalLoginRefusedLinks(_data: ExternalLoginRefusedPageData, p
 }
 
 /** A sign-in through an external provider that ended without signing in. */
-export function externalLoginRefusedPage(model: ExternalLoginRefusedPageModel): PageContent {
-  return { title: 'Sign-in refused', main: html`<p role="alert">${model.message}</p><nav><a href="${model.links.login}">Back to the login page</a></nav>` };
+export function externalLoginRefusedPage(model: ExternalLoginRefusedPageModel, { messages: m }: PageKit): PageContent {
+  return { title: m.externalLoginRefusedTitle, main: html`<p role="alert">${model.message}</p><nav><a href="${model.links.login}">${m.externalLoginRefusedBack}</a></nav>` };
 }

@@ -1,6 +1,6 @@
 import { errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 
 export interface RegisterPageData {
@@ -25,21 +25,21 @@ export function registerLinks(_data: RegisterPageData, paths: AccountPaths): Reg
 }
 
 /** The registration form. */
-export function registerPage(model: RegisterPageModel): PageContent {
+export function registerPage(model: RegisterPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const form = postForm(
     model.links.action,
     model.antiforgeryToken,
-    html`${field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors)}
-${field({ name: 'userName', label: 'User name (optional)', value: model.userName, autocomplete: 'username', required: false, hint: '3 to 64 letters, digits, dots, dashes or underscores.' }, errors)}
-${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}`,
-    'Create the account',
+    html`${field({ name: 'email', label: m.registerEmailLabel, type: 'email', value: model.email, autocomplete: 'email' }, errors)}
+${field({ name: 'userName', label: m.registerUserNameLabel, value: model.userName, autocomplete: 'username', required: false, hint: m.registerUserNameHint }, errors)}
+${field({ name: 'password', label: m.registerPasswordLabel, type: 'password', autocomplete: 'new-password', hint: m.registerPasswordHint({ minLength: model.passwordMinLength }) }, errors)}`,
+    m.registerSubmit,
   );
   return {
-    title: 'Create an account',
+    title: m.registerTitle,
     main: html`${errorSummary(errors)}
 ${form}
-<nav><a href="${model.links.login}">Sign in instead</a></nav>`,
+<nav><a href="${model.links.login}">${m.registerSignInInstead}</a></nav>`,
   };
 }
 
@@ -59,11 +59,11 @@ export function registrationSentLinks(_data: RegistrationSentPageData, paths: Ac
 }
 
 /** After a registration: the same words whether or not the address was known (no enumeration). */
-export function registrationSentPage(model: RegistrationSentPageModel): PageContent {
+export function registrationSentPage(model: RegistrationSentPageModel, { messages: m }: PageKit): PageContent {
   return {
-    title: 'Check your mail',
-    main: html`<p class="notice" role="status">If the address can be used, a message is on its way to it. Follow its link to confirm the account, then sign in.</p>
-<p>Nothing arrived after a few minutes? <a href="${model.links.resendConfirmation}">Send the confirmation mail again</a></p>
-<nav><a href="${model.links.login}">Sign in</a></nav>`,
+    title: m.registrationSentTitle,
+    main: html`<p class="notice" role="status">${m.registrationSentNotice}</p>
+<p>${m.registrationSentNothingArrived} <a href="${model.links.resendConfirmation}">${m.registrationSentResendLink}</a></p>
+<nav><a href="${model.links.login}">${m.registrationSentSignIn}</a></nav>`,
   };
 }

@@ -7,6 +7,7 @@
  */
 import { emailConfirmedLinks, emailConfirmedPage, type EmailConfirmedPageData, type EmailConfirmedPageModel } from './confirmation.ts';
 import { resendConfirmationLinks, resendConfirmationPage, type ResendConfirmationPageData, type ResendConfirmationPageModel } from './confirmation.ts';
+import { type AcceptLanguage, BUILT_IN_LANGUAGES, type Catalogues } from '../i18n/catalogue.ts';
 import { defaultLayout, Html, html, pageHeaders } from './html.ts';
 import { loginLinks, loginPage, type LoginPageData, type LoginPageModel } from './login.ts';
 import { type LayoutRenderer, PAGE_HELPERS, type PageKit, type PageRenderer } from './page-kit.ts';
@@ -163,7 +164,10 @@ export class PageRendering {
   /** Where the pages live: their links are built from these. */
   readonly paths: AccountPaths;
   private readonly renderers: PageRenderers;
-  private readonly kit: PageKit;
+  /** The helpers of each language, made once: the built-in ones and that language's messages. */
+  private readonly kits = new Map<string, PageKit>();
+  /** The service's languages: the pages' words come from the catalogue of the request's. */
+  readonly catalogues: Catalogues;
   private readonly productName: string;
   private readonly titleTemplate: string;
   private readonly stylesheet: string | null;
@@ -191,6 +195,7 @@ export class PageRendering {
       readonly production?: boolean;
       readonly script?: PageScript | null;
       readonly assets?: string;
+      readonly catalogues?: Catalogues;
     } = {},
   ) {
     const production = settings.production ?? false;
@@ -204,7 +209,7 @@ export class PageRendering {
     this.renderers = { ...DEFAULT_RENDERERS, ...definedOnly(options.renderers ?? {}) };
     this.layout = options.layout ?? defaultLayout;
     this.locate = checkedLocate(options.locate);
-    this.kit = Object.freeze({ ...PAGE_HELPERS, defaults: DEFAULT_RENDERERS, defaultLayout });
+    this.catalogues = settings.catalogues ?? BUILT_IN_LANGUAGES;
     const styleSources = [...(this.builtInStylesheet === null ? [] : ["'self'"]), ...(this.stylesheet === null ? [] : [sourceOf(this.stylesheet)])];
     const imageSources = this.logo === null ? [] : [sourceOf(this.logo)];
     this.headers = pageHeaders(settings.formTargets ?? [], styleSources, { imageSources });
@@ -221,17 +226,24 @@ export class PageRendering {
     return this.script !== null && page.markup.includes(`src="${this.script.src}"`) ? this.scriptHeaders : this.headers;
   }
 
-  /** The whole page `name` for `data`, through the page's renderer and the layout. */
-  render<Name extends PageName>(name: Name, data: PageData[Name]): Html {
+  /** The language of a request with this `Accept-Language` (or the application's fixed one): for `render`. */
+  language(acceptLanguage: AcceptLanguage): string {
+    return this.catalogues.choose(acceptLanguage);
+  }
+
+  /** The whole page `name` for `data` in `language` (the default one when not given), through the page's renderer and the layout. */
+  render<Name extends PageName>(name: Name, data: PageData[Name], language: string = this.catalogues.defaultLanguage): Html {
     const links = (LINKS[name] as (data: PageData[Name], paths: AccountPaths, script: PageScript | null) => PageModels[Name]['links'])(data, this.paths, this.script);
     const model = { ...data, links } as unknown as PageModels[Name];
-    const content = (this.renderers[name] as PageRenderer<PageModels[Name]>)(model, this.kit);
+    const kit = this.kitOf(language);
+    const content = (this.renderers[name] as PageRenderer<PageModels[Name]>)(model, kit);
     if (content === null || typeof content !== 'object' || typeof content.title !== 'string' || !(content.main instanceof Html)) {
       throw new TypeError(`The renderer of the "${name}" page must return { title: string, main: Html } (build main with kit.html).`);
     }
     const page = this.layout(
       {
         name,
+        language: kit.language,
         title: content.title,
         documentTitle: this.titleTemplate.replaceAll('{page}', content.title).replaceAll('{product}', this.productName),
         productName: this.productName,
@@ -240,10 +252,21 @@ export class PageRendering {
         logo: this.logo,
         main: content.main,
       },
-      this.kit,
+      kit,
     );
     if (!(page instanceof Html)) throw new TypeError('The page layout must return Html (build it with kit.html).');
     return page;
+  }
+
+  /** The kit of `language`, or of the default language when that one is not available. */
+  private kitOf(language: string): PageKit {
+    const tag = this.catalogues.languages.includes(language) ? language : this.catalogues.defaultLanguage;
+    let kit = this.kits.get(tag);
+    if (kit === undefined) {
+      kit = Object.freeze({ ...PAGE_HELPERS, defaults: DEFAULT_RENDERERS, defaultLayout, language: tag, messages: this.catalogues.messages(tag) });
+      this.kits.set(tag, kit);
+    }
+    return kit;
   }
 }
 

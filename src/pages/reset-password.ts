@@ -1,6 +1,6 @@
 import { checkbox, errorSummary, field, type FormErrors, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import type { AccountPaths } from './paths.ts';
 
 export interface ForgotPasswordPageData {
@@ -25,22 +25,22 @@ export function forgotPasswordLinks(_data: ForgotPasswordPageData, paths: Accoun
 }
 
 /** The reset page without a code: ask for the address to send a reset link to. */
-export function forgotPasswordPage(model: ForgotPasswordPageModel): PageContent {
+export function forgotPasswordPage(model: ForgotPasswordPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const sent = model.sent
-    ? html`<p class="notice" role="status">If an account uses this address, a reset link is on its way to it. It works once, for one hour.</p>`
+    ? html`<p class="notice" role="status">${m.forgotPasswordSent}</p>`
     : '';
   const form = postForm(
     model.links.action,
     model.antiforgeryToken,
-    field({ name: 'email', label: 'E-mail', type: 'email', value: model.email, autocomplete: 'email' }, errors),
-    'Send a reset link',
+    field({ name: 'email', label: m.emailLabel, type: 'email', value: model.email, autocomplete: 'email' }, errors),
+    m.forgotPasswordSubmit,
   );
   return {
-    title: 'Reset your password',
+    title: m.forgotPasswordTitle,
     main: html`${sent}${errorSummary(errors)}
 ${form}
-<nav><a href="${model.links.login}">Sign in</a></nav>`,
+<nav><a href="${model.links.login}">${m.signInLink}</a></nav>`,
   };
 }
 
@@ -65,22 +65,22 @@ export function resetPasswordLinks(_data: ResetPasswordPageData, paths: AccountP
 }
 
 /** The reset page with the mail's code: choose the new password. */
-export function resetPasswordPage(model: ResetPasswordPageModel): PageContent {
+export function resetPasswordPage(model: ResetPasswordPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const form = postForm(
     model.links.action,
     model.antiforgeryToken,
     html`<input type="hidden" name="email" value="${model.email}">
 <input type="hidden" name="code" value="${model.code}">
-${field({ name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', hint: `At least ${model.passwordMinLength} characters; common passwords are refused.` }, errors)}
-<fieldset><legend>If someone else used your account</legend>
-<p><small>The reset mail lists the passkeys and providers that sign in to your account besides the password. If you do not know one of them, remove them all: you can add yours again after signing in.</small></p>
-${checkbox('removePasskeys', 'Remove every passkey')}
-${checkbox('removeExternalLogins', 'Unlink every sign-in provider')}
+${field({ name: 'newPassword', label: m.resetPasswordNewPassword, type: 'password', autocomplete: 'new-password', hint: m.registerPasswordHint({ minLength: model.passwordMinLength }) }, errors)}
+<fieldset><legend>${m.resetPasswordOthersLegend}</legend>
+<p><small>${m.resetPasswordOthersHint}</small></p>
+${checkbox('removePasskeys', m.resetPasswordRemovePasskeys)}
+${checkbox('removeExternalLogins', m.resetPasswordUnlinkProviders)}
 </fieldset>`,
-    'Set the new password',
+    m.resetPasswordSubmit,
   );
-  return { title: 'Choose a new password', main: html`${errorSummary(errors)}
+  return { title: m.resetPasswordTitle, main: html`${errorSummary(errors)}
 ${form}` };
 }
 
@@ -98,10 +98,10 @@ export function passwordResetDoneLinks(_data: PasswordResetDonePageData, paths: 
   return { login: paths.login };
 }
 
-export function passwordResetDonePage(model: PasswordResetDonePageModel): PageContent {
+export function passwordResetDonePage(model: PasswordResetDonePageModel, { messages: m }: PageKit): PageContent {
   return {
-    title: 'Password changed',
-    main: html`<p class="notice" role="status">Your password is changed and every session was signed out. Sign in with the new password.</p>
-<nav><a href="${model.links.login}">Sign in</a></nav>`,
+    title: m.passwordResetDoneTitle,
+    main: html`<p class="notice" role="status">${m.passwordResetDoneNotice}</p>
+<nav><a href="${model.links.login}">${m.signInLink}</a></nav>`,
   };
 }

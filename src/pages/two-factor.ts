@@ -1,6 +1,6 @@
 import { checkbox, errorSummary, field, type FormErrors, notice, postForm } from './forms.ts';
 import { html } from './html.ts';
-import type { PageContent } from './page-kit.ts';
+import type { PageContent, PageKit } from './page-kit.ts';
 import { type AccountPaths, withQuery } from './paths.ts';
 
 export interface TwoFactorLoginPageData {
@@ -31,39 +31,39 @@ export function twoFactorLoginLinks(data: TwoFactorLoginPageData, paths: Account
 }
 
 /** The second step of a sign-in, with a code from the authenticator, by mail or SMS, or a recovery code. */
-export function twoFactorLoginPage(model: TwoFactorLoginPageModel): PageContent {
+export function twoFactorLoginPage(model: TwoFactorLoginPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const { links } = model;
   const codeForm = postForm(
     links.action,
     model.antiforgeryToken,
-    html`${field({ name: 'code', label: 'Code from your authenticator app, or the code we sent you', autocomplete: 'one-time-code' }, errors)}
-<fieldset><legend>Where the code comes from</legend>
-<label><input type="radio" name="provider" value="Authenticator" checked> Authenticator app</label>
-<label><input type="radio" name="provider" value="Email"> E-mail</label>
-${model.phoneAvailable ? html`<label><input type="radio" name="provider" value="Phone"> Text message</label>` : ''}
+    html`${field({ name: 'code', label: m.twoFactorCodeLabel, autocomplete: 'one-time-code' }, errors)}
+<fieldset><legend>${m.twoFactorWhereFrom}</legend>
+<label><input type="radio" name="provider" value="Authenticator" checked> ${m.twoFactorAuthenticatorApp}</label>
+<label><input type="radio" name="provider" value="Email"> ${m.twoFactorEmail}</label>
+${model.phoneAvailable ? html`<label><input type="radio" name="provider" value="Phone"> ${m.twoFactorTextMessage}</label>` : ''}
 </fieldset>
-${checkbox('rememberClient', 'Do not ask again on this browser for 14 days')}`,
-    'Sign in',
+${checkbox('rememberClient', m.twoFactorRememberClient)}`,
+    m.twoFactorSubmit,
   );
   const send = (provider: string, label: string) =>
     postForm(links.send, model.antiforgeryToken, html`<input type="hidden" name="provider" value="${provider}">`, label, 'secondary');
   const recoveryForm = postForm(
     links.recovery,
     model.antiforgeryToken,
-    field({ name: 'recoveryCode', label: 'Recovery code', autocomplete: 'off' }, errors),
-    'Sign in with a recovery code',
+    field({ name: 'recoveryCode', label: m.twoFactorRecoveryCodeLabel, autocomplete: 'off' }, errors),
+    m.twoFactorRecoverySubmit,
     'secondary',
   );
   return {
-    title: 'Two-factor sign-in',
+    title: m.twoFactorTitle,
     main: html`${notice(model.notice)}
 ${errorSummary(errors)}
 ${codeForm}
-<section aria-labelledby="send-heading"><h2 id="send-heading">No app at hand?</h2>
-${send('Email', 'Send me a code by e-mail')}
-${model.phoneAvailable ? send('Phone', 'Send me a code by text message') : ''}</section>
-<section aria-labelledby="recovery-heading"><h2 id="recovery-heading">Lost your device?</h2>
+<section aria-labelledby="send-heading"><h2 id="send-heading">${m.twoFactorNoApp}</h2>
+${send('Email', m.twoFactorSendByEmail)}
+${model.phoneAvailable ? send('Phone', m.twoFactorSendByText) : ''}</section>
+<section aria-labelledby="recovery-heading"><h2 id="recovery-heading">${m.twoFactorLostDevice}</h2>
 ${recoveryForm}</section>`,
   };
 }
@@ -97,32 +97,32 @@ export function authenticatorLinks(_data: AuthenticatorPageData, paths: AccountP
 }
 
 /** Set up the authenticator with its QR code, see the recovery codes, turn two-factor off. */
-export function authenticatorPage(model: AuthenticatorPageModel): PageContent {
+export function authenticatorPage(model: AuthenticatorPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   const { links } = model;
-  const codeField = field({ name: 'code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors);
+  const codeField = field({ name: 'code', label: m.authenticatorCodeLabel, autocomplete: 'one-time-code' }, errors);
   const recovery = model.recoveryCodes
-    ? html`<section aria-labelledby="codes-heading"><h2 id="codes-heading">Your recovery codes</h2>
-<p>Keep these somewhere safe. Each works once, when you have no access to your authenticator app.</p>
+    ? html`<section aria-labelledby="codes-heading"><h2 id="codes-heading">${m.authenticatorCodesHeading}</h2>
+<p>${m.authenticatorCodesAdvice}</p>
 <ul class="recovery-codes">${model.recoveryCodes.map((code) => html`<li><code>${code}</code></li>`)}</ul></section>`
     : '';
   const body = model.twoFactorEnabled
-    ? html`<p>Two-factor sign-in is on. ${model.remainingRecoveryCodes ?? 0} recovery codes are left.</p>
+    ? html`<p>${m.authenticatorOn({ remaining: model.remainingRecoveryCodes ?? 0 })}</p>
 ${recovery}
-<section aria-labelledby="regenerate-heading"><h2 id="regenerate-heading">New recovery codes</h2>
-${postForm(links.recoveryCodes, model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: 'Code from your authenticator app', autocomplete: 'one-time-code' }, errors), 'Make new recovery codes', 'secondary')}</section>
-<section aria-labelledby="disable-heading"><h2 id="disable-heading">Turn two-factor sign-in off</h2>
-${postForm(links.disable, model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: 'Code from your authenticator app, or a recovery code', autocomplete: 'one-time-code' }, errors), 'Turn off', 'danger')}</section>`
-    : html`<p>Scan this QR code with an authenticator app, or type the key <code class="shared-key">${model.setUp?.sharedKey ?? ''}</code>, then enter the code the app shows.</p>
-<p><img class="qr" alt="QR code of the authenticator key" width="240" height="240" src="${qrImage(model.setUp?.qrSvg ?? '')}"></p>
-${postForm(links.enable, model.antiforgeryToken, codeField, 'Turn on two-factor sign-in')}`;
+<section aria-labelledby="regenerate-heading"><h2 id="regenerate-heading">${m.authenticatorNewCodesHeading}</h2>
+${postForm(links.recoveryCodes, model.antiforgeryToken, field({ name: 'code', id: 'regenerate-code', label: m.authenticatorCodeLabel, autocomplete: 'one-time-code' }, errors), m.authenticatorNewCodesSubmit, 'secondary')}</section>
+<section aria-labelledby="disable-heading"><h2 id="disable-heading">${m.authenticatorTurnOffHeading}</h2>
+${postForm(links.disable, model.antiforgeryToken, field({ name: 'code', id: 'disable-code', label: m.authenticatorTurnOffCodeLabel, autocomplete: 'one-time-code' }, errors), m.authenticatorTurnOffSubmit, 'danger')}</section>`
+    : html`<p>${m.authenticatorScanBefore} <code class="shared-key">${model.setUp?.sharedKey ?? ''}</code>${m.authenticatorScanAfter}</p>
+<p><img class="qr" alt="${m.authenticatorQrAlt}" width="240" height="240" src="${qrImage(model.setUp?.qrSvg ?? '')}"></p>
+${postForm(links.enable, model.antiforgeryToken, codeField, m.authenticatorTurnOnSubmit)}`;
   return {
-    title: 'Two-factor sign-in',
+    title: m.twoFactorTitle,
     main: html`${notice(model.notice)}
 ${errorSummary(errors)}
 ${body}
-<p>Codes by text message need a confirmed phone number: <a href="${links.phone}">your phone number</a>.</p>
-<nav><a href="${links.profile}">Back to your profile</a></nav>`,
+<p>${m.authenticatorTextNeedsPhone} <a href="${links.phone}">${m.authenticatorYourPhone}</a>.</p>
+<nav><a href="${links.profile}">${m.authenticatorBackToProfile}</a></nav>`,
   };
 }
 

@@ -18,7 +18,7 @@ import { ProfilePage } from './profile-page.ts';
 
 /** What the cookie side of membership uses: its use cases, the reads of the profile, its pages, and where it sends browsers. */
 export interface AccountEndpointsOptions extends CookieSignInDependencies {
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
   /** Where the endpoints send browsers, as full paths (`MembershipPaths` has them). */
   readonly paths: AccountRedirects;
   readonly signIn: Pick<SignInManager, 'passwordSignIn'>;

@@ -18,7 +18,7 @@ import { PASSWORD_FIELD_MAX } from './password-field.ts';
 /** What the login page and the cookie sign-in use. */
 export interface LoginEndpointsOptions {
   readonly config: Pick<Config, 'oidcProviders'>;
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
   readonly paths: AccountRedirects;
   readonly signIn: Pick<SignInManager, 'passwordSignIn'>;
   readonly cookies: CookieSignIn;
@@ -61,13 +61,17 @@ interface FailedLogin {
 export function loginEndpoints({ config, pages, paths, signIn, cookies }: LoginEndpointsOptions): Endpoint[] {
   const providers = config.oidcProviders.map((provider) => provider.name);
 
-  const loginPage = (request: Pick<EndpointRequest, 'query' | 'antiforgeryToken'>, failed?: FailedLogin) =>
-    pages.render('login', {
-      antiforgeryToken: request.antiforgeryToken(),
-      returnUrl: returnUrlOf(request) ?? undefined,
-      providers,
-      ...(failed ? { login: failed.login, errors: failed.errors, unconfirmedEmail: failed.unconfirmedEmail ?? false } : {}),
-    });
+  const loginPage = (request: Pick<EndpointRequest, 'query' | 'headers' | 'antiforgeryToken'>, failed?: FailedLogin) =>
+    pages.render(
+      'login',
+      {
+        antiforgeryToken: request.antiforgeryToken(),
+        returnUrl: returnUrlOf(request) ?? undefined,
+        providers,
+        ...(failed ? { login: failed.login, errors: failed.errors, unconfirmedEmail: failed.unconfirmedEmail ?? false } : {}),
+      },
+      pages.language(request.headers['accept-language']),
+    );
 
   const page = defineEndpoint({
     method: 'GET',

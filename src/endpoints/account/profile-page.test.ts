@@ -12,7 +12,7 @@ const request = { user: { subject: '7' }, headers: {} } as never;
 
 function profilePage(locate?: LocateAddress) {
   return new ProfilePage({
-    pages: { render: () => { throw new Error('not rendered here'); }, ...(locate ? { locate } : {}) },
+    pages: { render: () => { throw new Error('not rendered here'); }, language: () => 'en', ...(locate ? { locate } : {}) },
     cookies: { presentedSession: () => null },
     sessions: { current: () => { throw new Error('no cookie presented'); } },
     userSessions: { list: async () => SESSIONS },

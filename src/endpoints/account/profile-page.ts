@@ -16,7 +16,7 @@ export type ProfileExtras = Partial<Pick<ProfilePageData, 'errors' | 'notice' | 
 /** What the profile page reads: the pages, this browser's session, and the user's sessions when they are listed. */
 export interface ProfilePageDependencies {
   /** The pages, with the application's `locate` where it gave one. */
-  readonly pages: Pick<PageRendering, 'render'> & { readonly locate?: LocateAddress | null };
+  readonly pages: Pick<PageRendering, 'render' | 'language'> & { readonly locate?: LocateAddress | null };
   readonly cookies: Pick<CookieSignIn, 'presentedSession'>;
   readonly sessions: Pick<SessionManager, 'current'>;
   /** "Where you are signed in", when the profile page lists the user's sessions; else null. */
@@ -30,19 +30,23 @@ export interface ProfilePageDependencies {
 export class ProfilePage {
   constructor(private readonly dependencies: ProfilePageDependencies) {}
 
-  render(request: Pick<EndpointRequest, 'antiforgeryToken'>, user: User, extras: ProfileExtras = {}): Html {
-    return this.dependencies.pages.render('profile', {
-      antiforgeryToken: request.antiforgeryToken(),
-      email: user.email,
-      userName: user.userName,
-      emailConfirmed: user.emailConfirmed,
-      phoneNumber: user.phoneNumber,
-      phoneConfirmed: user.phoneConfirmed,
-      twoFactorEnabled: user.twoFactorEnabled,
-      roles: user.roles,
-      logins: [],
-      ...extras,
-    });
+  render(request: Pick<EndpointRequest, 'antiforgeryToken' | 'headers'>, user: User, extras: ProfileExtras = {}): Html {
+    return this.dependencies.pages.render(
+      'profile',
+      {
+        antiforgeryToken: request.antiforgeryToken(),
+        email: user.email,
+        userName: user.userName,
+        emailConfirmed: user.emailConfirmed,
+        phoneNumber: user.phoneNumber,
+        phoneConfirmed: user.phoneConfirmed,
+        twoFactorEnabled: user.twoFactorEnabled,
+        roles: user.roles,
+        logins: [],
+        ...extras,
+      },
+      this.dependencies.pages.language(request.headers['accept-language']),
+    );
   }
 
   /** The user's sessions for the page, this browser's marked; undefined when sessions are not listed. */

@@ -157,7 +157,7 @@ function formTwins(pages: AdminConsolePages, api: readonly Endpoint[]): Endpoint
 /** The console's own routes: its pages, and the forms the API has no route for. */
 function consoleEndpoints(pages: AdminConsolePages, options: AdminConsoleOptions): Endpoint[] {
   return [
-    page('/admin', () => pages.home()),
+    page('/admin', (request) => pages.home(request)),
     page('/admin/users/:id', (request) => pages.user(request), IdParams),
     page('/admin/users/:id/delete', (request) => pages.userDelete(request), IdParams),
     resendConfirmation(pages, options),
@@ -165,7 +165,7 @@ function consoleEndpoints(pages: AdminConsolePages, options: AdminConsoleOptions
     ...(options.signingKeys === null ? [] : signingKeyEndpoints(pages, options.signingKeys)),
     ...(options.organizations === null
       ? []
-      : [page('/admin/organizations', () => pages.organizations()), page('/admin/organizations/:id', (request) => pages.organization(request), IdParams)]),
+      : [page('/admin/organizations', (request) => pages.organizations(request)), page('/admin/organizations/:id', (request) => pages.organization(request), IdParams)]),
   ];
 }
 

@@ -42,7 +42,7 @@ export type AdminNotice = keyof typeof NOTICES;
 
 /** What the console reads and where it renders; a part is null where the service does not have it. */
 export interface AdminConsolePagesOptions {
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor' | 'paths'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor' | 'paths'>;
   readonly users: Pick<UserAdministration, 'search' | 'findById' | 'isLockedOut'>;
   readonly auditTrail: Pick<AuditTrail, 'page'>;
   readonly sessions: Pick<SessionEnding, 'list'> | null;
@@ -76,7 +76,7 @@ export class AdminConsolePages {
     return this.options.pages.paths.admin;
   }
 
-  async home(): Promise<EndpointResponse> {
+  async home(request: Pick<EndpointRequest, 'headers'>): Promise<EndpointResponse> {
     const { users, organizations, apiKeys, signingKeys } = this.options;
     const [matching, organizationList, clients, keys] = await Promise.all([
       users.search({ query: '', limit: 0, offset: 0 }),
@@ -90,7 +90,7 @@ export class AdminConsolePages {
       apiKeyClients: clients?.filter((client) => client.activeKeys > 0).length ?? null,
       signingKeys: keys?.length ?? null,
     };
-    return this.page('adminHome', { sections: this.sections, counts });
+    return this.page(request, 'adminHome', { sections: this.sections, counts });
   }
 
   /** The users matching `?q=`, page `?page=` (1 by default). */
@@ -100,25 +100,25 @@ export class AdminConsolePages {
     const base = { sections: this.sections, query, ...this.noticeOf(request) };
     if (query.length > 254 || !/^[1-9][0-9]{0,5}$/.test(pageText)) {
       const errors: FormErrors = query.length > 254 ? { q: ['A search is at most 254 characters.'] } : { page: ['The page is a whole number, 1 or more.'] };
-      return this.page('adminUsers', { ...base, users: [], page: 1, pageCount: 1, total: 0, errors }, 400);
+      return this.page(request, 'adminUsers', { ...base, users: [], page: 1, pageCount: 1, total: 0, errors }, 400);
     }
     const page = Number(pageText);
     const found = await this.options.users.search({ query, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
     const pageCount = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
-    return this.page('adminUsers', { ...base, users: found.users, page, pageCount, total: found.total });
+    return this.page(request, 'adminUsers', { ...base, users: found.users, page, pageCount, total: found.total });
   }
 
   /** One user's page, again with the refusal of a form on it when there is one (at that refusal's status, set by the host). */
   async user(request: EndpointRequest<unknown>, extras: AdminPageExtras = {}): Promise<EndpointResponse> {
     const user = await existingUser(this.options.users, idOf(request));
     const sessions = this.options.sessions === null ? null : (await this.options.sessions.list(user.id)).map(sessionView);
-    return this.page('adminUser', { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), user: this.userView(user), sessions, ...this.noticeOf(request), ...extras });
+    return this.page(request, 'adminUser', { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), user: this.userView(user), sessions, ...this.noticeOf(request), ...extras });
   }
 
   /** The step before deleting a user. */
   async userDelete(request: EndpointRequest<unknown>, errors?: FormErrors): Promise<EndpointResponse> {
     const { id, email } = await existingUser(this.options.users, idOf(request));
-    return this.page('adminUserDelete', { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), user: { id, email }, ...(errors ? { errors } : {}) });
+    return this.page(request, 'adminUserDelete', { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), user: { id, email }, ...(errors ? { errors } : {}) });
   }
 
   /** The events matching the filters of the query, below `?before=`; 400 with the form's errors for a filter that is not one. */
@@ -133,9 +133,9 @@ export class AdminConsolePages {
     const before = beforeText === undefined ? null : Number(beforeText);
     const base = { sections: this.sections, filters: input, before };
     const checked = auditFilters(input);
-    if ('errors' in checked) return this.page('adminAudit', { ...base, events: [], next: null, errors: checked.errors }, 400);
+    if ('errors' in checked) return this.page(request, 'adminAudit', { ...base, events: [], next: null, errors: checked.errors }, 400);
     const page = await this.options.auditTrail.page({ limit: PAGE_SIZE, before: before ?? undefined, ...checked.filters });
-    return this.page('adminAudit', { ...base, events: page.events.map(eventView), next: page.next });
+    return this.page(request, 'adminAudit', { ...base, events: page.events.map(eventView), next: page.next });
   }
 
   /** The API-key clients, and the key the form just made, once: its cookie is cleared whatever it held. */
@@ -147,20 +147,20 @@ export class AdminConsolePages {
     if (newKeys.present(request)) newKeys.clear(answer);
     const clients = await apiKeys.list();
     const data = { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), clients, created, ...this.noticeOf(request), ...extras };
-    return { ...this.page('adminApiKeys', data), cookies: answer.cookies };
+    return { ...this.page(request, 'adminApiKeys', data), cookies: answer.cookies };
   }
 
   async signingKeys(request: EndpointRequest<unknown>, errors?: FormErrors): Promise<EndpointResponse> {
     const { signingKeys } = this.options;
     if (signingKeys === null) throw GatehouseError.notFound();
     const keys = await signingKeys.list();
-    return this.page('adminSigningKeys', { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), keys, ...this.noticeOf(request), ...(errors ? { errors } : {}) });
+    return this.page(request, 'adminSigningKeys', { sections: this.sections, antiforgeryToken: request.antiforgeryToken(), keys, ...this.noticeOf(request), ...(errors ? { errors } : {}) });
   }
 
-  async organizations(): Promise<EndpointResponse> {
+  async organizations(request: Pick<EndpointRequest, 'headers'>): Promise<EndpointResponse> {
     const organizations = this.options.organizations;
     if (organizations === null) throw GatehouseError.notFound();
-    return this.page('adminOrganizations', { sections: this.sections, organizations: await organizations.list() });
+    return this.page(request, 'adminOrganizations', { sections: this.sections, organizations: await organizations.list() });
   }
 
   /** An organization's members; 404 for an unknown one. An admin sees every organization (`OrganizationStanding.seesAll`). */
@@ -171,7 +171,7 @@ export class AdminConsolePages {
     const organization = await organizations.find(id);
     if (organization === null) throw GatehouseError.notFound('There is no such organization.');
     const members = await organizations.members({ userId: signedInUserId(request), ip: request.ip }, id);
-    return this.page('adminOrganization', { sections: this.sections, organization, members });
+    return this.page(request, 'adminOrganization', { sections: this.sections, organization, members });
   }
 
   /** After a form: 303 to `path`, with what the page says there. */
@@ -179,9 +179,10 @@ export class AdminConsolePages {
     return seeOther(`${path}?status=${notice}`, { headers: NO_STORE });
   }
 
-  private page<Name extends PageName>(name: Name, data: PageData[Name], status = 200): EndpointResponse {
+  /** The page in the language of the request (`Accept-Language`, or the application's fixed one). */
+  private page<Name extends PageName>(request: Pick<EndpointRequest, 'headers'>, name: Name, data: PageData[Name], status = 200): EndpointResponse {
     const { pages } = this.options;
-    return pageResponse(pages, pages.render(name, data), status);
+    return pageResponse(pages, pages.render(name, data, pages.language(request.headers['accept-language'])), status);
   }
 
   private noticeOf(request: Pick<EndpointRequest, 'query'>): { notice?: string } {

@@ -25,7 +25,7 @@ export interface ExternalLoginEndpointOptions extends CookieSignInDependencies, 
   readonly providerSignIn: Pick<ProviderSignIn, 'refuse' | 'spendFlow' | 'signIn' | 'linkToAccount'>;
   readonly externalLogins: Pick<ExternalLogins, 'unlink'>;
   readonly users: Pick<UserManager, 'findById'>;
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
 }
 
 /**

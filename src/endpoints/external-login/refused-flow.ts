@@ -20,7 +20,7 @@ export class RefusedFlow {
   constructor(
     private readonly providerSignIn: Pick<ProviderSignIn, 'refuse'>,
     private readonly correlation: CorrelationCookie,
-    private readonly pages: Pick<PageRendering, 'render' | 'headersFor'>,
+    private readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>,
   ) {}
 
   /**
@@ -42,7 +42,7 @@ export class RefusedFlow {
     const cookies = new CookieList();
     this.correlation.clear(cookies);
     if (prefersHtml(request.headers.accept)) {
-      const page = pageResponse(this.pages, this.pages.render('externalLoginRefused', { message }), status);
+      const page = pageResponse(this.pages, this.pages.render('externalLoginRefused', { message }, this.pages.language(request.headers['accept-language'])), status);
       return { ...page, headers: { ...NO_STORE, ...page.headers }, cookies: cookies.cookies };
     }
     const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';

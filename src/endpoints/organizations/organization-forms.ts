@@ -43,7 +43,7 @@ export function organizationFormEndpoints({ organizations, invitationLink, pages
     rateLimits: { account: (_body, request) => userAccount(signedInUserId(request)) },
     async handle(request) {
       formOnly(request);
-      await organizations.invite(callerOf(request), organizationIdOf(request), { email: request.body.email, roles: rolesOf(request.body.roles) }, invitationLink);
+      await organizations.invite(callerOf(request), organizationIdOf(request), { email: request.body.email, roles: rolesOf(request.body.roles) }, invitationLink, pages.language(request));
       return pages.backToList('invitation-sent');
     },
     formErrors: (request, errors) => {

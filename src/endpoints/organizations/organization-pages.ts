@@ -27,7 +27,7 @@ export type OrganizationNotice = keyof typeof ORGANIZATION_NOTICES;
 export type OrganizationPagePaths = Pick<MembershipPaths, 'organizations'>;
 
 export interface OrganizationPagesOptions extends Pick<OwnSessionSources, 'cookies' | 'cookieSessions'> {
-  readonly pages: Pick<PageRendering, 'headersFor' | 'render' | 'paths'>;
+  readonly pages: Pick<PageRendering, 'headersFor' | 'render' | 'language' | 'paths'>;
   readonly paths: OrganizationPagePaths;
   readonly organizations: Pick<Organizations, 'listForUser' | 'members' | 'invitations' | 'preview' | 'declaredRoles'>;
   /** The signed-in visitor of an invitation, named on its page. */
@@ -48,6 +48,11 @@ export interface OrganizationsExtras {
 export class OrganizationPages {
   constructor(private readonly options: OrganizationPagesOptions) {}
 
+  /** The language of the request's pages, and of the mails it causes (an invitation is in the inviter's). */
+  language(request: Pick<EndpointRequest, 'headers'>): string {
+    return this.options.pages.language(request.headers['accept-language']);
+  }
+
   /** Where a signed-in browser accepts the invitation: the page with the Accept form. */
   acceptPage(code: string): string {
     return this.options.pages.paths.invitationAccept(code);
@@ -60,7 +65,7 @@ export class OrganizationPages {
     const listed = await this.options.organizations.listForUser(caller.userId);
     const organizations = await Promise.all(listed.map((organization) => this.view(caller, organization, String(organization.id) === active)));
     const { pages } = this.options;
-    return pageResponse(pages, pages.render('organizations', { antiforgeryToken: request.antiforgeryToken(), organizations, ...extras }));
+    return pageResponse(pages, pages.render('organizations', { antiforgeryToken: request.antiforgeryToken(), organizations, ...extras }, pages.language(request.headers['accept-language'])));
   }
 
   /** After a form on the page: 303 back to it, with what to say there. */
@@ -83,7 +88,7 @@ export class OrganizationPages {
     const { organization, email, roles } = await this.options.organizations.preview(code);
     const { users, pages } = this.options;
     const visitor = signedIn ? { email: (await signedInUser(users, request)).email, antiforgeryToken: request.antiforgeryToken() } : null;
-    return pageResponse(pages, pages.render('invitation', { code, organizationName: organization.name, email, roles, visitor, ...(errors ? { errors } : {}) }));
+    return pageResponse(pages, pages.render('invitation', { code, organizationName: organization.name, email, roles, visitor, ...(errors ? { errors } : {}) }, pages.language(request.headers['accept-language'])));
   }
 
   /**

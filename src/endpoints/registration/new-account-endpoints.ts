@@ -23,8 +23,8 @@ export function newAccountEndpoints({ config, pages, paths, links, registration 
     async handle(request) {
       if (!prefersHtml(request.headers.accept)) return { status: 200, body: { passwordMinLength: config.passwordMinLength, userNamePattern: USER_NAME_PATTERN } };
       const query = request.query as StatusQuery;
-      if (query.status === 'sent') return pageResponse(pages, pages.render('registrationSent', {}));
-      return pageResponse(pages, pages.render('register', { antiforgeryToken: request.antiforgeryToken(), passwordMinLength: config.passwordMinLength }));
+      if (query.status === 'sent') return pageResponse(pages, pages.render('registrationSent', {}, pages.language(request.headers['accept-language'])));
+      return pageResponse(pages, pages.render('register', { antiforgeryToken: request.antiforgeryToken(), passwordMinLength: config.passwordMinLength }, pages.language(request.headers['accept-language'])));
     },
   });
 
@@ -38,20 +38,27 @@ export function newAccountEndpoints({ config, pages, paths, links, registration 
     rateLimits: perAddress,
     async handle(request) {
       const { email, password, userName } = request.body;
-      await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName }, links, { clientKey: clientKey(request.ip) });
+      await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName }, links, {
+        clientKey: clientKey(request.ip),
+        language: pages.language(request.headers['accept-language']),
+      });
       if (request.form) return seeOther(`${paths.register}?status=sent`);
       return { status: 202, body: { status: 'confirmation-sent' } };
     },
     formErrors: (request, errors) =>
       pageResponse(
         pages,
-        pages.render('register', {
-          antiforgeryToken: request.antiforgeryToken(),
-          passwordMinLength: config.passwordMinLength,
-          email: request.body?.email,
-          userName: request.body?.userName,
-          errors,
-        }),
+        pages.render(
+          'register',
+          {
+            antiforgeryToken: request.antiforgeryToken(),
+            passwordMinLength: config.passwordMinLength,
+            email: request.body?.email,
+            userName: request.body?.userName,
+            errors,
+          },
+          pages.language(request.headers['accept-language']),
+        ),
       ),
   });
 
@@ -64,7 +71,7 @@ export function newAccountEndpoints({ config, pages, paths, links, registration 
       const query = request.query as ConfirmQuery;
       const userId = /^[1-9][0-9]{0,15}$/.test(query.userId ?? '') ? Number(query.userId) : 0;
       const confirmed = await registration.confirmEmail(userId, query.code);
-      if (prefersHtml(request.headers.accept)) return pageResponse(pages, pages.render('emailConfirmed', { confirmed }), confirmed ? 200 : 400);
+      if (prefersHtml(request.headers.accept)) return pageResponse(pages, pages.render('emailConfirmed', { confirmed }, pages.language(request.headers['accept-language'])), confirmed ? 200 : 400);
       if (!confirmed) throw GatehouseError.validation({ code: [INVALID_CONFIRMATION] }, INVALID_CONFIRMATION);
       return { status: 200, body: { confirmed: true } };
     },

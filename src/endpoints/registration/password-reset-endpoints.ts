@@ -24,13 +24,13 @@ export function passwordResetEndpoints({ config, pages, paths, links, passwordRe
     rateLimits: perAddress,
     async handle(request) {
       // Answered before the look-up and the mail: the time taken must not tell whether the address is known.
-      void passwordReset.requestReset(request.body.email, links).catch((error: unknown) => {
+      void passwordReset.requestReset(request.body.email, links, pages.language(request.headers['accept-language'])).catch((error: unknown) => {
         request.log.error({ err: error }, 'could not send a password reset link');
       });
       if (request.form) return seeOther(`${paths.resetPassword}?status=sent`);
       return { status: 202 };
     },
-    formErrors: (request, errors) => pageResponse(pages, pages.render('forgotPassword', { antiforgeryToken: request.antiforgeryToken(), email: request.body?.email, errors })),
+    formErrors: (request, errors) => pageResponse(pages, pages.render('forgotPassword', { antiforgeryToken: request.antiforgeryToken(), email: request.body?.email, errors }, pages.language(request.headers['accept-language']))),
   });
 
   const resetForm = defineEndpoint({
@@ -42,11 +42,11 @@ export function passwordResetEndpoints({ config, pages, paths, links, passwordRe
       if (!prefersHtml(request.headers.accept)) return { status: 200, body: { passwordMinLength: config.passwordMinLength } };
       const { email, code, status } = request.query as ResetQuery;
       const antiforgeryToken = request.antiforgeryToken();
-      if (status === 'done') return pageResponse(pages, pages.render('passwordResetDone', {}));
+      if (status === 'done') return pageResponse(pages, pages.render('passwordResetDone', {}, pages.language(request.headers['accept-language'])));
       if (email !== undefined && code !== undefined) {
-        return pageResponse(pages, pages.render('resetPassword', { antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }));
+        return pageResponse(pages, pages.render('resetPassword', { antiforgeryToken, email, code, passwordMinLength: config.passwordMinLength }, pages.language(request.headers['accept-language'])));
       }
-      return pageResponse(pages, pages.render('forgotPassword', { antiforgeryToken, sent: status === 'sent' }));
+      return pageResponse(pages, pages.render('forgotPassword', { antiforgeryToken, sent: status === 'sent' }, pages.language(request.headers['accept-language'])));
     },
   });
 
@@ -69,13 +69,17 @@ export function passwordResetEndpoints({ config, pages, paths, links, passwordRe
     formErrors: (request, errors) =>
       pageResponse(
         pages,
-        pages.render('resetPassword', {
-          antiforgeryToken: request.antiforgeryToken(),
-          email: request.body?.email ?? '',
-          code: request.body?.code ?? '',
-          passwordMinLength: config.passwordMinLength,
-          errors,
-        }),
+        pages.render(
+          'resetPassword',
+          {
+            antiforgeryToken: request.antiforgeryToken(),
+            email: request.body?.email ?? '',
+            code: request.body?.code ?? '',
+            passwordMinLength: config.passwordMinLength,
+            errors,
+          },
+          pages.language(request.headers['accept-language']),
+        ),
       ),
   });
 

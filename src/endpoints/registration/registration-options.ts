@@ -7,7 +7,7 @@ import type { PageRendering } from '../../pages/rendering.ts';
 /** What registration, confirmation and reset use: their use cases, their pages, and where the redirects and the mails' links go. */
 export interface RegistrationEndpointOptions {
   readonly config: Pick<Config, 'passwordMinLength'>;
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor' | 'paths'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor' | 'paths'>;
   /** The pages a successful form post is sent back to, with its status (`?status=sent`). */
   readonly paths: { readonly register: string; readonly resetPassword: string };
   /** The mails' links, absolute under `PUBLIC_URL`, leading back to these endpoints wherever they are mounted. */

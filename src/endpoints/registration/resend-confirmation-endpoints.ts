@@ -20,7 +20,7 @@ export function resendConfirmationEndpoints({ pages, links, registration }: Regi
     async handle(request) {
       if (!prefersHtml(request.headers.accept)) return { status: 200, body: {} };
       const { email, status } = request.query as ResendQuery;
-      return pageResponse(pages, pages.render('resendConfirmation', { antiforgeryToken: request.antiforgeryToken(), email, sent: status === 'sent' }));
+      return pageResponse(pages, pages.render('resendConfirmation', { antiforgeryToken: request.antiforgeryToken(), email, sent: status === 'sent' }, pages.language(request.headers['accept-language'])));
     },
   });
 
@@ -33,13 +33,13 @@ export function resendConfirmationEndpoints({ pages, links, registration }: Regi
     successStatus: 202,
     rateLimits: perAddress,
     async handle(request) {
-      void registration.resendConfirmation(request.body.email, links).catch((error: unknown) => {
+      void registration.resendConfirmation(request.body.email, links, pages.language(request.headers['accept-language'])).catch((error: unknown) => {
         request.log.error({ err: error }, 'could not send a confirmation mail');
       });
       if (request.form) return seeOther(`${pages.paths.resendConfirmation}?status=sent`);
       return { status: 202, body: { status: 'confirmation-sent' } };
     },
-    formErrors: (request, errors) => pageResponse(pages, pages.render('resendConfirmation', { antiforgeryToken: request.antiforgeryToken(), email: request.body?.email, errors })),
+    formErrors: (request, errors) => pageResponse(pages, pages.render('resendConfirmation', { antiforgeryToken: request.antiforgeryToken(), email: request.body?.email, errors }, pages.language(request.headers['accept-language']))),
   });
 
   return [resendForm, resend];

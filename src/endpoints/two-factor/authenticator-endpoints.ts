@@ -16,7 +16,7 @@ import type { accountChanges } from './account-changes.ts';
 
 /** What the authenticator's set-up uses. */
 export interface AuthenticatorEndpointOptions {
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
   readonly cookies: CookieSignIn;
   readonly twoFactor: Pick<TwoFactorManager, 'countRecoveryCodes' | 'pendingSetUp' | 'setUpAuthenticator' | 'enable' | 'disable' | 'regenerateRecoveryCodes'>;
   readonly users: Pick<UserManager, 'findById'>;
@@ -45,7 +45,7 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
   });
   const area: AreaPage = async (request, user) => {
     const model = await authenticatorModel(request, user);
-    return (extra) => pages.render('authenticator', { ...model, ...extra });
+    return (extra) => pages.render('authenticator', { ...model, ...extra }, pages.language(request.headers['accept-language']));
   };
 
   const state = defineEndpoint<undefined>({
@@ -58,7 +58,7 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
         const recoveryCodesLeft = user.twoFactorEnabled ? await twoFactor.countRecoveryCodes(user) : 0;
         return { status: 200, headers: NO_STORE, body: { twoFactorEnabled: user.twoFactorEnabled, recoveryCodesLeft } };
       }
-      return noStore(pageResponse(pages, pages.render('authenticator', await authenticatorModel(request, user))));
+      return noStore(pageResponse(pages, pages.render('authenticator', await authenticatorModel(request, user), pages.language(request.headers['accept-language']))));
     },
   });
 

@@ -14,7 +14,7 @@ import type { accountChanges } from './account-changes.ts';
 
 /** What the phone number for sign-in codes uses. */
 export interface PhoneEndpointOptions {
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
   readonly twoFactor: Pick<TwoFactorManager, 'textMessagesAvailable' | 'setPhoneNumber' | 'confirmPhoneNumber' | 'removePhoneNumber'>;
   readonly users: Pick<UserManager, 'findById'>;
   /** The endpoints of the account's changes. */
@@ -40,7 +40,7 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
   });
   const area: AreaPage = async (request, user) => {
     const model = phoneModel(request, user);
-    return (extra) => pages.render('phone', { ...model, notice: extra.notice, errors: extra.errors });
+    return (extra) => pages.render('phone', { ...model, notice: extra.notice, errors: extra.errors }, pages.language(request.headers['accept-language']));
   };
 
   const state = defineEndpoint<undefined>({
@@ -52,7 +52,7 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
       if (!prefersHtml(request.headers.accept)) {
         return { status: 200, headers: NO_STORE, body: { available: twoFactor.textMessagesAvailable, phoneNumber: user.phoneNumber, phoneConfirmed: user.phoneConfirmed } };
       }
-      return noStore(pageResponse(pages, pages.render('phone', phoneModel(request, user))));
+      return noStore(pageResponse(pages, pages.render('phone', phoneModel(request, user), pages.language(request.headers['accept-language']))));
     },
   });
 

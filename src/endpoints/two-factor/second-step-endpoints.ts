@@ -21,7 +21,7 @@ import { Flag, isOn, ReturnQuery, returnUrlOf } from './answers.ts';
 export interface SecondStepEndpointOptions {
   /** The login page, where a browser without a pending second step goes, and the profile, where a finished one goes by default. */
   readonly paths: { readonly login: string; readonly profile: string };
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
   readonly cookies: CookieSignIn;
   readonly signIn: Pick<SignInManager, 'twoFactorSignIn'>;
   readonly twoFactor: Pick<TwoFactorManager, 'canTextSignInCode' | 'sendSignInCode'>;
@@ -74,12 +74,16 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
   };
   const loginPage = async (request: EndpointRequest<unknown>, extra: LoginExtra = {}): Promise<Html> => {
     const returnUrl = returnUrlOf(request.query);
-    return pages.render('twoFactorLogin', {
-      antiforgeryToken: request.antiforgeryToken(),
-      phoneAvailable: await phoneOffered(request),
-      ...(returnUrl ? { returnUrl } : {}),
-      ...extra,
-    });
+    return pages.render(
+      'twoFactorLogin',
+      {
+        antiforgeryToken: request.antiforgeryToken(),
+        phoneAvailable: await phoneOffered(request),
+        ...(returnUrl ? { returnUrl } : {}),
+        ...extra,
+      },
+      pages.language(request.headers['accept-language']),
+    );
   };
   const notPending = (request: EndpointRequest<unknown>): EndpointResponse => {
     if (request.form || prefersHtml(request.headers.accept)) return seeOther(paths.login);
@@ -162,7 +166,7 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
       if (pending === null) return notPending(request);
       const user = await users.findById(pending.userId);
       // A stale step sends nothing, and says no more than a sent code would.
-      const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider));
+      const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider, pages.language(request.headers['accept-language'])));
       if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
       if (request.form) return noStore(pageResponse(pages, await loginPage(request, { notice: 'We sent you a code. It works once, for five minutes.' }), 202));
       return { status: 202, headers: NO_STORE };

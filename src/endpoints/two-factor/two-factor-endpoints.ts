@@ -13,7 +13,7 @@ import { secondStepEndpoints } from './second-step-endpoints.ts';
 /** What two-factor sign-in and set-up use: the second step, the two-factor use cases, the cookies, the pages, and where the login and profile pages are. */
 export interface TwoFactorEndpointsOptions extends CookieSignInDependencies, RecentSignInCheckDependencies {
   readonly paths: { readonly login: string; readonly profile: string };
-  readonly pages: Pick<PageRendering, 'render' | 'headersFor'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor'>;
   readonly signIn: Pick<SignInManager, 'twoFactorSignIn'>;
   readonly twoFactor: TwoFactorManager;
   readonly users: Pick<UserManager, 'findById'>;

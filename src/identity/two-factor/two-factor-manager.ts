@@ -177,12 +177,12 @@ export class TwoFactorManager {
     return this.options.store.countRecoveryCodes(user.id);
   }
 
-  /** Sends a sign-in code by mail or to the confirmed phone number; false when there is no way to send it. */
-  async sendSignInCode(user: User, provider: 'Email' | 'Phone'): Promise<boolean> {
+  /** Sends a sign-in code by mail (in `language`, the request's) or to the confirmed phone number; false when there is no way to send it. */
+  async sendSignInCode(user: User, provider: 'Email' | 'Phone', language?: string): Promise<boolean> {
     if (provider === 'Phone' && !this.canTextSignInCode(user)) return false;
     const code = await this.issue(user, SENT_CODE_PURPOSE[provider], provider === 'Phone' ? user.phoneNumber : null);
     const { mails = BUILT_IN_MAILS } = this.options;
-    if (provider === 'Email') await this.options.mailer.send(mails.signInCode(user, code));
+    if (provider === 'Email') await this.options.mailer.send(mails.signInCode(user, code, language));
     else await this.sendSms(user.phoneNumber as string, `Your ${mails.productName} sign-in code is ${code}. It works once, for five minutes.`);
     return true;
   }

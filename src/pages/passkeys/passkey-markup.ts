@@ -4,6 +4,7 @@
  * a page without script shows nothing that cannot work. The script finds what it needs through
  * `data-` attributes, URLs included: it builds no path itself.
  */
+import type { Messages } from '../../i18n/messages.ts';
 import { PASSKEY_NAME_MAX } from '../../identity/passkeys.ts';
 import { html, type Html } from '../html.ts';
 import { type AccountPaths, withQuery } from '../paths.ts';
@@ -80,11 +81,11 @@ function errorLine(id: string): Html {
 }
 
 /** "Sign in with a passkey", for the login page; `rememberMe` is the id of the page's checkbox. */
-export function passkeySignIn(links: PasskeySignInLinks, rememberMe: string): Html {
+export function passkeySignIn(links: PasskeySignInLinks, rememberMe: string, m: Messages): Html {
   return html`<section id="passkey-sign-in" aria-labelledby="passkey-sign-in-heading" hidden data-passkey-sign-in data-options="${links.options}" data-action="${links.signIn}" data-next="${links.next}" data-two-factor="${links.twoFactor}" data-remember-me="${rememberMe}">
-<h2 id="passkey-sign-in-heading">Or use a passkey</h2>
+<h2 id="passkey-sign-in-heading">${m.passkeysOrUse}</h2>
 ${errorLine('passkey-sign-in-error')}
-<button type="button">Sign in with a passkey</button>
+<button type="button">${m.passkeysSignIn}</button>
 </section>
 ${scriptElement(links.script)}`;
 }
@@ -94,44 +95,44 @@ function timeOf(iso: string): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
-function passkeyItem(passkey: PasskeyView, index: number, url: string): Html {
+function passkeyItem(passkey: PasskeyView, index: number, url: string, m: Messages): Html {
   const nameId = `passkey-${index}-name`;
   return html`<li class="passkey">
 <strong class="passkey-name">${passkey.name}</strong>
 <dl>
-<dt>Created</dt><dd>${timeOf(passkey.createdAt)}</dd>
-<dt>Last used</dt><dd>${passkey.lastUsedAt === null ? 'never' : timeOf(passkey.lastUsedAt)}</dd>
-<dt>Backed up</dt><dd>${passkey.backedUp ? 'yes, synced by its provider' : 'no, on this device only'}</dd>
+<dt>${m.passkeysCreated}</dt><dd>${timeOf(passkey.createdAt)}</dd>
+<dt>${m.passkeysLastUsed}</dt><dd>${passkey.lastUsedAt === null ? m.passkeysNever : timeOf(passkey.lastUsedAt)}</dd>
+<dt>${m.passkeysBackedUp}</dt><dd>${passkey.backedUp ? m.passkeysSynced : m.passkeysDeviceOnly}</dd>
 </dl>
 <form data-passkey-rename data-url="${url}" hidden>
-<label for="${nameId}">New name for ${passkey.name}</label>
+<label for="${nameId}">${m.passkeysNewNameFor({ name: passkey.name })}</label>
 <input id="${nameId}" name="name" type="text" value="${passkey.name}" maxlength="${PASSKEY_NAME_MAX}" autocomplete="off" required>
-<button type="submit">Rename</button>
+<button type="submit">${m.passkeysRename}</button>
 </form>
 <form data-passkey-remove data-url="${url}" hidden>
-<button type="submit" aria-label="Remove ${passkey.name}">Remove this passkey</button>
+<button type="submit" aria-label="${m.passkeysRemoveNamed({ name: passkey.name })}">${m.passkeysRemove}</button>
 </form>
 </li>`;
 }
 
 /** The profile's passkeys: the list, each with rename and remove, and "Add a passkey". */
-export function passkeysSection(passkeys: readonly PasskeyView[], links: PasskeyManagementLinks): Html {
+export function passkeysSection(passkeys: readonly PasskeyView[], links: PasskeyManagementLinks, m: Messages): Html {
   const list =
     passkeys.length === 0
-      ? html`<p id="passkeys-none">No passkeys yet. A passkey signs you in with your device's screen lock instead of a password.</p>`
-      : html`<ul id="passkey-list" class="gh-rows">${passkeys.map((passkey, index) => passkeyItem(passkey, index + 1, links.passkeys[passkey.id]!))}</ul>`;
+      ? html`<p id="passkeys-none">${m.passkeysNone}</p>`
+      : html`<ul id="passkey-list" class="gh-rows">${passkeys.map((passkey, index) => passkeyItem(passkey, index + 1, links.passkeys[passkey.id]!, m))}</ul>`;
   return html`<section id="passkeys" aria-labelledby="passkeys-heading" data-passkeys data-done="${links.done}">
-<h2 id="passkeys-heading">Passkeys</h2>
+<h2 id="passkeys-heading">${m.passkeysHeading}</h2>
 ${errorLine('passkeys-error')}
 ${list}
 <form id="passkey-add" data-passkey-add data-options="${links.options}" data-action="${links.register}" hidden>
-<label for="passkey-new-name">Name of the new passkey</label>
-<small id="passkey-new-name-hint">Optional: a name that tells you which device holds it.</small>
+<label for="passkey-new-name">${m.passkeysNewName}</label>
+<small id="passkey-new-name-hint">${m.passkeysNewNameHint}</small>
 <input id="passkey-new-name" name="name" type="text" maxlength="${PASSKEY_NAME_MAX}" autocomplete="off" aria-describedby="passkey-new-name-hint">
-<button type="submit">Add a passkey</button>
+<button type="submit">${m.passkeysAdd}</button>
 </form>
-<p data-passkey-unsupported hidden>This browser cannot create passkeys.</p>
-<noscript><p>Adding, renaming and removing passkeys needs JavaScript.</p></noscript>
+<p data-passkey-unsupported hidden>${m.passkeysUnsupported}</p>
+<noscript><p>${m.passkeysNeedScript}</p></noscript>
 </section>
 ${scriptElement(links.script)}`;
 }
