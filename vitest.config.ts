@@ -17,7 +17,7 @@ const ON_EVERY_HOST = ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', '
  * Of those, the suites of what only the Fastify host has (its plugin's options: the result
  * handler, the OpenAPI document), and those that build a Fastify application of their own.
  */
-const FASTIFY_ONLY = ['test/http/result-handler.test.ts', 'test/http/openapi.test.ts', 'test/http/mail-templates.test.ts'];
+const FASTIFY_ONLY = ['test/http/result-handler.test.ts', 'test/http/openapi.test.ts', 'test/http/mail-templates.test.ts', 'test/http/languages.test.ts'];
 
 /** Tests that read the state of the whole process (its threads' nice values): a process of their own each. */
 const OWN_PROCESS = ['src/identity/argon2-workers.test.ts'];

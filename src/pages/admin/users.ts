@@ -1,18 +1,11 @@
+import type { UserSummary } from '../../membership/user-administration.ts';
 import { errorSummary, field, notice } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContent } from '../page-kit.ts';
 import { type AdminLinks, type AdminPageBase, consoleNav, rolesText } from './console.ts';
 
-/** A user as the list shows it. */
-export interface AdminUserRow {
-  readonly id: number;
-  readonly email: string;
-  readonly userName: string | null;
-  readonly roles: readonly string[];
-  /** Locked by an admin, or within an automatic lockout. */
-  readonly lockedOut: boolean;
-  readonly emailConfirmed: boolean;
-}
+/** A user as the list shows it: as the admin API lists it. */
+export type AdminUserRow = UserSummary;
 
 export interface AdminUsersPageData extends AdminPageBase {
   /** The search as typed; empty for every user. */
