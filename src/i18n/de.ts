@@ -1,7 +1,9 @@
-import type { Messages } from './messages.ts';
+import { deAdmin } from './de-admin.ts';
+import { deProblems } from './de-problems.ts';
+import type { AccountMessages, Messages } from './messages.ts';
 
-/** The German texts, formal ("Sie"); no six-digit numbers, so that a sign-in code stays the only one. */
-export const de: Messages = Object.freeze<Messages>({
+/** The account pages and mails; no six-digit numbers, so that a sign-in code stays the only one. */
+const account: AccountMessages = {
   loginTitle: 'Anmelden',
   loginLoginLabel: 'E-Mail-Adresse oder Benutzername',
   loginPasswordLabel: 'Passwort',
@@ -261,4 +263,7 @@ export const de: Messages = Object.freeze<Messages>({
   mailInvitationAction: 'Einladung annehmen',
   mailInvitationOutro:
     'Der Link gilt einmal, 7 Tage lang. Melden Sie sich mit dieser E-Mail-Adresse an oder erstellen Sie damit ein Konto, um anzunehmen. Wenn Sie diese Einladung nicht erwartet haben, ignorieren Sie diese E-Mail.',
-});
+};
+
+/** The German catalogue, formal ("Sie"). */
+export const de: Messages = Object.freeze<Messages>({ ...account, ...deAdmin, ...deProblems });

@@ -1,7 +1,9 @@
-import type { Messages } from './messages.ts';
+import { enAdmin } from './en-admin.ts';
+import { enProblems } from './en-problems.ts';
+import type { AccountMessages, Messages } from './messages.ts';
 
-/** The English texts: the ones the pages and mails had before the catalogues, word for word. */
-export const en: Messages = Object.freeze<Messages>({
+/** The account pages and mails: the texts they had before the catalogues, word for word. */
+const account: AccountMessages = {
   loginTitle: 'Sign in',
   loginLoginLabel: 'E-mail or user name',
   loginPasswordLabel: 'Password',
@@ -252,4 +254,7 @@ export const en: Messages = Object.freeze<Messages>({
   mailInvitationAction: 'Accept the invitation',
   mailInvitationOutro:
     'The link works once, for 7 days. Sign in with this e-mail address, or create an account with it, to accept. If you did not expect this invitation, ignore this mail.',
-});
+};
+
+/** The English catalogue. */
+export const en: Messages = Object.freeze<Messages>({ ...account, ...enAdmin, ...enProblems });

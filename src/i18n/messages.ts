@@ -1,10 +1,13 @@
+import type { AdminMessages } from './admin-messages.ts';
+import type { ProblemMessages } from './problem-messages.ts';
+
 /**
  * Every text of the built-in pages and mails, by a key that stays stable: an application overrides
  * a key, or adds a language, by these names (docs/pages.md, "Languages"). A text with variables is
  * a typed function of them, so that a catalogue cannot forget one and needs no runtime parser
  * (docs/decisions/0095-message-catalogues.md).
  */
-export interface Messages {
+export interface AccountMessages {
   // The login page.
   readonly loginTitle: string;
   readonly loginLoginLabel: string;
@@ -251,5 +254,11 @@ export interface Messages {
   readonly mailInvitationAction: string;
   readonly mailInvitationOutro: string;
 }
+
+/**
+ * Every key of the catalogues: the account pages and mails, the admin console, and the problems'
+ * titles and details. A catalogue of a language is one object of them all.
+ */
+export type Messages = AccountMessages & AdminMessages & ProblemMessages;
 
 export type MessageKey = keyof Messages;

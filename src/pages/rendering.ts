@@ -8,6 +8,7 @@
 import { emailConfirmedLinks, emailConfirmedPage, type EmailConfirmedPageData, type EmailConfirmedPageModel } from './confirmation.ts';
 import { resendConfirmationLinks, resendConfirmationPage, type ResendConfirmationPageData, type ResendConfirmationPageModel } from './confirmation.ts';
 import { type AcceptLanguage, BUILT_IN_LANGUAGES, type Catalogues } from '../i18n/catalogue.ts';
+import type { Messages } from '../i18n/messages.ts';
 import { defaultLayout, Html, html, pageHeaders } from './html.ts';
 import { loginLinks, loginPage, type LoginPageData, type LoginPageModel } from './login.ts';
 import { type LayoutRenderer, PAGE_HELPERS, type PageKit, type PageRenderer } from './page-kit.ts';
@@ -229,6 +230,11 @@ export class PageRendering {
   /** The language of a request with this `Accept-Language` (or the application's fixed one): for `render`. */
   language(acceptLanguage: AcceptLanguage): string {
     return this.catalogues.choose(acceptLanguage);
+  }
+
+  /** The texts of `language` (the default one's when it is not available): for the words a route hands a page, such as a notice. */
+  messages(language: string): Messages {
+    return this.kitOf(language).messages;
   }
 
   /** The whole page `name` for `data` in `language` (the default one when not given), through the page's renderer and the layout. */
