@@ -89,5 +89,5 @@ export type { CallerOrganization, InvitationPreview, OrganizationCaller, Organiz
 export type { Organization, OrganizationInvitation, OrganizationMember, OrganizationSummary } from './store/ports.ts';
 /** What a host gives the application (`app.gatehouse` on Fastify, `auth.gatehouse` on Express): its use cases, policies and store. */
 export type { Gatehouse } from './gatehouse.ts';
-/** The pages' and mails' words (docs/pages.md, "Languages"): the built-in catalogues, to start an application's own from, and their keys. */
-export { de, en, type LanguageOptions, type MessageKey, type Messages } from './i18n/index.ts';
+/** The words of the pages, the mails and the problems (docs/pages.md, "Languages"): the built-in catalogues, to start an application's own from, their keys, and the phrases a refusal is worded with. */
+export { de, en, type LanguageOptions, type MessageKey, type Messages, type Phrase, type WordedFieldErrors, type Wording } from './i18n/index.ts';

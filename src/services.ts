@@ -290,6 +290,8 @@ export async function createServices(config: Config, store: Store, dependencies:
       random,
       logger,
       requireConfirmedEmail: config.requireConfirmedEmail,
+      audit,
+      unitOfWork: store.unitOfWork,
       onEmailConfirmed: (user) => invitationAcceptance.onConfirmation(user),
     }),
     passwordReset: new PasswordReset({

@@ -17,6 +17,8 @@ export type AuditEventType =
   | 'user.locked'
   | 'user.unlocked'
   | 'user.deleted'
+  | 'user.confirmation.resent'
+  | 'apikey.created'
   | 'apikey.revoked'
   | 'key.rotated'
   | 'key.revoked'

@@ -2,8 +2,6 @@ import type { AccountLockedError } from '../identity/credential-checks.ts';
 import type { Clock } from '../platform/clock.ts';
 import { GatehouseError } from '../security/errors.ts';
 
-const LOCKED = 'Too many wrong passwords or codes: the account is locked for now. Try again later.';
-
 /**
  * The answer to an account operation while the account is locked (docs/reference/membership.md): 429 with
  * `Retry-After` until the lockout ends, not the wrong-code answer. The caller is signed in, so
@@ -13,5 +11,5 @@ const LOCKED = 'Too many wrong passwords or codes: the account is locked for now
  */
 export function accountLockedError(error: AccountLockedError, clock: Clock, lockoutSeconds: number): GatehouseError {
   const seconds = error.until === null ? lockoutSeconds : (error.until - clock.now()) / 1000;
-  return new GatehouseError('GH_LOCKED_OUT', LOCKED, {}, { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) });
+  return new GatehouseError('GH_LOCKED_OUT', (m) => m.problemAccountLocked, {}, { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) });
 }

@@ -65,9 +65,6 @@ export class AntiforgeryTokens {
       delete fields![ANTIFORGERY_FIELD];
       return null;
     }
-    return GatehouseError.validation(
-      { [ANTIFORGERY_FIELD]: ['The form has expired or did not come from this site. Reload the page and send it again.'] },
-      'The antiforgery token is missing or wrong.',
-    );
+    return GatehouseError.validation({ [ANTIFORGERY_FIELD]: [(m) => m.problemFormExpired] }, (m) => m.problemAntiforgeryTokenWrong);
   }
 }

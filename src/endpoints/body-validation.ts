@@ -1,6 +1,6 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { TSchema } from '@sinclair/typebox';
-import type { FieldErrors } from '../security/errors.ts';
+import type { WordedFieldErrors, Wording } from '../i18n/phrase.ts';
 
 /**
  * How JSON bodies are validated on every host: as sent (`"5"` is not a number and `["a"]` not a
@@ -19,7 +19,7 @@ export interface ValidationIssue {
 }
 
 /** A part's check: the errors by field, or null when it is valid (defaults filled in, text coerced). */
-export type BodyValidator = (value: unknown) => FieldErrors | null;
+export type BodyValidator = (value: unknown) => WordedFieldErrors | null;
 
 /** The parts of a request an endpoint's schemas describe, by Fastify's names for them. */
 export type RequestPart = 'body' | 'params' | 'querystring';
@@ -48,16 +48,18 @@ export function partValidator(schema: TSchema, method: string, url: string, part
 
 /**
  * The errors of a request's part by field, as the problem's `errors` lists them: a missing or
- * unknown property under its name, any other under its path, or the part's name at the root.
+ * unknown property under its name, any other under its path, or the part's name at the root. A
+ * missing or unknown property is worded in the reader's language; any other check keeps Ajv's
+ * English words, which no catalogue has.
  */
-export function fieldErrors(issues: readonly ValidationIssue[], part: string): FieldErrors {
-  const errors: FieldErrors = {};
+export function fieldErrors(issues: readonly ValidationIssue[], part: string): WordedFieldErrors {
+  const errors: Record<string, Wording[]> = {};
   for (const item of issues) {
     const { params } = item;
     const path = item.instancePath.split('/').filter(Boolean);
     const field = (params.missingProperty as string | undefined) ?? (params.additionalProperty as string | undefined) ?? (path.length > 0 ? path.join('.') : part);
-    const message =
-      params.additionalProperty !== undefined ? 'This field is not allowed.' : params.missingProperty !== undefined ? 'This field is required.' : sentence(item.message);
+    const message: Wording =
+      params.additionalProperty !== undefined ? (m) => m.problemFieldNotAllowed : params.missingProperty !== undefined ? (m) => m.problemFieldRequired : sentence(item.message);
     (errors[field] ??= []).push(message);
   }
   return errors;

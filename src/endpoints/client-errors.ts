@@ -12,7 +12,7 @@ import { refusalHeaders } from './response-headers.ts';
 
 const NOT_HTTP = 'The request is not valid HTTP.';
 
-/** The problem for one of Node's client errors, by its code. */
+/** The problem for one of Node's client errors, by its code: in English, since no request was parsed whose `Accept-Language` could choose another. */
 export function clientErrorProblem(code: string | undefined): ProblemBody {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':

@@ -39,7 +39,7 @@ export function cookieSessionCheck({ trustedOrigins, production, clock }: Cookie
   const config = { production };
   const refused: CookieSessionVerdict = {
     kind: 'refused',
-    problem: problem('GH_FORBIDDEN', 'Cross-site requests with the auth cookie are refused.', { policy: [COOKIES_SCHEME] }),
+    problem: problem('GH_FORBIDDEN', (m) => m.problemCrossSiteAuthCookie, { policy: [COOKIES_SCHEME] }),
   };
   return (request: CrossSiteRequest, authentication: PolicyAuthentication): CookieSessionVerdict => {
     // Bearer and API-key requests (the benchmarked ones) carry no cookie: one look and done.

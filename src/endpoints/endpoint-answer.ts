@@ -1,3 +1,5 @@
+import type { Messages } from '../i18n/messages.ts';
+import { type WordedFieldErrors, worded, wordedFieldErrors } from '../i18n/phrase.ts';
 import { type FieldErrors, GatehouseError } from '../security/errors.ts';
 import type { Endpoint, EndpointRequest, EndpointResponse } from './endpoint.ts';
 
@@ -13,7 +15,7 @@ export async function endpointAnswer(endpoint: Endpoint, request: EndpointReques
     return await endpoint.handle(request);
   } catch (error) {
     if (!isCallersError(error)) throw error;
-    return formRefusal(error, await endpoint.formErrors(request as EndpointRequest<never>, fieldErrorsOf(error)));
+    return formRefusal(error, await endpoint.formErrors(request as EndpointRequest<never>, fieldErrorsOf(error, request.messages())));
   }
 }
 
@@ -22,9 +24,11 @@ export function isCallersError(error: unknown): error is GatehouseError {
   return error instanceof GatehouseError && error.status < 500;
 }
 
-/** The errors by field a refusal lists on its form; one without fields is the form's own error. */
-export function fieldErrorsOf(error: GatehouseError): FieldErrors {
-  return (error.extensions as { errors?: FieldErrors }).errors ?? { '': [error.detail ?? 'The request was refused.'] };
+/** The errors by field a refusal lists on its form, in the language of `messages`; one without fields is the form's own error. */
+export function fieldErrorsOf(error: GatehouseError, messages: Messages): FieldErrors {
+  const { errors, detail } = error.wording;
+  if (errors !== undefined) return wordedFieldErrors(errors, messages);
+  return { '': [detail === undefined ? messages.problemRequestRefused : worded(detail, messages)] };
 }
 
 /** `page`, the form again with the refusal's errors, answered at the refusal's status (with `Retry-After` for a 429). */
@@ -35,11 +39,12 @@ export function formRefusal(error: GatehouseError, page: EndpointResponse): Endp
 
 /**
  * A form post whose parameters, query or body failed validation: the endpoint's page with the
- * errors at 400, or undefined when the caller gets problem+json (not a form, or no page).
+ * errors at 400 in the request's language, or undefined when the caller gets problem+json (not a
+ * form, or no page).
  */
-export async function invalidFormAnswer(endpoint: Endpoint, request: EndpointRequest, errors: FieldErrors): Promise<EndpointResponse | undefined> {
+export async function invalidFormAnswer(endpoint: Endpoint, request: EndpointRequest, errors: WordedFieldErrors): Promise<EndpointResponse | undefined> {
   if (!request.form || endpoint.formErrors === undefined) return undefined;
-  return refusedForm(endpoint, request, errors, 400);
+  return refusedForm(endpoint, request, wordedFieldErrors(errors, request.messages()), 400);
 }
 
 async function refusedForm(endpoint: Endpoint, request: EndpointRequest, errors: FieldErrors, status: number): Promise<EndpointResponse> {

@@ -1,3 +1,4 @@
+import type { Messages } from '../i18n/messages.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { AuthorizationMetadata } from '../security/authorization/index.ts';
 import type { PolicyName } from '../security/authorization/policy-names.ts';
@@ -43,6 +44,13 @@ export interface EndpointRequest<Body = unknown> {
   authorize(resource: unknown, policy: ResourcePolicy): Promise<void>;
   /** The antiforgery request token for a page's forms; the host sets the antiforgery cookie when the browser has none. */
   antiforgeryToken(): string;
+  /**
+   * The texts of the request's language (the application's fixed one, else `Accept-Language`,
+   * else the default): for the words an endpoint hands a page, such as a refusal's errors.
+   */
+  messages(): Messages;
+  /** The language the request states (`Catalogues.stated`): a user's remembered at sign-in for their mails; undefined when it states none. */
+  statedLanguage(): string | undefined;
   readonly log: EndpointLog;
 }
 

@@ -9,7 +9,7 @@ import { HashingBusyError } from '../identity/hashing-busy.ts';
 import { SmsDeliveryError } from '../platform/sms/sms-sender.ts';
 import { RevocationsStaleError } from '../revocation/revocations-stale-error.ts';
 import { GatehouseError, ProblemError } from '../security/errors.ts';
-import { problem } from '../security/problem-details.ts';
+import { problem, problemOf } from '../security/problem-details.ts';
 import { isStoreUnavailable } from '../store/kysely/store-errors.ts';
 import { StoreUnavailableError } from '../store/ports.ts';
 import type { EndpointResponse } from './endpoint.ts';
@@ -31,7 +31,7 @@ export interface ErrorAnswer {
 export function knownErrorAnswer(error: unknown): ErrorAnswer | undefined {
   if (error instanceof GatehouseError) {
     const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
-    return { response: problemResponse(problem(error.code, error.detail, { ...error.extensions }), headers) };
+    return { response: problemResponse(problemOf(error), headers) };
   }
   if (error instanceof ProblemError) {
     const { status, code, detail, extensions } = error;
@@ -39,22 +39,22 @@ export function knownErrorAnswer(error: unknown): ErrorAnswer | undefined {
     return { response: problemResponse(body) };
   }
   if (error instanceof HashingBusyError) {
-    return { response: problemResponse(problem('GH_OVERLOADED', 'Too many sign-ins at once; try again shortly.'), { 'retry-after': String(error.retryAfterSeconds) }) };
+    return { response: problemResponse(problem('GH_OVERLOADED', (m) => m.problemOverloaded), { 'retry-after': String(error.retryAfterSeconds) }) };
   }
   const retryLater = { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) };
   // Not logged per request: the revocation feed told the log once when it went stale.
   if (error instanceof RevocationsStaleError) {
-    return { response: problemResponse(problem('GH_REVOCATIONS_STALE', 'This instance cannot check revocations right now; try again shortly.'), retryLater) };
+    return { response: problemResponse(problem('GH_REVOCATIONS_STALE', (m) => m.problemRevocationsStale), retryLater) };
   }
   if (isStoreUnavailable(error)) {
     const err = error instanceof StoreUnavailableError ? (error.cause ?? error) : error;
     return {
-      response: problemResponse(problem('GH_STORE_UNAVAILABLE', 'The service cannot reach its store; try again shortly.'), retryLater),
+      response: problemResponse(problem('GH_STORE_UNAVAILABLE', (m) => m.problemStoreUnavailable), retryLater),
       report: { level: 'error', message: 'the store is unavailable', err },
     };
   }
   if (error instanceof SmsDeliveryError) {
-    return { response: problemResponse(problem('GH_SMS_FAILED', 'The text message could not be sent; try again later.')), report: { level: 'warn', message: 'the SMS gateway did not take a message', err: error } };
+    return { response: problemResponse(problem('GH_SMS_FAILED', (m) => m.problemSmsFailed)), report: { level: 'warn', message: 'the SMS gateway did not take a message', err: error } };
   }
   return undefined;
 }

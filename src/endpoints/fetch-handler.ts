@@ -37,8 +37,8 @@ import {
   type EndpointRecognizer,
 } from './authorize-endpoint.ts';
 import { carriesCredentials, isNoStoreEndpoint, type ResponseHeadersOptions, STRICT_TRANSPORT_SECURITY } from './response-headers.ts';
-import { refusalPageFor } from './refusal-page.ts';
-import type { PageRendering } from '../pages/rendering.ts';
+import { BUILT_IN_LANGUAGES } from '../i18n/catalogue.ts';
+import { type RefusalPages, refusalForReader } from './refusal-page.ts';
 import { type AntiforgeryOptions, AntiforgeryTokens, isFormContentType, isUnsafeMethod } from './antiforgery.ts';
 import { type BodyValidator, partValidator } from './body-validation.ts';
 import { CookieList } from './cookies.ts';
@@ -81,8 +81,8 @@ export interface FetchHandlerOptions extends EndpointAuthorizationOptions {
    * `no-store`). @default development, the contract's credential headers, no credential paths
    */
   readonly responseHeaders?: Partial<ResponseHeadersOptions>;
-  /** A browser's 403 or 404 under the membership paths (at `prefix`) is answered with the pages' error page. */
-  readonly refusalPages?: { readonly pages: Pick<PageRendering, 'headers' | 'render' | 'language'>; readonly prefix: string };
+  /** A browser's 403 or 404 under the membership paths (at `prefix`) is answered with the pages' error page; a problem in the reader's language. */
+  readonly refusalPages?: { readonly pages: RefusalPages; readonly prefix: string };
 }
 
 /** What the host tells of one request beside the `Request`. */
@@ -139,6 +139,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
   const antiforgery = options.antiforgery === undefined ? undefined : new AntiforgeryTokens(options.antiforgery);
   const checks = resourceChecks(options);
   const log = options.log ?? CONSOLE_LOG;
+  const languages = options.refusalPages?.pages.catalogues ?? BUILT_IN_LANGUAGES;
 
   const finish = answerFinisher(options);
 
@@ -180,6 +181,8 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
         if (antiforgery === undefined) throw new Error(`${endpoint.method} ${endpoint.path} renders forms: fetchHandler needs the antiforgery options.`);
         return antiforgery.requestToken(credentials, principal.subject, pending);
       },
+      messages: () => languages.messages(languages.choose(credentials.headers['accept-language'])),
+      statedLanguage: () => languages.stated(credentials.headers['accept-language']),
       log,
     });
     let leave: (() => void) | undefined;
@@ -200,7 +203,7 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
       const errors = validators.reduce<ReturnType<BodyValidator>>((first, validate, i) => first ?? validate(values[i]), null);
       if (errors !== null) {
         const page = await invalidFormAnswer(endpoint, endpointRequest(body.value), errors);
-        return withCookies(page ?? problemResponse(problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors })), pending);
+        return withCookies(page ?? problemResponse(problem('GH_VALIDATION_FAILED', (m) => m.problemRequestNotValid, { errors })), pending);
       }
       const account = endpoint.rateLimits?.account?.(body.value, endpointRequest(body.value));
       if (account !== undefined && limits !== undefined) {
@@ -214,19 +217,18 @@ export function fetchHandler(endpoints: readonly Endpoint[], options: FetchHandl
   }
 }
 
-const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
+const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', (m) => m.problemNoSuchResource));
 
 /**
  * What every answer gets last, as the Fastify host's `onSend` hooks give it: a browser's 403 or
- * 404 under the membership paths as a page, then the security headers, `no-store` for a request
+ * 404 under the membership paths as a page, a problem in the reader's language, then the security headers, `no-store` for a request
  * that carried credentials or an endpoint that reads them.
  */
 function answerFinisher(options: FetchHandlerOptions) {
   const { production = false, credentialHeaders = DEFAULT_CREDENTIAL_HEADERS } = options.responseHeaders ?? {};
-  const pageFor = options.refusalPages === undefined ? undefined : refusalPageFor(options.refusalPages.pages, options.refusalPages.prefix);
+  const forReader = options.refusalPages === undefined ? undefined : refusalForReader(options.refusalPages.pages, options.refusalPages.prefix);
   return (response: EndpointResponse, request: ReceivedRequest, mounted: MountedEndpoint | undefined): EndpointResponse => {
-    const page = pageFor?.({ status: response.status, contentType: response.headers?.['content-type'], url: request.url, headers: request.headers });
-    const answer = page === undefined ? response : { ...response, headers: page.headers, body: page.body };
+    const answer = forReader === undefined ? response : forReader(response, request);
     const noStore = mounted?.publicAsset !== true && (mounted?.noStore === true || carriesCredentials(request.headers, credentialHeaders));
     const headers = {
       ...answer.headers,
@@ -248,7 +250,7 @@ const CONSOLE_LOG: EndpointLog = {
 
 /** The antiforgery check of a form post; without antiforgery options every form post is refused. */
 function antiforgeryRefusal(antiforgery: AntiforgeryTokens | undefined, request: ReceivedRequest, body: unknown, user: ClaimsPrincipal): GatehouseError | null {
-  if (antiforgery === undefined) return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.');
+  if (antiforgery === undefined) return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotAccepted);
   return antiforgery.check(request, body, user.subject);
 }
 
@@ -353,7 +355,7 @@ function route(table: RoutingTable, method: string, pathname: string): Routed | 
       const at = pattern.indexOf(':');
       if (at >= 0 && segment.startsWith(pattern.slice(0, at))) {
         const value = decoded(segment.slice(at));
-        if (value === undefined) return { problem: problem('GH_VALIDATION_FAILED', 'The URL is not valid.', { errors: { url: ['The URL is not valid: a % must start an escape such as %2F.'] } }) };
+        if (value === undefined) return { problem: problem('GH_VALIDATION_FAILED', (m) => m.problemUrlNotValid, { errors: { url: [(m) => m.problemUrlBadEscape] } }) };
         params[pattern.slice(at + 1)] = value;
       } else matches = pattern === segment;
     }

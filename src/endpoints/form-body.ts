@@ -1,3 +1,4 @@
+import type { Wording } from '../i18n/phrase.ts';
 import { GatehouseError } from '../security/errors.ts';
 import type { BodyReading } from './request-body.ts';
 
@@ -25,18 +26,18 @@ async function readMultipart(contentType: string, bytes: Uint8Array): Promise<Bo
   try {
     data = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
   } catch {
-    return invalid('The multipart body is malformed.');
+    return invalid((m) => m.problemMultipartMalformed);
   }
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   let count = 0;
   for (const [name, value] of data) {
-    if (typeof value !== 'string') return invalid('File uploads are not accepted.');
-    if (++count > MAX_FORM_FIELDS) return invalid(`At most ${MAX_FORM_FIELDS} fields are accepted.`);
+    if (typeof value !== 'string') return invalid((m) => m.problemNoFileUploads);
+    if (++count > MAX_FORM_FIELDS) return invalid((m) => m.problemTooManyFields({ max: MAX_FORM_FIELDS }));
     fields[name] = value;
   }
   return { value: fields };
 }
 
-function invalid(message: string): BodyReading {
+function invalid(message: Wording): BodyReading {
   return { error: GatehouseError.validation({ body: [message] }, message) };
 }

@@ -138,7 +138,7 @@ function adminConsoleOptions({ services, membership, features, pages, paths }: M
     apiKeys: membership.apiKeys ?? null,
     signingKeys: membership.signingKeys ?? null,
     organizations: features.organizations ? membership.organizations : null,
-    resendConfirmation: (email) => registration.resendConfirmation(email, links),
+    resendConfirmation: (user, actor) => registration.resendConfirmationFor(user, links, actor),
     newKeys: new NewApiKeyCookie({ production: config.production, clock, keyRing }),
   };
 }

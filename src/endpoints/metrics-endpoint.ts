@@ -71,7 +71,7 @@ export function metricsEndpoint(options: MetricsEndpointOptions): MetricsEndpoin
     path,
     serves,
     async answer(caller) {
-      if (!allowed(caller)) return problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'), headers);
+      if (!allowed(caller)) return problemResponse(problem('GH_NOT_FOUND', (m) => m.problemNoSuchResource), headers);
       const { contentType, text } = await collector.exposition();
       return { status: 200, headers: { ...headers, 'content-type': contentType }, body: text };
     },

@@ -1,7 +1,7 @@
 import { GatehouseError } from '../security/errors.ts';
 
 /** A path that is not valid percent-encoding is the caller's error (400) on every host, not a 404. */
-export const INVALID_URL = GatehouseError.validation({ url: ['The URL is not valid: a % must start an escape such as %2F.'] }, 'The URL is not valid.');
+export const INVALID_URL = GatehouseError.validation({ url: [(m) => m.problemUrlBadEscape] }, (m) => m.problemUrlNotValid);
 
 /** Whether every `%` of `path` starts an escape that decodes. */
 export function validPercentEncoding(path: string): boolean {

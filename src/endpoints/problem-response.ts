@@ -17,5 +17,5 @@ export function signInFailureProblem(result: SignInFailure): ProblemBody {
     ...(result.isLockedOut ? { isLockedOut: true } : {}),
     ...(result.isNotAllowed ? { isNotAllowed: true } : {}),
   };
-  return problem('GH_SIGNIN_FAILED', 'The sign-in failed.', { succeeded: false, ...flags });
+  return problem('GH_SIGNIN_FAILED', (m) => m.problemSignInFailed, { succeeded: false, ...flags });
 }

@@ -1,6 +1,8 @@
 import type { PageRendering } from '../pages/rendering.ts';
 import { PROBLEM_JSON } from '../security/problem-details.ts';
 import { isBrowserNavigation } from './browser-navigation.ts';
+import type { EndpointResponse } from './endpoint.ts';
+import { inReadersLanguage } from './problem-language.ts';
 
 /**
  * The membership's paths under `prefix` (its pages, token endpoints and admin API), whose
@@ -32,5 +34,21 @@ export function refusalPageFor(pages: Pick<PageRendering, 'headers' | 'render' |
     if (answer.status !== 403 && answer.status !== 404) return undefined;
     if (!(answer.contentType ?? '').startsWith(PROBLEM_JSON) || !isMembershipPath(answer.url) || !isBrowserNavigation(answer.headers)) return undefined;
     return { headers: pages.headers, body: pages.render('error', { status: answer.status }, pages.language(answer.headers['accept-language'])).toString() };
+  };
+}
+
+/** The pages' parts a refusal needs: the error page, and the languages of the problems. */
+export type RefusalPages = Pick<PageRendering, 'headers' | 'render' | 'language' | 'catalogues'>;
+
+/**
+ * A refusal as its reader gets it: a browser's 403 or 404 under the membership paths as the error
+ * page (`refusalPageFor`), any other problem in the reader's language (`inReadersLanguage`).
+ */
+export function refusalForReader(pages: RefusalPages, prefix: string) {
+  const pageFor = refusalPageFor(pages, prefix);
+  return (answer: EndpointResponse, request: Pick<RefusedAnswer, 'url' | 'headers'>): EndpointResponse => {
+    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: request.url, headers: request.headers });
+    if (page !== undefined) return { ...answer, headers: page.headers, body: page.body };
+    return inReadersLanguage(answer, pages.catalogues, request.headers['accept-language']);
   };
 }

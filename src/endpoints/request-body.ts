@@ -1,4 +1,5 @@
 import secureJson from 'secure-json-parse';
+import type { Wording } from '../i18n/phrase.ts';
 import { GatehouseError } from '../security/errors.ts';
 
 /** Deeper documents are refused before parsing: recursive walkers (serialisers, validators) overflow on them. */
@@ -16,7 +17,7 @@ const NO_BODY: BodyReading = Object.freeze({ value: undefined });
  */
 export function readJsonBody(contentType: string | null, text: string): BodyReading {
   if (contentType !== null && /^application\/json\s*(;|$)/i.test(contentType)) return parseJsonText(contentType, text);
-  return text === '' ? NO_BODY : { error: new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.') };
+  return text === '' ? NO_BODY : { error: new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotAccepted) };
 }
 
 /**
@@ -26,18 +27,18 @@ export function readJsonBody(contentType: string | null, text: string): BodyRead
  */
 export function parseJsonText(contentType: string | undefined, text: string): BodyReading {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return { error: new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8.') };
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return { error: new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemJsonNotUtf8) };
   // An empty body is no body: endpoints whose schema needs one answer 400 for it.
   if (text.trim() === '') return NO_BODY;
-  if (nestingDepth(text) > MAX_JSON_DEPTH) return invalid(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (nestingDepth(text) > MAX_JSON_DEPTH) return invalid((m) => m.problemJsonTooDeep({ max: MAX_JSON_DEPTH }));
   try {
     return { value: secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) };
   } catch {
-    return invalid('The body is not valid JSON.');
+    return invalid((m) => m.problemBodyNotJson);
   }
 }
 
-function invalid(message: string): BodyReading {
+function invalid(message: Wording): BodyReading {
   return { error: GatehouseError.validation({ body: [message] }, message) };
 }
 

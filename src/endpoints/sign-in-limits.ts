@@ -25,7 +25,7 @@ export function rateLimitRefusal(decision: RateLimitDecision): RateLimitRefusal 
 }
 
 function limited(retryAfterSeconds: number): RateLimitRefusal {
-  return { problem: problem('GH_RATE_LIMITED', 'Too many requests; try again later.'), retryAfterSeconds };
+  return { problem: problem('GH_RATE_LIMITED', (m) => m.problemRateLimited), retryAfterSeconds };
 }
 
 /** A client's place in the line of sign-ins refused: too many held, or the client left while it waited. */

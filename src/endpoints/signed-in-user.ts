@@ -13,6 +13,6 @@ export function signedInUserId(request: Pick<EndpointRequest, 'user'>): number {
 /** The signed-in user, read afresh (an admin may have changed roles since the cookie was set). */
 export async function signedInUser(users: Pick<UserManager, 'findById'>, request: Pick<EndpointRequest, 'user'>): Promise<User> {
   const user = await users.findById(signedInUserId(request));
-  if (user === null) throw GatehouseError.notFound('The account no longer exists.');
+  if (user === null) throw GatehouseError.notFound((m) => m.problemAccountGone);
   return user;
 }

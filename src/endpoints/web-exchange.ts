@@ -7,7 +7,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { nodeBody, receivedFromNode } from './node-request.ts';
 import type { AuthenticationRequest } from '../security/authentication/index.ts';
 import { GatehouseError } from '../security/errors.ts';
-import { problem } from '../security/problem-details.ts';
+import { problem, problemOf } from '../security/problem-details.ts';
 import { isFormContentType } from './antiforgery.ts';
 import type { EndpointRequest, EndpointResponse } from './endpoint.ts';
 import { readFormBody } from './form-body.ts';
@@ -74,7 +74,7 @@ export async function rawBody(source: BodySource, limit: number, forms: boolean)
 }
 
 function tooLarge(): BodyReading {
-  return { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.') };
+  return { error: new GatehouseError('GH_PAYLOAD_TOO_LARGE', (m) => m.problemBodyTooLarge) };
 }
 
 async function streamBytesUpTo(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
@@ -95,7 +95,7 @@ async function streamBytesUpTo(body: ReadableStream<Uint8Array> | null, limit: n
 
 export function errorResponse(error: GatehouseError): EndpointResponse {
   const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
-  return problemResponse(problem(error.code, error.detail, { ...error.extensions }), headers);
+  return problemResponse(problemOf(error), headers);
 }
 
 /**

@@ -28,7 +28,7 @@ import { receivedFromNode } from '../endpoints/node-request.ts';
 import type { ReceivedRequest } from '../endpoints/web-exchange.ts';
 import { INVALID_URL, validPercentEncoding } from '../endpoints/percent-encoding.ts';
 import { problemResponse } from '../endpoints/problem-response.ts';
-import { refusalPageFor } from '../endpoints/refusal-page.ts';
+import { refusalForReader } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { authorizeMetadata } from '../endpoints/route-metadata.ts';
 import { AuthorizationRefusal, type ResourceCheck, type ResourcePolicy, resourceChecks } from '../endpoints/resource-checks.ts';
@@ -149,12 +149,9 @@ function onExpress(instance: GatehouseInstance): ExpressGatehouse {
     return resolved;
   }
 
-  /** A refusal written to the response; a browser's 403 or 404 under the membership paths as the error page, as on Fastify. */
-  const pageFor = refusalPageFor(instance.pages, paths.prefix);
-  const refuse = (request: Request, response: Response, answer: EndpointResponse) => {
-    const page = pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: request.originalUrl, headers: request.headers });
-    send(response, page === undefined ? answer : { ...answer, headers: page.headers, body: page.body });
-  };
+  /** A refusal written to the response, as on Fastify: a browser's 403 or 404 under the membership paths as the error page, a problem in the reader's language. */
+  const forReader = refusalForReader(instance.pages, paths.prefix);
+  const refuse = (request: Request, response: Response, answer: EndpointResponse) => send(response, forReader(answer, { url: request.originalUrl, headers: request.headers }));
 
   const decide: RouteDecision = (request, response, next, protection) => {
     let resolved: ResolvedEndpointAuthorization;
@@ -286,12 +283,12 @@ function metricsMiddleware(instance: GatehouseInstance): { metrics: RequestHandl
 function bodyParserRefusal(error: unknown): GatehouseError | null {
   switch ((error as { type?: unknown } | null)?.type) {
     case 'entity.parse.failed':
-      return GatehouseError.validation({ body: ['The body is not valid JSON.'] }, 'The body is not valid JSON.');
+      return GatehouseError.validation({ body: [(m) => m.problemBodyNotJson] }, (m) => m.problemBodyNotJson);
     case 'entity.too.large':
-      return new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.');
+      return new GatehouseError('GH_PAYLOAD_TOO_LARGE', (m) => m.problemBodyTooLarge);
     case 'charset.unsupported':
     case 'encoding.unsupported':
-      return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.');
+      return new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotAccepted);
     default:
       return null;
   }
@@ -318,7 +315,7 @@ function receivedRequest(request: Request): ReceivedRequest {
 
 
 
-const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', 'There is no such resource.'));
+const NOT_FOUND = problemResponse(problem('GH_NOT_FOUND', (m) => m.problemNoSuchResource));
 
 /** An answer of Gatehouse's (a refusal) written to Express's response: never stored, never sniffed. */
 function send(response: Response, answer: EndpointResponse): void {

@@ -39,5 +39,5 @@ export function jsonBody(limit: number): RequestHandler {
 }
 
 function tooLarge(): GatehouseError {
-  return new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  return new GatehouseError('GH_PAYLOAD_TOO_LARGE', (m) => m.problemBodyTooLarge);
 }

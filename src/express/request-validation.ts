@@ -20,7 +20,7 @@ export function requestValidation({ params, body, query }: RequestSchemas): Requ
   return (request, _response, next) => {
     for (const { read, check } of checks) {
       const errors = check(read(request));
-      if (errors !== null) return next(GatehouseError.validation(errors, 'The request is not valid.'));
+      if (errors !== null) return next(GatehouseError.validation(errors));
     }
     next();
   };

@@ -157,7 +157,7 @@ export function createGraphQLEndpoint<Context extends object = object, Policy ex
     upgradeRefusal: (user, headers) => {
       const origin = headers.origin;
       if (!signedInByCookie(user) || (typeof origin === 'string' && trustedOrigins.has(origin))) return null;
-      const refusal = problem('GH_FORBIDDEN', 'This origin may not open a signed-in socket.');
+      const refusal = problem('GH_FORBIDDEN', (m) => m.problemSocketOriginRefused);
       return { status: refusal.status, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify(refusal) };
     },
     openSocket: (socket, upgrade) => {

@@ -33,7 +33,7 @@ export function requestValidation<Schemas extends RequestSchemas>(schemas: Schem
     for (const { part, check } of checks) {
       const value = await readPart(c, part, limit);
       const errors = check(value);
-      if (errors !== null) throw GatehouseError.validation(errors, 'The request is not valid.');
+      if (errors !== null) throw GatehouseError.validation(errors);
       c.req.addValidatedData(part, value ?? {});
     }
     await next();

@@ -191,7 +191,7 @@ export function serverOptions(config: Config, logger?: Logger): FastifyServerOpt
     frameworkErrors: (error, request, reply) => {
       const refusal = frameworkProblem(error);
       if (refusal === undefined) request.log.error({ err: error }, 'unexpected error');
-      return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', 'Something went wrong on our side.'));
+      return sendProblem(reply.headers(refusalHeaders(config.production)), refusal ?? problem('GH_INTERNAL', (m) => m.problemInternalError));
     },
     trustProxy: proxyTrust(config.trustProxy),
     // A path parameter as long as a passkey's credential id (`/account/passkeys/:id`).

@@ -14,8 +14,10 @@ import { isFormContentType } from '../endpoints/antiforgery.ts';
 import { validationErrors } from './plugins/problem-errors.ts';
 import type { Endpoint, EndpointRequest, EndpointResponse } from '../endpoints/endpoint.ts';
 import { endpointAnswer, invalidFormAnswer } from '../endpoints/endpoint-answer.ts';
+import { BUILT_IN_LANGUAGES } from '../i18n/catalogue.ts';
 import { GatehouseError } from '../security/errors.ts';
-import { PROBLEM_JSON } from '../security/problem-details.ts';
+import { PROBLEM_JSON, type ProblemBody } from '../security/problem-details.ts';
+import { problemText } from './problem.ts';
 import { formBodiesPlugin } from './plugins/form-bodies.ts';
 import { type RateLimitDependencies, rateLimited } from './rate-limit.ts';
 import { replyCookies } from './reply-cookies.ts';
@@ -63,7 +65,7 @@ function schemaOf({ params, query, body }: Endpoint) {
  */
 const refuseForms: preParsingHookHandler = (request, _reply, payload, done) => {
   if (isFormContentType(request.headers['content-type']) && hasBody(request)) {
-    return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
+    return done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotAccepted));
   }
   done(null, payload);
 };
@@ -114,12 +116,17 @@ function endpointRequest(request: FastifyRequest, reply: FastifyReply): Endpoint
     form: FORM.test(request.headers['content-type'] ?? ''),
     authorize: (resource, policy) => request.authorize(resource, policy),
     antiforgeryToken: () => request.server.antiforgery.requestToken(request, request.user.subject, replyCookies(reply)),
+    messages: () => {
+      const catalogues = request.server.pages?.catalogues ?? BUILT_IN_LANGUAGES;
+      return catalogues.messages(catalogues.choose(request.headers['accept-language']));
+    },
+    statedLanguage: () => (request.server.pages?.catalogues ?? BUILT_IN_LANGUAGES).stated(request.headers['accept-language']),
     log: request.log,
     validationError: request.validationError as FastifyError | undefined,
   };
 }
 
-/** Writes an endpoint's answer; a problem body is sent as text, as `sendProblem` sends it. */
+/** Writes an endpoint's answer; a problem body is sent as text in the request's language, as `sendProblem` sends it. */
 export function writeResponse(reply: FastifyReply, response: EndpointResponse): FastifyReply {
   reply.code(response.status);
   if (response.headers !== undefined) for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
@@ -128,6 +135,6 @@ export function writeResponse(reply: FastifyReply, response: EndpointResponse): 
     for (const { name, value, attributes } of response.cookies) cookies.set(name, value, attributes);
   }
   if (response.body === undefined) return reply.send();
-  if (response.headers?.['content-type'] === PROBLEM_JSON) return reply.send(JSON.stringify(response.body));
+  if (response.headers?.['content-type'] === PROBLEM_JSON) return reply.send(problemText(reply, response.body as ProblemBody));
   return reply.send(response.body);
 }

@@ -10,7 +10,7 @@ import type { Messages } from './messages.ts';
 function sample(catalogue: Messages, key: keyof Messages): string {
   const message = catalogue[key] as string | ((v: Record<string, unknown>) => string);
   if (typeof message === 'string') return message;
-  return message({ product: 'Acme', provider: 'acme', passkeyName: 'Phone', name: 'Phone', added: '2026-01-01 00:05 UTC', until: '2026-01-01 00:05 UTC', lines: '- x', code: '042917', organization: 'Help Desk', roles: ['OrgMember'], minLength: 8 });
+  return message({ product: 'Acme', provider: 'acme', passkeyName: 'Phone', name: 'Phone', added: '2026-01-01 00:05 UTC', until: '2026-01-01 00:05 UTC', lines: '- x', code: '042917', organization: 'Help Desk', roles: ['OrgMember'], minLength: 8, link: 'the log', email: 'ann@example.com', total: 12, query: 'ann', page: 2, pageCount: 3, role: 'Editor', type: 'user.locked', userId: 7, client: 'reporting', kid: 'k1', maxLength: 128, minutes: 5, undeclared: ['Billing'], declared: ['OrgOwner', 'OrgAdmin', 'OrgMember'], max: 64 });
 }
 
 describe('the built-in catalogues', () => {
@@ -89,6 +89,13 @@ describe('the mails in each language', () => {
     expect(mail.subject).toBe('Ihr Anmeldecode');
     expect(mail.text).toContain('Ihr Anmeldecode für Gatehouse lautet 042917.');
     expect(mail.text.match(/\d{6}/g)).toEqual(['042917']);
+  });
+
+  it("writes a text message in the recipient's language, else the request's, naming the product", () => {
+    const mails = new Mails({ productName: 'Acme ID' });
+    expect(mails.phoneConfirmationText({ id: 1, email: 'a@example.com', language: null }, '042917', 'de')).toBe('Ihr Code für Acme ID zur Bestätigung dieser Telefonnummer lautet 042917.');
+    expect(mails.signInCodeText({ id: 1, email: 'a@example.com', language: 'en' }, '042917', 'de')).toBe('Your Acme ID sign-in code is 042917. It works once, for five minutes.');
+    expect(mails.signInCodeText({ id: 1, email: 'a@example.com', language: 'de' }, '042917').match(/\d{6}/g)).toEqual(['042917']);
   });
 
   it("stops the start when an application's text breaks a mail rule", () => {

@@ -64,6 +64,17 @@ export class Catalogues {
     return new Negotiator({ headers: { 'accept-language': header } }).language([...this.languages]) ?? this.defaultLanguage;
   }
 
+  /**
+   * The language a request states: the application's fixed one, else the best of its
+   * `Accept-Language` when it sends one; undefined when it sends none (an API client that says
+   * nothing of its reader), so that nothing is remembered of it.
+   */
+  stated(acceptLanguage: AcceptLanguage): string | undefined {
+    if (this.fixedLanguage !== null) return this.fixedLanguage;
+    const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(', ') : acceptLanguage;
+    return typeof header === 'string' && header.trim() !== '' ? this.choose(header) : undefined;
+  }
+
   /** The catalogue of `language`; the default's for a language not available (an application's template may pass any). */
   messages(language: string = this.defaultLanguage): Messages {
     return this.catalogues.get(language) ?? this.catalogues.get(this.defaultLanguage)!;

@@ -1,4 +1,5 @@
 import { deAdmin } from './de-admin.ts';
+import { deErrors } from './de-errors.ts';
 import { deProblems } from './de-problems.ts';
 import type { AccountMessages, Messages } from './messages.ts';
 
@@ -14,6 +15,8 @@ const account: AccountMessages = {
   loginOrSignInWith: 'Oder anmelden mit',
   loginCreateAccount: 'Konto erstellen',
   loginForgotPassword: 'Passwort vergessen?',
+  loginInvalidAttempt: 'Ungültiger Anmeldeversuch.',
+  loginConfirmEmailFirst: 'Bestätigen Sie Ihre E-Mail-Adresse, bevor Sie sich anmelden: Folgen Sie dem Link in der E-Mail, die wir Ihnen gesendet haben.',
 
   registerTitle: 'Konto erstellen',
   registerEmailLabel: 'E-Mail-Adresse',
@@ -51,8 +54,15 @@ const account: AccountMessages = {
   profileLinkProvider: ({ provider }) => `${provider} verknüpfen`,
   profileChangePasswordHeading: 'Ändern Sie Ihr Passwort',
   profileSignOut: 'Abmelden',
+  profilePasswordChangedNotice: 'Ihr Passwort wurde geändert. Alle anderen Sitzungen wurden abgemeldet.',
+  profilePasskeyAddedNotice: 'Ihr Passkey wurde hinzugefügt: Sie können sich ab jetzt damit anmelden.',
+  profilePasskeyRenamedNotice: 'Ihr Passkey wurde umbenannt.',
+  profilePasskeyRemovedNotice: 'Ihr Passkey wurde entfernt. Alle anderen Sitzungen wurden abgemeldet.',
+  profileSessionEndedNotice: 'Diese Sitzung wurde abgemeldet.',
+  profileSessionsEndedNotice: 'Alle anderen Sitzungen wurden abgemeldet.',
 
   signInLink: 'Anmelden',
+  formErrorSummaryHeading: 'Es gibt ein Problem',
   emailLabel: 'E-Mail-Adresse',
   emailConfirmedTitle: 'E-Mail-Adresse bestätigt',
   emailConfirmedNotice: 'Ihre E-Mail-Adresse ist bestätigt. Sie können sich jetzt anmelden.',
@@ -114,6 +124,12 @@ const account: AccountMessages = {
   authenticatorBackToProfile: 'Zurück zu Ihrem Profil',
   authenticatorOn: ({ remaining }) =>
     `Die Zwei-Faktor-Anmeldung ist an. ${remaining === 1 ? 'Ein Wiederherstellungscode ist' : `${remaining} Wiederherstellungscodes sind`} übrig.`,
+  twoFactorCodeSentNotice: 'Wir haben Ihnen einen Code gesendet. Er gilt einmal, fünf Minuten lang.',
+  twoFactorCodeNotValid: 'Der Code ist ungültig.',
+  twoFactorLockedOut: 'Das Konto ist vorerst gesperrt. Versuchen Sie es später erneut.',
+  authenticatorOnNotice: 'Die Zwei-Faktor-Anmeldung ist an.',
+  authenticatorOffNotice: 'Die Zwei-Faktor-Anmeldung ist aus.',
+  authenticatorNewCodesNotice: 'Ihre alten Wiederherstellungscodes gelten nicht mehr.',
 
   phoneTitle: 'Ihre Telefonnummer',
   phoneUnavailable: 'Dieser Dienst kann keine SMS senden, daher können hier keine Telefonnummern hinzugefügt oder bestätigt werden.',
@@ -131,6 +147,9 @@ const account: AccountMessages = {
   phoneSendSubmit: 'Code per SMS senden',
   phoneRemoveHeading: 'Nummer entfernen',
   phoneRemoveSubmit: 'Telefonnummer entfernen',
+  phoneCodeSentNotice: 'Wir haben Ihnen per SMS einen Code gesendet, um die Nummer zu bestätigen.',
+  phoneConfirmedNotice: 'Ihre Telefonnummer wurde bestätigt.',
+  phoneRemovedNotice: 'Ihre Telefonnummer wurde entfernt.',
 
   sessionsHeading: 'Wo Sie angemeldet sind',
   sessionsSignOut: 'Abmelden',
@@ -200,6 +219,12 @@ const account: AccountMessages = {
   organizationsRemoveMember: ({ email }) => `${email} entfernen`,
   organizationsLinkUntil: ({ when }) => `der Link gilt bis ${when}`,
   organizationsRevokeInvitation: ({ email }) => `Einladung von ${email} widerrufen`,
+  organizationsSwitchedNotice: 'Die aktive Organisation wurde gewechselt.',
+  organizationsClearedNotice: 'Keine Organisation ist mehr aktiv.',
+  organizationsInvitationSentNotice: 'Die Einladung wurde gesendet. Ihr Link gilt einmal, 7 Tage lang.',
+  organizationsInvitationRevokedNotice: 'Die Einladung wurde widerrufen: Ihr Link gilt nicht mehr.',
+  organizationsMemberRemovedNotice: 'Das Mitglied wurde aus der Organisation entfernt.',
+  organizationsInvitationAcceptedNotice: 'Sie sind der Organisation beigetreten.',
 
   mailConfirmAction: 'Meine E-Mail-Adresse bestätigen',
   mailConfirmEmailSubject: 'Bestätigen Sie Ihre E-Mail-Adresse',
@@ -252,6 +277,8 @@ const account: AccountMessages = {
   mailPasskeyRemovedSubject: 'Ein Passkey wurde von Ihrem Konto entfernt',
   mailPasskeyRemovedBody: ({ product, passkeyName }) =>
     `Der Passkey namens „${passkeyName}“ wurde von Ihrem Konto bei ${product} entfernt: Er meldet sich nicht mehr an, und Ihre anderen Sitzungen wurden beendet.`,
+  smsSignInCode: ({ product, code }) => `Ihr Anmeldecode für ${product} lautet ${code}. Er gilt einmal, fünf Minuten lang.`,
+  smsConfirmPhone: ({ product, code }) => `Ihr Code für ${product} zur Bestätigung dieser Telefonnummer lautet ${code}.`,
   mailSignInCodeSubject: 'Ihr Anmeldecode',
   mailSignInCodeBody: ({ product, code }) => `Ihr Anmeldecode für ${product} lautet ${code}.`,
   mailSignInCodeAdvice:
@@ -266,4 +293,4 @@ const account: AccountMessages = {
 };
 
 /** The German catalogue, formal ("Sie"). */
-export const de: Messages = Object.freeze<Messages>({ ...account, ...deAdmin, ...deProblems });
+export const de: Messages = Object.freeze<Messages>({ ...account, ...deAdmin, ...deProblems, ...deErrors });

@@ -1,4 +1,5 @@
 import { enAdmin } from './en-admin.ts';
+import { enErrors } from './en-errors.ts';
 import { enProblems } from './en-problems.ts';
 import type { AccountMessages, Messages } from './messages.ts';
 
@@ -14,6 +15,8 @@ const account: AccountMessages = {
   loginOrSignInWith: 'Or sign in with',
   loginCreateAccount: 'Create an account',
   loginForgotPassword: 'Forgot your password?',
+  loginInvalidAttempt: 'Invalid sign-in attempt.',
+  loginConfirmEmailFirst: 'Confirm your e-mail address before signing in: follow the link in the mail we sent.',
 
   registerTitle: 'Create an account',
   registerEmailLabel: 'E-mail',
@@ -50,8 +53,15 @@ const account: AccountMessages = {
   profileLinkProvider: ({ provider }) => `Link ${provider}`,
   profileChangePasswordHeading: 'Change your password',
   profileSignOut: 'Sign out',
+  profilePasswordChangedNotice: 'Your password is changed. Every other session was signed out.',
+  profilePasskeyAddedNotice: 'Your passkey is added: you can sign in with it from now on.',
+  profilePasskeyRenamedNotice: 'Your passkey is renamed.',
+  profilePasskeyRemovedNotice: 'Your passkey is removed. Every other session was signed out.',
+  profileSessionEndedNotice: 'That session is signed out.',
+  profileSessionsEndedNotice: 'Every other session is signed out.',
 
   signInLink: 'Sign in',
+  formErrorSummaryHeading: 'There is a problem',
   emailLabel: 'E-mail',
   emailConfirmedTitle: 'E-mail confirmed',
   emailConfirmedNotice: 'Your e-mail is confirmed. You can sign in now.',
@@ -112,6 +122,12 @@ const account: AccountMessages = {
   authenticatorYourPhone: 'your phone number',
   authenticatorBackToProfile: 'Back to your profile',
   authenticatorOn: ({ remaining }) => `Two-factor sign-in is on. ${remaining} recovery codes are left.`,
+  twoFactorCodeSentNotice: 'We sent you a code. It works once, for five minutes.',
+  twoFactorCodeNotValid: 'The code is not valid.',
+  twoFactorLockedOut: 'The account is locked for now. Try again later.',
+  authenticatorOnNotice: 'Two-factor sign-in is on.',
+  authenticatorOffNotice: 'Two-factor sign-in is off.',
+  authenticatorNewCodesNotice: 'Your old recovery codes no longer work.',
 
   phoneTitle: 'Your phone number',
   phoneUnavailable: 'This service cannot send text messages, so phone numbers cannot be added or confirmed here.',
@@ -129,6 +145,9 @@ const account: AccountMessages = {
   phoneSendSubmit: 'Text me a code',
   phoneRemoveHeading: 'Remove the number',
   phoneRemoveSubmit: 'Remove the phone number',
+  phoneCodeSentNotice: 'We texted you a code to confirm the number.',
+  phoneConfirmedNotice: 'Your phone number is confirmed.',
+  phoneRemovedNotice: 'Your phone number is removed.',
 
   sessionsHeading: 'Where you are signed in',
   sessionsSignOut: 'Sign out',
@@ -198,6 +217,12 @@ const account: AccountMessages = {
   organizationsRemoveMember: ({ email }) => `Remove ${email}`,
   organizationsLinkUntil: ({ when }) => `the link works until ${when}`,
   organizationsRevokeInvitation: ({ email }) => `Revoke the invitation of ${email}`,
+  organizationsSwitchedNotice: 'The active organization is changed.',
+  organizationsClearedNotice: 'No organization is active any more.',
+  organizationsInvitationSentNotice: 'The invitation is sent. Its link works once, for 7 days.',
+  organizationsInvitationRevokedNotice: 'The invitation is revoked: its link no longer works.',
+  organizationsMemberRemovedNotice: 'The member is removed from the organization.',
+  organizationsInvitationAcceptedNotice: 'You joined the organization.',
 
   mailConfirmAction: 'Confirm my e-mail address',
   mailConfirmEmailSubject: 'Confirm your e-mail address',
@@ -245,6 +270,8 @@ const account: AccountMessages = {
   mailPasskeyRemovedSubject: 'A passkey was removed from your account',
   mailPasskeyRemovedBody: ({ product, passkeyName }) =>
     `The passkey named "${passkeyName}" was removed from your ${product} account: it no longer signs in, and your other sessions have ended.`,
+  smsSignInCode: ({ product, code }) => `Your ${product} sign-in code is ${code}. It works once, for five minutes.`,
+  smsConfirmPhone: ({ product, code }) => `Your ${product} code to confirm this phone number is ${code}.`,
   mailSignInCodeSubject: 'Your sign-in code',
   mailSignInCodeBody: ({ product, code }) => `Your ${product} sign-in code is ${code}.`,
   mailSignInCodeAdvice: 'It works once, for five minutes. If you did not try to sign in, someone may know your password: consider changing it.',
@@ -257,4 +284,4 @@ const account: AccountMessages = {
 };
 
 /** The English catalogue. */
-export const en: Messages = Object.freeze<Messages>({ ...account, ...enAdmin, ...enProblems });
+export const en: Messages = Object.freeze<Messages>({ ...account, ...enAdmin, ...enProblems, ...enErrors });

@@ -2,3 +2,4 @@ export { BUILT_IN_CATALOGUES, BUILT_IN_LANGUAGES, Catalogues, type LanguageOptio
 export { de } from './de.ts';
 export { en } from './en.ts';
 export type { MessageKey, Messages } from './messages.ts';
+export type { Phrase, WordedFieldErrors, Wording } from './phrase.ts';

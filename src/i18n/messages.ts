@@ -1,4 +1,5 @@
 import type { AdminMessages } from './admin-messages.ts';
+import type { ErrorMessages } from './error-messages.ts';
 import type { ProblemMessages } from './problem-messages.ts';
 
 /**
@@ -19,6 +20,8 @@ export interface AccountMessages {
   readonly loginOrSignInWith: string;
   readonly loginCreateAccount: string;
   readonly loginForgotPassword: string;
+  readonly loginInvalidAttempt: string;
+  readonly loginConfirmEmailFirst: string;
 
   // The registration form and its end.
   readonly registerTitle: string;
@@ -57,9 +60,16 @@ export interface AccountMessages {
   readonly profileLinkProvider: (v: { readonly provider: string }) => string;
   readonly profileChangePasswordHeading: string;
   readonly profileSignOut: string;
+  readonly profilePasswordChangedNotice: string;
+  readonly profilePasskeyAddedNotice: string;
+  readonly profilePasskeyRenamedNotice: string;
+  readonly profilePasskeyRemovedNotice: string;
+  readonly profileSessionEndedNotice: string;
+  readonly profileSessionsEndedNotice: string;
 
   // The shared words, the confirmation, reset and refusal pages.
   readonly signInLink: string;
+  readonly formErrorSummaryHeading: string;
   readonly emailLabel: string;
   readonly emailConfirmedTitle: string;
   readonly emailConfirmedNotice: string;
@@ -121,6 +131,12 @@ export interface AccountMessages {
   readonly authenticatorYourPhone: string;
   readonly authenticatorBackToProfile: string;
   readonly authenticatorOn: (v: { readonly remaining: number }) => string;
+  readonly twoFactorCodeSentNotice: string;
+  readonly twoFactorCodeNotValid: string;
+  readonly twoFactorLockedOut: string;
+  readonly authenticatorOnNotice: string;
+  readonly authenticatorOffNotice: string;
+  readonly authenticatorNewCodesNotice: string;
 
   // The phone number.
   readonly phoneTitle: string;
@@ -139,6 +155,9 @@ export interface AccountMessages {
   readonly phoneSendSubmit: string;
   readonly phoneRemoveHeading: string;
   readonly phoneRemoveSubmit: string;
+  readonly phoneCodeSentNotice: string;
+  readonly phoneConfirmedNotice: string;
+  readonly phoneRemovedNotice: string;
 
   // The profile's sessions and passkeys, and the passkey sign-in.
   readonly sessionsHeading: string;
@@ -210,6 +229,12 @@ export interface AccountMessages {
   readonly organizationsRemoveMember: (v: { readonly email: string }) => string;
   readonly organizationsLinkUntil: (v: { readonly when: string }) => string;
   readonly organizationsRevokeInvitation: (v: { readonly email: string }) => string;
+  readonly organizationsSwitchedNotice: string;
+  readonly organizationsClearedNotice: string;
+  readonly organizationsInvitationSentNotice: string;
+  readonly organizationsInvitationRevokedNotice: string;
+  readonly organizationsMemberRemovedNotice: string;
+  readonly organizationsInvitationAcceptedNotice: string;
 
   // The mails. `product` is the product's name, never translated.
   readonly mailConfirmAction: string;
@@ -253,12 +278,16 @@ export interface AccountMessages {
   readonly mailInvitationIntro: (v: { readonly organization: string; readonly product: string; readonly roles: readonly string[] }) => string;
   readonly mailInvitationAction: string;
   readonly mailInvitationOutro: string;
+
+  // The text messages: the code their only run of six digits.
+  readonly smsSignInCode: (v: { readonly product: string; readonly code: string }) => string;
+  readonly smsConfirmPhone: (v: { readonly product: string; readonly code: string }) => string;
 }
 
 /**
- * Every key of the catalogues: the account pages and mails, the admin console, and the problems'
- * titles and details. A catalogue of a language is one object of them all.
+ * Every key of the catalogues: the account pages and mails, the admin console, the problems'
+ * titles and details, and the use cases' refusals. A catalogue of a language is one object of them all.
  */
-export type Messages = AccountMessages & AdminMessages & ProblemMessages;
+export type Messages = AccountMessages & AdminMessages & ProblemMessages & ErrorMessages;
 
 export type MessageKey = keyof Messages;

@@ -1,4 +1,5 @@
 import { BUILT_IN_LANGUAGES, type Catalogues } from '../i18n/catalogue.ts';
+import type { Messages } from '../i18n/messages.ts';
 import { plainWords } from '../platform/mail/mail-parts.ts';
 import { checkMailContent, checkProductName, type MailContent, MailTemplateError, type MailSecret } from '../platform/mail/mail-rules.ts';
 import type { MailMessage } from '../platform/mail/mailer.ts';
@@ -25,7 +26,8 @@ import {
  * URL, a sign-in code is the only run of six digits in its text, subjects carry no code or link.
  */
 
-type Recipient = Pick<User, 'id' | 'email'>;
+/** A user a mail goes to; `language`, when known, is the one they last used here (their mails'). */
+type Recipient = Pick<User, 'id' | 'email'> & Partial<Pick<User, 'language'>>;
 
 /**
  * Where the links of the mails lead: absolute URLs under `PUBLIC_URL`, built by the HTTP ring,
@@ -86,7 +88,7 @@ export class Mails {
 
   confirmEmail(user: Recipient, code: string, links: AccountLinks, language?: string): MailMessage {
     const link = links.confirmEmail(user.id, urlSafe(code));
-    return this.compose('confirmEmail', user.email, { link }, { kind: 'link', link, code }, language);
+    return this.compose('confirmEmail', user, { link }, { kind: 'link', link, code }, language);
   }
 
   /**
@@ -95,7 +97,7 @@ export class Mails {
    */
   confirmEmailAgain(user: Recipient, code: string, links: AccountLinks, language?: string): MailMessage {
     const link = links.confirmEmail(user.id, urlSafe(code));
-    return this.compose('confirmEmailAgain', user.email, { link }, { kind: 'link', link, code }, language);
+    return this.compose('confirmEmailAgain', user, { link }, { kind: 'link', link, code }, language);
   }
 
   /** The reset link, and every other way into the account (names as plain words). */
@@ -105,60 +107,83 @@ export class Mails {
       passkeys: others.passkeys.map(({ name, createdAt }) => ({ name: plainWords(name, NAME_MAX), createdAt: new Date(createdAt) })),
       externalLogins: others.externalLogins.map((provider) => plainWords(provider, NAME_MAX)),
     };
-    return this.compose('resetPassword', user.email, { link, otherWaysIn }, { kind: 'link', link, code }, language);
+    return this.compose('resetPassword', user, { link, otherWaysIn }, { kind: 'link', link, code }, language);
   }
 
   /** Someone tried to register with this address, which already has an account: no link, no code. */
   registrationNotice(user: Recipient, language?: string): MailMessage {
-    return this.compose('registrationNotice', user.email, {}, NOTICE, language);
+    return this.compose('registrationNotice', user, {}, NOTICE, language);
   }
 
   /** The account locked after too many failed sign-ins, until `until` (epoch ms). */
   lockout(user: Recipient, until: number): MailMessage {
-    return this.compose('lockout', user.email, { until: new Date(until) }, NOTICE);
+    return this.compose('lockout', user, { until: new Date(until) }, NOTICE);
   }
 
   /** A provider's login was linked to the account: from the profile, or at a sign-in with the provider that asserted the address verified. */
   externalLinked(user: Recipient, provider: string, how: 'profile' | 'email'): MailMessage {
-    return this.compose('externalLinked', user.email, { provider: plainWords(provider, NAME_MAX), how }, NOTICE);
+    return this.compose('externalLinked', user, { provider: plainWords(provider, NAME_MAX), how }, NOTICE);
   }
 
   /** A provider's login was unlinked: it signs in no more, and the sessions opened through it ended. */
   externalUnlinked(user: Recipient, provider: string): MailMessage {
-    return this.compose('externalUnlinked', user.email, { provider: plainWords(provider, NAME_MAX) }, NOTICE);
+    return this.compose('externalUnlinked', user, { provider: plainWords(provider, NAME_MAX) }, NOTICE);
   }
 
   /** A passkey was added: from now on it signs in to the account. Its owner (or a thief) chose its name. */
   passkeyAdded(user: Recipient, name: string): MailMessage {
-    return this.compose('passkeyAdded', user.email, { passkeyName: plainWords(name, NAME_MAX) }, NOTICE);
+    return this.compose('passkeyAdded', user, { passkeyName: plainWords(name, NAME_MAX) }, NOTICE);
   }
 
   /** A passkey was removed: it signs in no more, and every other session ended. */
   passkeyRemoved(user: Recipient, name: string): MailMessage {
-    return this.compose('passkeyRemoved', user.email, { passkeyName: plainWords(name, NAME_MAX) }, NOTICE);
+    return this.compose('passkeyRemoved', user, { passkeyName: plainWords(name, NAME_MAX) }, NOTICE);
   }
 
   signInCode(user: Recipient, code: string, language?: string): MailMessage {
     if (!SIGN_IN_CODE.test(code)) throw new Error('A sign-in code is six digits.');
-    return this.compose('signInCode', user.email, { code }, { kind: 'code', code }, language);
+    return this.compose('signInCode', user, { code }, { kind: 'code', code }, language);
+  }
+
+  /** The text message of a sign-in code, in its recipient's language as a mail is: the code its only run of six digits. */
+  signInCodeText(user: Recipient, code: string, language?: string): string {
+    return this.messagesFor(user, language).smsSignInCode({ product: this.productName, code });
+  }
+
+  /** The text message that confirms a phone number, in its owner's language. */
+  phoneConfirmationText(user: Recipient, code: string, language?: string): string {
+    return this.messagesFor(user, language).smsConfirmPhone({ product: this.productName, code });
   }
 
   /** The invitation's one link (`code` inside it) to the invited address; whoever made the organization chose its name. */
   organizationInvitation(invitation: { email: string; organizationName: string; roles: readonly string[]; code: string; link: string }, language?: string): MailMessage {
     const { email, organizationName, roles, code, link } = invitation;
     const variables = { link, organizationName: plainWords(organizationName, ORGANIZATION_NAME_MAX).replace(/ {2,}/g, ' '), roles };
-    return this.compose('organizationInvitation', email, variables, { kind: 'link', link, code }, language);
+    return this.compose('organizationInvitation', { email }, variables, { kind: 'link', link, code }, language);
   }
 
-  /** `language` is the request's that caused the mail; a mail of background work (a lockout, a notice) has none and takes the default. */
-  private compose<Name extends MailName>(name: Name, to: string, variables: MailVariables[Name], secret: MailSecret, language?: string): MailMessage {
-    return { to, ...this.render(name, variables, secret, language) };
+  /**
+   * The mail in its recipient's language: the one they last used here, else `language` (that of
+   * the request that caused the mail), else the default. Their own language first, because the
+   * request may be someone else's: an attacker whose wrong passwords lock the account, an admin.
+   */
+  private compose<Name extends MailName>(name: Name, to: Pick<Recipient, 'email' | 'language'>, variables: MailVariables[Name], secret: MailSecret, language?: string): MailMessage {
+    return { to: to.email, ...this.render(name, variables, secret, to.language ?? language) };
+  }
+
+  private messagesFor(user: Pick<Recipient, 'language'>, language?: string): Messages {
+    return this.catalogues.messages(this.languageOf(user.language ?? language));
+  }
+
+  /** `language` when it is available, else the default. */
+  private languageOf(language: string | undefined): string {
+    return language !== undefined && this.catalogues.languages.includes(language) ? language : this.catalogues.defaultLanguage;
   }
 
   /** The template's mail, checked; a template that throws or breaks a rule is a MailTemplateError naming it. */
   private render<Name extends MailName>(name: Name, variables: MailVariables[Name], secret: MailSecret, language?: string): MailContent {
     const template = this.templates[name] as MailTemplate<MailVariables[Name]>;
-    const tag = language !== undefined && this.catalogues.languages.includes(language) ? language : this.catalogues.defaultLanguage;
+    const tag = this.languageOf(language);
     let content: unknown;
     try {
       content = template({ ...variables, productName: this.productName, language: tag, messages: this.catalogues.messages(tag) }, MAIL_KIT);

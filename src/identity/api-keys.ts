@@ -27,13 +27,18 @@ export class ApiKeyService {
 
   /** A new key for the client; the only time the whole key exists outside the caller. */
   async create(client: string): Promise<string> {
+    return (await this.issue(client)).key;
+  }
+
+  /** A new key for the client and the id of its stored row: what an audit event may name it by. */
+  async issue(client: string): Promise<{ readonly key: string; readonly id: number }> {
     if (!CLIENT_PATTERN.test(client)) {
-      throw GatehouseError.validation({ client: ['A client name has 1 to 64 letters, digits, dots, underscores or hyphens.'] });
+      throw GatehouseError.validation({ client: [(m) => m.errorApiKeyClientName] });
     }
     const publicId = this.random.bytes(8).toString('hex');
     const secret = this.random.bytes(32).toString('base64url');
-    await this.store.create({ client, publicId, secretHash: sha256(secret).toString('hex'), createdAt: this.clock.now() });
-    return `ghk_${publicId}_${secret}`;
+    const record = await this.store.create({ client, publicId, secretHash: sha256(secret).toString('hex'), createdAt: this.clock.now() });
+    return { key: `ghk_${publicId}_${secret}`, id: record.id };
   }
 
   /** The key's verdict, from the store. */

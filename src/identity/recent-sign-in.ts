@@ -41,7 +41,7 @@ function reauthenticationRequired(maxAgeMs: number): GatehouseError {
   const minutes = Number((maxAgeMs / 60_000).toFixed(2));
   return new GatehouseError(
     'GH_REAUTHENTICATION_REQUIRED',
-    `This change needs a recent sign-in (at most ${minutes} minute${minutes === 1 ? '' : 's'} ago): sign in again, then repeat the request.`,
+    (m) => m.errorRecentSignInRequired({ minutes }),
     { maxAgeSeconds: Math.round(maxAgeMs / 1000) },
   );
 }

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { Actor } from '../membership/actor.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Mailer, MailMessage } from '../platform/mail/mailer.ts';
 import { sendNotice } from '../platform/mail/send-notice.ts';
 import type { Random } from '../platform/random.ts';
 import { GatehouseError } from '../security/errors.ts';
-import type { AccountCodeStore, User } from '../store/ports.ts';
+import type { AccountCodeStore, UnitOfWork, User } from '../store/ports.ts';
 import { accountCodeHash, CONFIRMATION_CODE_MS, isAccountCodeShape, newAccountCode } from './account-codes.ts';
 import { type AccountLinks, BUILT_IN_MAILS, type Mails } from './account-mail.ts';
 import type { PasswordHasher } from './password-hasher.ts';
@@ -21,6 +23,9 @@ export interface RegistrationOptions {
   readonly random: Random;
   readonly logger: Logger;
   readonly requireConfirmedEmail: boolean;
+  readonly audit: AuditLog;
+  /** An admin's resend commits with its audit event. */
+  readonly unitOfWork: UnitOfWork;
   /** After a code confirms an address (the first time or again): what else a confirmed address brings (pending invitations). */
   readonly onEmailConfirmed?: (user: User) => Promise<unknown>;
 }
@@ -93,6 +98,23 @@ export class Registration {
     await this.sendConfirmation(user, 'new', links, language);
   }
 
+  /**
+   * An admin's resend to the user's unconfirmed address: a fresh link (older ones void) with the
+   * `user.confirmation.resent` event naming the admin, in one transaction; the mail leaves once
+   * both are committed. False, with nothing written, for an address confirmed already. The
+   * self-service resend above writes no event: anyone may ask it for any address.
+   */
+  async resendConfirmationFor(user: User, links: AccountLinks, actor: Actor): Promise<boolean> {
+    if (user.emailConfirmed) return false;
+    const { audit, unitOfWork } = this.options;
+    await unitOfWork.atomically(async () => {
+      const code = await this.issueConfirmationCode(user);
+      await audit.record('user.confirmation.resent', { userId: user.id, ip: actor.ip ?? null, detail: { by: actor.by } });
+      unitOfWork.afterCommit(() => this.deliver(() => this.mails.confirmEmail(user, code, links)));
+    });
+    return true;
+  }
+
   /** True when the code confirms (or already confirmed) this user's e-mail. */
   async confirmEmail(userId: number, code: unknown): Promise<boolean> {
     if (!Number.isSafeInteger(userId) || userId <= 0 || !isAccountCodeShape(code)) return false;
@@ -119,11 +141,17 @@ export class Registration {
 
   /** A fresh confirmation link, voiding older ones; its mail says whether someone registered again. */
   private async sendConfirmation(user: User, account: 'new' | 'registered-again', links: AccountLinks, language: string | undefined): Promise<void> {
+    const code = await this.issueConfirmationCode(user);
+    this.deliver(() => (account === 'new' ? this.mails.confirmEmail(user, code, links, language) : this.mails.confirmEmailAgain(user, code, links, language)));
+  }
+
+  /** A fresh confirmation code for the user, stored hashed; older ones void. */
+  private async issueConfirmationCode(user: User): Promise<string> {
     const { codes, clock, random } = this.options;
     const code = newAccountCode(random);
     const now = clock.now();
     await codes.issue({ userId: user.id, purpose: 'confirm-email', codeHash: accountCodeHash(code), createdAt: now, expiresAt: now + CONFIRMATION_CODE_MS });
-    this.deliver(() => (account === 'new' ? this.mails.confirmEmail(user, code, links, language) : this.mails.confirmEmailAgain(user, code, links, language)));
+    return code;
   }
 
   /** Composes and sends without making the request wait (the message holds a code: a failure is logged without it). */
@@ -138,7 +166,7 @@ export class Registration {
 
 /** The 409 of a taken user name, as `UserManager.create` answers it when a race takes the name. */
 function userNameTaken(): GatehouseError {
-  return new GatehouseError('GH_CONFLICT', 'The user name is already taken.', { errors: { userName: ['This user name is already taken.'] } });
+  return new GatehouseError('GH_CONFLICT', (m) => m.errorUserNameTaken, { errors: { userName: [(m) => m.errorUserNameTakenField] } });
 }
 
 function isEmailConflict(error: GatehouseError): boolean {

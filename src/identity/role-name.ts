@@ -1,3 +1,4 @@
+import { enErrors } from '../i18n/en-errors.ts';
 import { GatehouseError } from '../security/errors.ts';
 
 /**
@@ -8,8 +9,8 @@ import { GatehouseError } from '../security/errors.ts';
  */
 const ROLE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-/** The rule in one sentence; it never repeats the refused name, which may hold anything. */
-export const ROLE_NAME_RULE = 'A role name is a letter followed by up to 63 letters, digits, dots, underscores or hyphens.';
+/** The rule in one sentence, in English; it never repeats the refused name, which may hold anything. */
+export const ROLE_NAME_RULE = enErrors.errorRoleNameRule;
 
 export function isValidRoleName(role: string): boolean {
   return ROLE_NAME_PATTERN.test(role);
@@ -17,5 +18,5 @@ export function isValidRoleName(role: string): boolean {
 
 /** Throws the 400 (`errors.role`) for a name that breaks the rule. */
 export function checkRoleName(role: string): void {
-  if (!isValidRoleName(role)) throw GatehouseError.validation({ role: [ROLE_NAME_RULE] });
+  if (!isValidRoleName(role)) throw GatehouseError.validation({ role: [(m) => m.errorRoleNameRule] });
 }

@@ -143,7 +143,7 @@ export class SessionManager implements CookieSessionValidator {
    */
   async reissue(asking: AskingSession): Promise<SignedInSession> {
     const user = await this.options.users.findById(asking.userId);
-    if (user === null) throw GatehouseError.notFound('The account no longer exists.');
+    if (user === null) throw GatehouseError.notFound((m) => m.errorAccountGone);
     const { persistent, method, signedInAt, client, token } = asking;
     return this.signIn(user, { persistent, method, client, signedInAt, replacing: token });
   }

@@ -24,6 +24,8 @@ export interface SignInContext {
   readonly rememberedClient?: (user: User) => boolean;
   /** What a completed sign-in opens (on the result); nothing when not told. */
   readonly grant?: SignInGrant;
+  /** The language the request states (`Accept-Language`), remembered as the user's for their mails; none when it states none. */
+  readonly language?: string;
 }
 
 /**
@@ -270,6 +272,8 @@ export class SignInManager {
       return this.failed(user.id, 'locked-out', context);
     }
     await this.options.audit.record('signin.succeeded', { userId: user.id, ip: context.ip, detail: { factor } });
+    // Written only when it changed: most sign-ins stay reads.
+    if (context.language !== undefined && context.language !== user.language) await this.options.userStore.rememberLanguage(user.id, context.language);
     return SignInResult.success(user);
   }
 

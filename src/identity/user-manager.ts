@@ -1,5 +1,6 @@
 import { RESERVED_CLAIM_TYPES } from '../security/claims/index.ts';
-import { type FieldErrors, GatehouseError } from '../security/errors.ts';
+import type { Phrase, Wording } from '../i18n/phrase.ts';
+import { GatehouseError } from '../security/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AdminKeepingChange, StoreConflictError, type User, type UserClaim, type UserStore } from '../store/ports.ts';
 import { AUTH_TIME_CLAIM, FAMILY_CLAIM, STAMP_CLAIM } from '../tokens/access-token.ts';
@@ -9,7 +10,7 @@ import { type FailureContext, isLockedOutAt } from './lockout.ts';
 import { isValidEmail, normalizeEmail, normalizeUserName, USER_NAME_PATTERN } from './normalize.ts';
 import type { PasswordHasher } from './password-hasher.ts';
 import { passwordProblems } from './password-policy.ts';
-import { checkRoleName, isValidRoleName, ROLE_NAME_RULE } from './role-name.ts';
+import { checkRoleName, isValidRoleName } from './role-name.ts';
 
 export interface NewUserInput {
   readonly email: string;
@@ -35,8 +36,8 @@ export class UserManager {
     private readonly checks: CredentialChecks,
   ) {}
 
-  /** `clientKey`: whose request it is, for the hashing queue's turns (`SignInContext.clientKey`). */
-  async create(input: NewUserInput, { clientKey }: { readonly clientKey?: string } = {}): Promise<User> {
+  /** `clientKey`: whose request it is, for the hashing queue's turns (`SignInContext.clientKey`); `language`: the registration's, the user's mails' until a sign-in states another. */
+  async create(input: NewUserInput, { clientKey, language }: { readonly clientKey?: string; readonly language?: string } = {}): Promise<User> {
     this.validateNewUser(input);
     const userName = input.userName ?? null;
     try {
@@ -47,14 +48,16 @@ export class UserManager {
         normalizedUserName: userName === null ? null : normalizeUserName(userName),
         passwordHash: await this.hasher.hash(input.password, clientKey),
         emailConfirmed: input.emailConfirmed ?? false,
+        language: language ?? null,
         roles: [...new Set(input.roles ?? [])],
         claims: dedupe(input.claims ?? []),
         createdAt: this.clock.now(),
       });
     } catch (error) {
       if (error instanceof StoreConflictError) {
-        throw new GatehouseError('GH_CONFLICT', `The ${error.field === 'userName' ? 'user name' : 'e-mail'} is already taken.`, {
-          errors: { [error.field]: [`This ${error.field === 'userName' ? 'user name' : 'e-mail'} is already taken.`] },
+        const userName = error.field === 'userName';
+        throw new GatehouseError('GH_CONFLICT', (m) => (userName ? m.errorUserNameTaken : m.errorEmailTaken), {
+          errors: { [error.field]: [(m) => (userName ? m.errorUserNameTakenField : m.errorEmailTakenField)] },
         });
       }
       throw error;
@@ -63,15 +66,15 @@ export class UserManager {
 
   /** The rules of a new user (e-mail, user name, password, roles, claims): a 400 naming each field that breaks one. */
   validateNewUser(input: Pick<NewUserInput, 'email' | 'password' | 'userName' | 'roles' | 'claims'>): void {
-    const errors: FieldErrors = {};
-    if (!isValidEmail(input.email)) errors.email = ['Enter a valid e-mail address.'];
+    const errors: Record<string, Wording[]> = {};
+    if (!isValidEmail(input.email)) errors.email = [(m) => m.errorEmailNotValid];
     const userName = input.userName ?? null;
     if (userName !== null && !USER_NAME_PATTERN.test(userName)) {
-      errors.userName = ['A user name has 3 to 64 letters, digits, dots, underscores or hyphens.'];
+      errors.userName = [(m) => m.errorUserNameRule];
     }
     const password = passwordProblems(input.password, this.passwordMinLength);
     if (password.length > 0) errors.password = password;
-    if (!(input.roles ?? []).every(isValidRoleName)) errors.role = [ROLE_NAME_RULE];
+    if (!(input.roles ?? []).every(isValidRoleName)) errors.role = [(m) => m.errorRoleNameRule];
     for (const claim of input.claims ?? []) {
       const problem = claimProblem(claim);
       if (problem) (errors.claim ??= []).push(problem);
@@ -102,7 +105,7 @@ export class UserManager {
   async provePasswordChange(user: User, currentPassword: string, newPassword: string, context: FailureContext = {}): Promise<string> {
     const proven = await this.checks.verify(user, 'change-password', 'password', () => this.hasher.verify(user.passwordHash, currentPassword), context);
     if (!proven) {
-      throw GatehouseError.validation({ currentPassword: ['The current password is wrong.'] }, 'The current password is wrong.');
+      throw GatehouseError.validation({ currentPassword: [(m) => m.errorCurrentPasswordWrong] }, (m) => m.errorCurrentPasswordWrong);
     }
     this.validatePassword(newPassword, 'newPassword');
     return this.hasher.hash(newPassword);
@@ -111,7 +114,7 @@ export class UserManager {
   /** The second half of `changePassword`: stores the hash (with its revocation event); 404 when the account is gone. */
   async storePasswordHash(userId: number, passwordHash: string): Promise<void> {
     if (!(await this.users.setPassword(userId, passwordHash))) {
-      throw GatehouseError.notFound('The account no longer exists.');
+      throw GatehouseError.notFound((m) => m.errorAccountGone);
     }
   }
 
@@ -199,17 +202,18 @@ export class UserManager {
 /** Whether the change was made; the 409 when it would have left no usable admin. */
 function keptAdmin(change: AdminKeepingChange): boolean {
   if (change === 'last-admin') {
-    throw new GatehouseError('GH_CONFLICT', `No other user with role ${ADMIN_ROLE} can sign in: grant ${ADMIN_ROLE} to another user first.`);
+    throw new GatehouseError('GH_CONFLICT', (m) => m.errorLastAdmin({ role: ADMIN_ROLE }));
   }
   return change === 'done';
 }
 
-/** Why a custom claim is refused, or null. Reserved types belong to the service. */
-export function claimProblem(claim: UserClaim): string | null {
-  if (RESERVED_CLAIM_TYPES.has(claim.type) || claim.type === STAMP_CLAIM || claim.type === FAMILY_CLAIM || claim.type === AUTH_TIME_CLAIM) return `"${claim.type}" is a reserved claim type.`;
-  if (!CLAIM_TYPE_PATTERN.test(claim.type)) return `"${claim.type}" is not a valid claim type.`;
+/** Why a custom claim is refused, as a phrase of the catalogues, or null. Reserved types belong to the service. */
+export function claimProblem(claim: UserClaim): Phrase | null {
+  const { type } = claim;
+  if (RESERVED_CLAIM_TYPES.has(type) || type === STAMP_CLAIM || type === FAMILY_CLAIM || type === AUTH_TIME_CLAIM) return (m) => m.errorClaimTypeReserved({ type });
+  if (!CLAIM_TYPE_PATTERN.test(type)) return (m) => m.errorClaimTypeNotValid({ type });
   if (claim.value.length === 0 || claim.value.length > CLAIM_VALUE_MAX || /\p{Cc}/u.test(claim.value)) {
-    return `The value of claim "${claim.type}" must have 1 to ${CLAIM_VALUE_MAX} printable characters.`;
+    return (m) => m.errorClaimValueLength({ type, maxLength: CLAIM_VALUE_MAX });
   }
   return null;
 }

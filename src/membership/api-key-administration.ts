@@ -5,8 +5,9 @@ import { type Actor, APPLICATION } from './actor.ts';
 import type { ChangeRules } from './change-rules.ts';
 
 /**
- * The API keys of the `ApiKey` scheme, by client: created, listed, and revoked with the audit
- * event (one transaction) and the revocation that makes every instance refuse them within seconds.
+ * The API keys of the `ApiKey` scheme, by client: created with the audit event (one transaction),
+ * listed, and revoked with the audit event and the revocation that makes every instance refuse
+ * them within seconds.
  */
 export class ApiKeyAdministration {
   constructor(
@@ -18,10 +19,15 @@ export class ApiKeyAdministration {
 
   /**
    * A new key for the client (`GH_VALIDATION` for a name outside 1–64 letters, digits, dots,
-   * underscores or hyphens): the only time the whole key exists; only its hash is stored.
+   * underscores or hyphens): the only time the whole key exists; only its hash is stored. Its
+   * audit event, in the same transaction, names the key by its row's id, never by the key.
    */
-  create(client: string): Promise<string> {
-    return this.keys.create(client);
+  create(client: string, actor: Actor = APPLICATION): Promise<string> {
+    return this.unitOfWork.atomically(async () => {
+      const { key, id } = await this.keys.issue(client);
+      await this.audit.record('apikey.created', { ip: actor.ip ?? null, detail: { client, keyId: id, by: actor.by } });
+      return key;
+    });
   }
 
   /** The clients with at least one key, by name, with how many of their keys are active. */

@@ -11,7 +11,7 @@ import { BaseExceptionFilter, type HttpAdapterHost } from '@nestjs/core';
 import { serialize as serializeCookie } from 'cookie';
 import type { EndpointResponse } from '../endpoints/endpoint.ts';
 import { knownErrorAnswer } from '../endpoints/error-answers.ts';
-import { refusalPageFor } from '../endpoints/refusal-page.ts';
+import { refusalForReader } from '../endpoints/refusal-page.ts';
 import { refusalResponse } from '../endpoints/refusal-response.ts';
 import { AuthorizationRefusal } from '../endpoints/resource-checks.ts';
 import { refusalHeaders } from '../endpoints/response-headers.ts';
@@ -27,7 +27,7 @@ const ROUTER_MESSAGE = /^Cannot [A-Z]+ /;
 
 /** Catches every exception (`@Catch()`): those Gatehouse does not answer go on to NestJS's own handling. */
 export class GatehouseExceptionFilter extends BaseExceptionFilter {
-  private readonly pageFor;
+  private readonly forReader;
 
   constructor(
     private readonly instance: GatehouseInstance,
@@ -35,7 +35,7 @@ export class GatehouseExceptionFilter extends BaseExceptionFilter {
     private readonly address: (request: IncomingMessage) => string,
   ) {
     super(adapterHost.httpAdapter);
-    this.pageFor = refusalPageFor(instance.pages, instance.paths.prefix);
+    this.forReader = refusalForReader(instance.pages, instance.paths.prefix);
   }
 
   override catch(error: unknown, host: ArgumentsHost): unknown {
@@ -60,8 +60,7 @@ export class GatehouseExceptionFilter extends BaseExceptionFilter {
 
   private write(request: PlatformRequest, response: unknown, answer: EndpointResponse): void {
     const node = nodeRequestOf(request);
-    const page = this.pageFor({ status: answer.status, contentType: answer.headers?.['content-type'], url: request.originalUrl ?? node.url ?? '/', headers: node.headers });
-    const sent = page === undefined ? answer : { ...answer, headers: page.headers, body: page.body };
+    const sent = this.forReader(answer, { url: request.originalUrl ?? node.url ?? '/', headers: node.headers });
     const { httpAdapter } = this.adapterHost;
     for (const [name, value] of Object.entries({ ...sent.headers, ...refusalHeaders(this.instance.config.production) })) httpAdapter.setHeader(response, name, value);
     for (const { name, value, attributes } of sent.cookies ?? []) httpAdapter.appendHeader(response, 'set-cookie', serializeCookie(name, value, attributes));

@@ -31,7 +31,7 @@ const SETTLED: PipeTransform = { transform: (value: unknown) => value };
 
 function checked(schema: TSchema, part: 'params' | 'body' | 'querystring', value: unknown): unknown {
   const errors = partValidator(schema, 'ROUTE', 'nestjs', part)(value);
-  if (errors !== null) throw GatehouseError.validation(errors, 'The request is not valid.');
+  if (errors !== null) throw GatehouseError.validation(errors);
   return value;
 }
 

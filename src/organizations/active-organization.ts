@@ -47,7 +47,7 @@ export class ActiveOrganizations {
 
   /** The cookie session switches to `asked` (null: none), remembered; 404 for an organization the user is not a member of. */
   async switchSession(userId: number, sessionId: number, asked: number | null): Promise<void> {
-    await this.choose(userId, asked, { sessionId }, () => GatehouseError.notFound('You are not a member of this organization.'));
+    await this.choose(userId, asked, { sessionId }, () => GatehouseError.notFound((m) => m.errorNotYourOrganization));
   }
 
   private async choose(
@@ -65,5 +65,5 @@ export class ActiveOrganizations {
 }
 
 function notAMember(): GatehouseError {
-  return new GatehouseError('GH_NOT_A_MEMBER', 'You are not a member of this organization.');
+  return new GatehouseError('GH_NOT_A_MEMBER', (m) => m.errorNotYourOrganization);
 }

@@ -2,6 +2,7 @@ import type { AuditEventType, AuditLog } from '../audit/audit-log.ts';
 import { accountCodeHash, isAccountCodeShape, newAccountCode } from '../identity/account-codes.ts';
 import { BUILT_IN_MAILS, type Mails } from '../identity/account-mail.ts';
 import { isValidEmail, normalizeEmail } from '../identity/normalize.ts';
+import type { Phrase } from '../i18n/phrase.ts';
 import { type Actor, APPLICATION } from '../membership/actor.ts';
 import type { ChangeRules } from '../membership/change-rules.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -93,7 +94,7 @@ export class Organizations {
   async create(caller: OrganizationCaller, input: { name: string; slug?: string | undefined }): Promise<Organization> {
     const user = await this.signedInUser(caller);
     const allowed = user.roles.includes(SUPER_ADMIN_ROLE) || (this.options.selfService && user.emailConfirmed);
-    if (!allowed) throw forbidden(`Only a user with role ${SUPER_ADMIN_ROLE} may create an organization.`);
+    if (!allowed) throw forbidden((m) => m.errorOrganizationCreateForbidden({ role: SUPER_ADMIN_ROLE }));
     return this.createOwnedBy(user.id, input, actorOf(caller));
   }
 
@@ -101,7 +102,7 @@ export class Organizations {
   async createOwnedBy(ownerId: number, input: { name: string; slug?: string | undefined }, actor: Actor = APPLICATION): Promise<Organization> {
     const name = validName(input.name);
     if (input.slug !== undefined && !isValidSlug(input.slug)) throw slugRefused();
-    if ((await this.options.users.findById(ownerId)) === null) throw GatehouseError.notFound('There is no such user to own the organization.');
+    if ((await this.options.users.findById(ownerId)) === null) throw GatehouseError.notFound((m) => m.errorOrganizationOwnerUnknown);
     const owner = { userId: ownerId, roles: [ORG_ADMIN, ORG_OWNER] };
     const organization = await this.withFreeSlug(name, input.slug, (slug) =>
       this.options.unitOfWork.atomically(async () => {
@@ -141,7 +142,7 @@ export class Organizations {
   /** Renames it or changes its slug: `OrgAdmin` of it. */
   async update(caller: OrganizationCaller, organizationId: number, changes: { name?: string | undefined; slug?: string | undefined }): Promise<Organization> {
     const { standing } = await this.visible(caller, organizationId);
-    if (!standing.manages) throw forbidden(`Only an ${ORG_ADMIN} of the organization may change it.`);
+    if (!standing.manages) throw forbidden((m) => m.errorOrganizationChangeForbidden({ role: ORG_ADMIN }));
     const update = {
       ...(changes.name === undefined ? {} : { name: validName(changes.name) }),
       ...(changes.slug === undefined ? {} : { slug: changes.slug }),
@@ -158,7 +159,7 @@ export class Organizations {
   /** Deletes it, every membership and invitation with it: `OrgOwner` of it, or `SuperAdmin`. */
   async delete(caller: OrganizationCaller, organizationId: number): Promise<void> {
     const { standing } = await this.visible(caller, organizationId);
-    if (!standing.owns) throw forbidden(`Only an ${ORG_OWNER} of the organization may delete it.`);
+    if (!standing.owns) throw forbidden((m) => m.errorOrganizationDeleteForbidden({ role: ORG_OWNER }));
     await this.deleteAs(organizationId, actorOf(caller));
   }
 
@@ -187,11 +188,11 @@ export class Organizations {
   async setMemberRoles(caller: OrganizationCaller, organizationId: number, userId: number, roles: readonly string[]): Promise<OrganizationMember> {
     const wanted = this.declared(roles);
     const { standing } = await this.visible(caller, organizationId);
-    if (!standing.manages) throw forbidden(`Only an ${ORG_ADMIN} of the organization may change its members' roles.`);
+    if (!standing.manages) throw forbidden((m) => m.errorMemberRolesForbidden({ role: ORG_ADMIN }));
     const current = await this.options.store.membership(organizationId, userId);
     if (current === null) throw notAMember();
     if (current.roles.includes(ORG_OWNER) !== wanted.includes(ORG_OWNER) && !standing.owns) {
-      throw forbidden(`Only an ${ORG_OWNER} may grant or take ${ORG_OWNER}.`);
+      throw forbidden((m) => m.errorOwnerRoleForbidden({ role: ORG_OWNER }));
     }
     const outcome = await this.options.unitOfWork.atomically(async () => {
       const change = await this.options.store.setMemberRoles({ organizationId, userId, roles: wanted, ownerRole: ORG_OWNER, now: this.options.clock.now() });
@@ -211,10 +212,10 @@ export class Organizations {
   async removeMember(caller: OrganizationCaller, organizationId: number, userId: number): Promise<void> {
     const { standing } = await this.visible(caller, organizationId);
     const leaving = userId === caller.userId;
-    if (!leaving && !standing.manages) throw forbidden(`Only an ${ORG_ADMIN} of the organization may remove its members.`);
+    if (!leaving && !standing.manages) throw forbidden((m) => m.errorMemberRemoveForbidden({ role: ORG_ADMIN }));
     const current = await this.options.store.membership(organizationId, userId);
     if (current === null) throw notAMember();
-    if (!leaving && current.roles.includes(ORG_OWNER) && !standing.owns) throw forbidden(`Only an ${ORG_OWNER} may remove an ${ORG_OWNER}.`);
+    if (!leaving && current.roles.includes(ORG_OWNER) && !standing.owns) throw forbidden((m) => m.errorOwnerRemoveForbidden({ role: ORG_OWNER }));
     await this.removeAs(organizationId, userId, actorOf(caller));
   }
 
@@ -237,7 +238,7 @@ export class Organizations {
     const wanted = this.declared(roles);
     await this.options.unitOfWork.atomically(async () => {
       const outcome = await this.options.store.addMember({ organizationId, userId, roles: wanted, joinedAt: this.options.clock.now() });
-      if (outcome === 'absent') throw GatehouseError.notFound('There is no such organization or user.');
+      if (outcome === 'absent') throw GatehouseError.notFound((m) => m.errorOrganizationOrUserUnknown);
       if (outcome !== 'unchanged') await this.record('org.member.added', organizationId, actor, userId, { roles: wanted });
     });
   }
@@ -255,10 +256,10 @@ export class Organizations {
   ): Promise<OrganizationInvitation> {
     const roles = this.declared(input.roles);
     const email = input.email.trim();
-    if (!isValidEmail(email)) throw GatehouseError.validation({ email: ['Enter a valid e-mail address.'] });
+    if (!isValidEmail(email)) throw GatehouseError.validation({ email: [(m) => m.errorEmailNotValid] });
     const { standing, organization } = await this.visible(caller, organizationId);
-    if (!standing.manages) throw forbidden(`Only an ${ORG_ADMIN} of the organization may invite.`);
-    if (roles.includes(ORG_OWNER) && !standing.owns) throw forbidden(`Only an ${ORG_OWNER} may invite with ${ORG_OWNER}.`);
+    if (!standing.manages) throw forbidden((m) => m.errorInviteForbidden({ role: ORG_ADMIN }));
+    if (roles.includes(ORG_OWNER) && !standing.owns) throw forbidden((m) => m.errorInviteOwnerForbidden({ role: ORG_OWNER }));
     const { store, clock, random = cryptoRandom, unitOfWork } = this.options;
     const code = newAccountCode(random);
     const now = clock.now();
@@ -284,14 +285,14 @@ export class Organizations {
   /** The pending invitations: `OrgAdmin` of it. */
   async invitations(caller: OrganizationCaller, organizationId: number): Promise<OrganizationInvitation[]> {
     const { standing } = await this.visible(caller, organizationId);
-    if (!standing.manages) throw forbidden(`Only an ${ORG_ADMIN} of the organization may see its invitations.`);
+    if (!standing.manages) throw forbidden((m) => m.errorInvitationsForbidden({ role: ORG_ADMIN }));
     return this.options.store.listPendingInvitations(organizationId, this.options.clock.now());
   }
 
   /** Revokes a pending invitation: `OrgAdmin` of it; 404 when there is no such pending invitation. */
   async revokeInvitation(caller: OrganizationCaller, organizationId: number, invitationId: number): Promise<void> {
     const { standing } = await this.visible(caller, organizationId);
-    if (!standing.manages) throw forbidden(`Only an ${ORG_ADMIN} of the organization may revoke its invitations.`);
+    if (!standing.manages) throw forbidden((m) => m.errorInvitationRevokeForbidden({ role: ORG_ADMIN }));
     await this.options.unitOfWork.atomically(async () => {
       if (!(await this.options.store.revokeInvitation(organizationId, invitationId, this.options.clock.now()))) throw unknownInvitation();
       await this.record('org.invitation.revoked', organizationId, actorOf(caller), caller.userId, { invitationId });
@@ -314,7 +315,7 @@ export class Organizations {
     const user = await this.signedInUser(caller);
     const { invitation } = await this.pending(code);
     if (!user.emailConfirmed || normalizeEmail(user.email) !== invitation.normalizedEmail) {
-      throw new GatehouseError('GH_INVITATION_EMAIL_MISMATCH', 'This invitation is for another e-mail address: sign in with the invited, confirmed address.');
+      throw new GatehouseError('GH_INVITATION_EMAIL_MISMATCH', (m) => m.errorInvitationEmailMismatch);
     }
     return this.acceptAs(user, code, actorOf(caller));
   }
@@ -347,7 +348,7 @@ export class Organizations {
   private async signedInUser(caller: OrganizationCaller): Promise<User> {
     const user = await this.options.users.findById(caller.userId);
     // The credential outlived its user by a moment: nothing to act for.
-    if (user === null) throw new GatehouseError('GH_UNAUTHENTICATED', 'The account no longer exists.');
+    if (user === null) throw new GatehouseError('GH_UNAUTHENTICATED', (m) => m.errorAccountGone);
     return user;
   }
 
@@ -355,7 +356,8 @@ export class Organizations {
   private declared(roles: readonly string[]): string[] {
     const undeclared = this.options.roles.undeclared(roles);
     if (undeclared.length > 0) {
-      throw GatehouseError.validation({ roles: [`Not an organization role: ${undeclared.join(', ')}. The roles are ${this.declaredRoles.join(', ')}.`] });
+      const { declaredRoles: declared } = this;
+      throw GatehouseError.validation({ roles: [(m) => m.errorOrganizationRoleUndeclared({ undeclared, declared })] });
     }
     return [...new Set(roles)];
   }
@@ -380,7 +382,7 @@ export class Organizations {
   /** The answer of a change that must keep an owner, once committed: announced when done. */
   private async settle(outcome: OwnerKeepingChange): Promise<void> {
     if (outcome === 'absent') throw notAMember();
-    if (outcome === 'last-owner') throw new GatehouseError('GH_CONFLICT', `An organization keeps at least one ${ORG_OWNER}: make another member ${ORG_OWNER} first.`);
+    if (outcome === 'last-owner') throw new GatehouseError('GH_CONFLICT', (m) => m.errorLastOwner({ role: ORG_OWNER }));
     await this.options.rules.announceRevocation();
   }
 
@@ -401,34 +403,34 @@ function actorOf(caller: OrganizationCaller): Actor {
 function validName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_ORGANIZATION_NAME_LENGTH) {
-    throw GatehouseError.validation({ name: [`Enter a name of 1 to ${MAX_ORGANIZATION_NAME_LENGTH} characters.`] });
+    throw GatehouseError.validation({ name: [(m) => m.errorOrganizationNameLength({ maxLength: MAX_ORGANIZATION_NAME_LENGTH })] });
   }
   return trimmed;
 }
 
 function slugRefused(): GatehouseError {
-  return GatehouseError.validation({ slug: ['A slug is 2 to 64 lower-case letters, digits or hyphens.'] });
+  return GatehouseError.validation({ slug: [(m) => m.errorSlugRule] });
 }
 
 function slugConflict(error: unknown): never {
   if (error instanceof StoreConflictError && error.field === 'slug') {
-    throw new GatehouseError('GH_CONFLICT', 'The slug is already taken.', { errors: { slug: ['This slug is already taken.'] } });
+    throw new GatehouseError('GH_CONFLICT', (m) => m.errorSlugTaken, { errors: { slug: [(m) => m.errorSlugTakenField] } });
   }
   throw error;
 }
 
-function forbidden(detail: string): GatehouseError {
+function forbidden(detail: Phrase): GatehouseError {
   return new GatehouseError('GH_FORBIDDEN', detail);
 }
 
 function unknownOrganization(): GatehouseError {
-  return GatehouseError.notFound('There is no such organization.');
+  return GatehouseError.notFound((m) => m.errorOrganizationUnknown);
 }
 
 function notAMember(): GatehouseError {
-  return GatehouseError.notFound('The user is not a member of this organization.');
+  return GatehouseError.notFound((m) => m.errorNotAMember);
 }
 
 function unknownInvitation(): GatehouseError {
-  return GatehouseError.notFound('This invitation is unknown, used, revoked or expired.');
+  return GatehouseError.notFound((m) => m.errorInvitationUnknown);
 }

@@ -66,7 +66,7 @@ export function resendConfirmationPage(model: ResendConfirmationPageModel, { mes
   );
   return {
     title: m.resendConfirmationTitle,
-    main: html`${sent}${errorSummary(errors)}
+    main: html`${sent}${errorSummary(errors, m.formErrorSummaryHeading)}
 ${form}
 <nav><a href="${model.links.login}">${m.signInLink}</a></nav>`,
   };

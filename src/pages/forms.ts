@@ -39,11 +39,11 @@ export function checkbox(name: string, label: string, checked = false): Html {
   return html`<p class="check"><input id="${name}" name="${name}" type="checkbox" value="true"${checked ? html` checked` : ''}> <label for="${name}">${label}</label></p>`;
 }
 
-/** The summary at the top of a form that failed: every message once, announced at once. */
-export function errorSummary(errors: FormErrors): Html {
+/** The summary at the top of a form that failed, under `heading` (the language's): every message once, announced at once. */
+export function errorSummary(errors: FormErrors, heading = 'There is a problem'): Html {
   const messages = [...new Set(Object.values(errors).flat())];
   if (messages.length === 0) return html``;
-  return html`<div role="alert" tabindex="-1" class="gh-error-summary"><p><strong>There is a problem</strong></p><ul>${messages.map((message) => html`<li>${message}</li>`)}</ul></div>`;
+  return html`<div role="alert" tabindex="-1" class="gh-error-summary"><p><strong>${heading}</strong></p><ul>${messages.map((message) => html`<li>${message}</li>`)}</ul></div>`;
 }
 
 export function antiforgeryField(token: string): Html {

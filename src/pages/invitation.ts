@@ -55,7 +55,7 @@ ${postForm(links.accept, visitor.antiforgeryToken, html``, m.invitationAccept)}
 ${Object.keys(errors).length > 0 ? html`<p><a href="${links.login}">${m.invitationSignInWith({ email: model.email })}</a></p>` : ''}`;
   return {
     title: m.invitationTitle,
-    main: html`${errorSummary(errors)}
+    main: html`${errorSummary(errors, m.formErrorSummaryHeading)}
 <p>${m.invitationIntro}</p>
 ${details}
 ${next}`,

@@ -70,7 +70,7 @@ ${checkbox('rememberMe', m.loginRememberMe, model.rememberMe)}`,
   return {
     title: m.loginTitle,
     main: html`${notice(model.notice)}
-${errorSummary(errors)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
 ${resend}
 ${form}
 ${model.links.passkeySignIn === null ? '' : passkeySignIn(model.links.passkeySignIn, 'rememberMe', m)}

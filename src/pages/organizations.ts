@@ -97,7 +97,7 @@ export function organizationsPage(model: OrganizationsPageModel, { messages: m }
   return {
     title: m.organizationsTitle,
     main: html`${notice(model.notice)}
-${errorSummary(errors)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
 ${activeSection(model, m)}
 ${list}
 <nav aria-label="${m.organizationsAccountNav}"><a href="${model.links.profile}">${m.errorYourAccount}</a></nav>`,

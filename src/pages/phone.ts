@@ -67,7 +67,7 @@ ${postForm(links.remove, model.antiforgeryToken, html``, m.phoneRemoveSubmit, 'd
   return {
     title: m.phoneTitle,
     main: html`${notice(model.notice)}
-${errorSummary(errors)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
 ${status}
 ${confirmForm}
 ${setForm}

@@ -79,7 +79,7 @@ ${field({ name: 'newPassword', label: m.profileNewPassword, type: 'password', au
 ${links.linkLogins.map(({ provider, action }) => postForm(action, model.antiforgeryToken, html``, m.profileLinkProvider({ provider }), 'secondary'))}
 ${links.passkeys === null || model.passkeys === undefined ? '' : passkeysSection(model.passkeys, links.passkeys, m)}
 <section aria-labelledby="password-heading"><h2 id="password-heading">${m.profileChangePasswordHeading}</h2>
-${errorSummary(errors)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
 ${passwordForm}</section>
 ${model.sessions ? sessionsSection(model.sessions, links.sessions, model.antiforgeryToken, m) : ''}
 ${postForm(links.logout, model.antiforgeryToken, html``, m.profileSignOut, 'secondary')}`,

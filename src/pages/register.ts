@@ -37,7 +37,7 @@ ${field({ name: 'password', label: m.registerPasswordLabel, type: 'password', au
   );
   return {
     title: m.registerTitle,
-    main: html`${errorSummary(errors)}
+    main: html`${errorSummary(errors, m.formErrorSummaryHeading)}
 ${form}
 <nav><a href="${model.links.login}">${m.registerSignInInstead}</a></nav>`,
   };

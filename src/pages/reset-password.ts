@@ -38,7 +38,7 @@ export function forgotPasswordPage(model: ForgotPasswordPageModel, { messages: m
   );
   return {
     title: m.forgotPasswordTitle,
-    main: html`${sent}${errorSummary(errors)}
+    main: html`${sent}${errorSummary(errors, m.formErrorSummaryHeading)}
 ${form}
 <nav><a href="${model.links.login}">${m.signInLink}</a></nav>`,
   };
@@ -80,7 +80,7 @@ ${checkbox('removeExternalLogins', m.resetPasswordUnlinkProviders)}
 </fieldset>`,
     m.resetPasswordSubmit,
   );
-  return { title: m.resetPasswordTitle, main: html`${errorSummary(errors)}
+  return { title: m.resetPasswordTitle, main: html`${errorSummary(errors, m.formErrorSummaryHeading)}
 ${form}` };
 }
 

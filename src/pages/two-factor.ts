@@ -58,7 +58,7 @@ ${checkbox('rememberClient', m.twoFactorRememberClient)}`,
   return {
     title: m.twoFactorTitle,
     main: html`${notice(model.notice)}
-${errorSummary(errors)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
 ${codeForm}
 <section aria-labelledby="send-heading"><h2 id="send-heading">${m.twoFactorNoApp}</h2>
 ${send('Email', m.twoFactorSendByEmail)}
@@ -119,7 +119,7 @@ ${postForm(links.enable, model.antiforgeryToken, codeField, m.authenticatorTurnO
   return {
     title: m.twoFactorTitle,
     main: html`${notice(model.notice)}
-${errorSummary(errors)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
 ${body}
 <p>${m.authenticatorTextNeedsPhone} <a href="${links.phone}">${m.authenticatorYourPhone}</a>.</p>
 <nav><a href="${links.profile}">${m.authenticatorBackToProfile}</a></nav>`,

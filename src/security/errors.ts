@@ -3,6 +3,10 @@
  * problem title. `docs/errors.md` lists the same codes (a test keeps the two in step). One mapper
  * (`problem-details.ts`) turns them into application/problem+json bodies.
  */
+import { en } from '../i18n/en.ts';
+import { inEnglish, type WordedFieldErrors, wordedFieldErrors, type Wording } from '../i18n/phrase.ts';
+import type { ProblemWording } from './problem-details.ts';
+
 export const ERROR_CODES = {
   GH_UNAUTHENTICATED: { status: 401, title: 'Unauthorized' },
   GH_SIGNIN_FAILED: { status: 401, title: 'Unauthorized' },
@@ -38,27 +42,38 @@ export type FieldErrors = Record<string, string[]>;
 export class GatehouseError extends Error {
   readonly status: number;
   readonly title: string;
+  /** The detail in English, as logs read it; `wording` gives it in the reader's language. */
+  readonly detail?: string;
+  /** The extra problem members; `errors` in English. */
+  readonly extensions: Readonly<Record<string, unknown>>;
+  /** The detail and field errors as the catalogues word them: each host writes them in the request's language. */
+  readonly wording: ProblemWording;
   /** When the caller may try again (a 429): every host sends it as `Retry-After`. */
   readonly retryAfterSeconds?: number;
 
   constructor(
     readonly code: GatehouseErrorCode,
-    readonly detail?: string,
-    readonly extensions: Readonly<Record<string, unknown>> = {},
+    detail?: Wording,
+    extensions: Readonly<Record<string, unknown>> & { readonly errors?: WordedFieldErrors } = {},
     options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
-    super(detail ?? ERROR_CODES[code].title, options);
+    const english = detail === undefined ? undefined : inEnglish(detail);
+    super(english ?? ERROR_CODES[code].title, options);
     this.name = 'GatehouseError';
     this.status = ERROR_CODES[code].status;
     this.title = ERROR_CODES[code].title;
+    if (english !== undefined) this.detail = english;
+    const { errors } = extensions;
+    this.extensions = errors === undefined ? extensions : { ...extensions, errors: wordedFieldErrors(errors, en) };
+    this.wording = { ...(detail === undefined ? {} : { detail }), ...(errors === undefined ? {} : { errors }) };
     if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  static validation(errors: FieldErrors, detail = 'The request is not valid.'): GatehouseError {
+  static validation(errors: WordedFieldErrors, detail: Wording = (m) => m.problemRequestNotValid): GatehouseError {
     return new GatehouseError('GH_VALIDATION_FAILED', detail, { errors });
   }
 
-  static notFound(detail = 'There is no such resource.'): GatehouseError {
+  static notFound(detail: Wording = (m) => m.problemNoSuchResource): GatehouseError {
     return new GatehouseError('GH_NOT_FOUND', detail);
   }
 }

@@ -42,6 +42,8 @@ export interface User {
   readonly twoFactorSpentThrough: number | null;
   /** The organization the user last chose (a new sign-in or token starts there), or null. */
   readonly activeOrganizationId: number | null;
+  /** The language tag the user last used here (registering, signing in): their mails' when their own request did not cause them; null when unknown. */
+  readonly language: string | null;
 }
 
 export interface NewUser {
@@ -57,6 +59,8 @@ export interface NewUser {
   readonly createdAt: number;
   /** The id in the system the user was imported from. */
   readonly externalId?: string | null;
+  /** The language tag of the registration's request, or null. */
+  readonly language?: string | null;
 }
 
 /** A write refused by a unique constraint; `field` names what was taken. */
@@ -140,6 +144,8 @@ export interface UserStore {
    * so of many concurrent uses of one two-factor cookie exactly one wins. False for an unknown user.
    */
   spendTwoFactorStep(userId: number, startedAt: number): Promise<boolean>;
+  /** The language the user now uses (a sign-in's): their mails' from then on. False for an unknown user. */
+  rememberLanguage(userId: number, language: string): Promise<boolean>;
   /**
    * Replaces a hash that just verified with a stronger one of the same password, if it is still
    * `expectedHash`: not a security change (sessions and tokens go on). False otherwise.

@@ -334,6 +334,9 @@ describe.concurrent.each(engines)('the gatehouse command on $engine', (engine) =
       const keys = created.map((result) => result.stdout.trim());
       expect(new Set(keys).size).toBe(2);
       for (const key of keys) expect(await instance.services.apiKeys.validate(key)).toEqual({ valid: true, client: 'billing' });
+      const events = (await instance.services.store.audit.list({ limit: 10 })).filter((event) => event.type === 'apikey.created');
+      expect(events.map((event) => event.detail)).toEqual([0, 1].map(() => ({ client: 'billing', keyId: expect.any(Number), by: 'cli' })));
+      for (const key of keys) expect(JSON.stringify(events)).not.toContain(key.split('_')[2]!);
 
       const [list, unknown] = await Promise.all([cli('apikeys', 'list'), cli('apikeys', 'revoke', '--client', 'nobody-here')]);
       expect(list.code, list.stderr).toBe(0);

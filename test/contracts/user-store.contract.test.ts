@@ -55,6 +55,7 @@ describe.each(engines)('UserStore on $label', (engine) => {
         phoneConfirmed: false,
         twoFactorSpentThrough: null,
         activeOrganizationId: null,
+        language: null,
       });
       expect(await users().findById(user.id)).toEqual(user);
     });
@@ -367,6 +368,19 @@ describe.each(engines)('UserStore on $label', (engine) => {
       const won = await Promise.all(Array.from({ length: 20 }, () => users().spendTwoFactorStep(user.id, 80_000)));
       expect(won.filter(Boolean)).toHaveLength(1);
       expect(await users().spendTwoFactorStep(other.id, 80_000)).toBe(true);
+    });
+  });
+
+  describe('language', () => {
+    it("keeps the registration's language, none when not given, and remembers a new one for a known user only", async () => {
+      const german = await users().create(newUser({ language: 'de' }));
+      const unknown = await users().create(newUser({ email: 'b@x.io', normalizedEmail: 'b@x.io', userName: null, normalizedUserName: null }));
+      expect(german.language).toBe('de');
+      expect(unknown.language).toBeNull();
+      expect(await users().rememberLanguage(unknown.id, 'en')).toBe(true);
+      expect(await users().rememberLanguage(4242, 'en')).toBe(false);
+      expect((await users().findById(unknown.id))?.language).toBe('en');
+      expect((await users().findById(german.id))?.language).toBe('de');
     });
   });
 

@@ -39,7 +39,8 @@ export interface TestSmtpServer {
   /** Every message accepted so far, oldest first. */
   readonly messages: readonly ReceivedMail[];
   /** The first message (received or yet to come) with `to` among its envelope recipients. */
-  waitForMail(to: string, options?: { timeoutMs?: number }): Promise<ReceivedMail>;
+  /** The first mail to `to` (that `matching` accepts, when given), as soon as it arrives. */
+  waitForMail(to: string, options?: { timeoutMs?: number; matching?: (mail: ReceivedMail) => boolean }): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -109,8 +110,8 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
     get openConnections() {
       return server.connections.size;
     },
-    waitForMail(to, { timeoutMs = 5_000 } = {}) {
-      const find = () => messages.find((message) => message.envelopeTo.includes(to));
+    waitForMail(to, { timeoutMs = 5_000, matching = () => true } = {}) {
+      const find = () => messages.find((message) => message.envelopeTo.includes(to) && matching(message));
       const found = find();
       if (found) return Promise.resolve(found);
       return new Promise<ReceivedMail>((resolve, reject) => {

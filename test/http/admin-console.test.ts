@@ -157,6 +157,139 @@ describe.runIf(sqlite)('the admin console', () => {
     });
   });
 
+  describe('in the language of the request', () => {
+    const GERMAN = { ...HTML, 'accept-language': 'de' };
+
+    it('speaks German to a browser that asks for it: <html lang>, heading, navigation, count, a notice after a lock and the console’s own refusals', async () => {
+      const { cookie } = await cookieOf(ctx, ['Admin']);
+      const { user } = await ctx.createUser();
+      const users = await ctx.app.inject({ url: '/admin/users', headers: { ...GERMAN, cookie } });
+      expect(users.statusCode).toBe(200);
+      expect(users.body).toContain('<html lang="de">');
+      expect(users.body).toContain('<h1>Benutzer</h1>');
+      expect(users.body).toContain('<nav aria-label="Verwaltungskonsole"><a href="/admin">Übersicht</a> <a href="/admin/users" aria-current="page">Benutzer</a> <a href="/admin/audit">Audit-Protokoll</a>');
+      expect(users.body).toContain('<label for="q">Nach E-Mail oder Benutzername suchen</label>');
+      expect(users.body).toMatch(/<p id="users-count" role="status">\d+ Benutzer insgesamt\.<\/p>/);
+      expect(users.body).not.toContain('Search by e-mail');
+
+      const lock = await pageForm(ctx.app, `/admin/users/${user.id}`, `/admin/users/${user.id}/lock`, { cookie, 'accept-language': 'de' });
+      const locked = await lock.submit({ ...origin, 'accept-language': 'de' });
+      expect(locked.headers.location).toBe(`/admin/users/${user.id}?status=locked`);
+      const after = await ctx.app.inject({ url: locked.headers.location as string, headers: { ...GERMAN, cookie } });
+      expect(after.body).toContain('<p class="notice" role="status">Das Konto ist gesperrt: Alle seine Sitzungen sind beendet.</p>');
+      expect(after.body).toContain('<dd id="user-status">Von einem Administrator gesperrt</dd>');
+      expect(after.body).toContain('aria-label="Das Konto entsperren">Entsperren</button>');
+
+      const filter = await ctx.app.inject({ url: '/admin/audit?from=gestern', headers: { ...GERMAN, cookie } });
+      expect(filter.statusCode).toBe(400);
+      expect(filter.body).toContain('<p id="filter-from-error" class="error">Geben Sie einen Tag (2025-01-31) oder eine Uhrzeit (2025-01-31T14:30) an, in UTC.</p>');
+      const keys = await pageForm(ctx.app, '/admin/api-keys', '/admin/api-keys', { cookie, 'accept-language': 'de' });
+      const revoke = await ctx.app.inject({
+        method: 'POST',
+        url: '/admin/api-keys/revoke',
+        headers: { ...FORM, ...GERMAN, ...origin, cookie: keys.cookie },
+        payload: new URLSearchParams({ ...keys.fields, client: 'nobody' }).toString(),
+      });
+      expect(revoke.statusCode).toBe(404);
+      expect(revoke.body).toContain('<li>Die Anwendung hat keinen aktiven Schlüssel.</li>');
+    });
+
+    it('keeps English for a browser that names no language the service has', async () => {
+      const { cookie } = await cookieOf(ctx, ['Admin']);
+      const home = await ctx.app.inject({ url: '/admin', headers: { ...HTML, 'accept-language': 'fr', cookie } });
+      expect(home.body).toContain('<html lang="en">');
+      expect(home.body).toContain('<h1>Admin console</h1>');
+      expect(home.body).toContain('<nav aria-label="Admin console">');
+    });
+  });
+
+  describe('an organization’s members', () => {
+    /** An organization owned by a new user, with a second one as OrgMember; its console path. */
+    async function organizationWithMembers(name: string) {
+      const { user: owner } = await ctx.createUser();
+      const { user: member } = await ctx.createUser();
+      const { organizations } = ctx.app.gatehouse;
+      const organization = await organizations.createOwnedBy(owner.id, { name });
+      await organizations.addMember(organization.id, member.id, ['OrgMember']);
+      return { organization, owner, member, path: `/admin/organizations/${organization.id}` };
+    }
+
+    const membersOf = async (organizationId: number) => ctx.services.store.organizations.listMembers(organizationId);
+
+    it('lets a SuperAdmin change a member’s roles and remove a member through the use cases, 303 back to the page with the notice', async () => {
+      const { user: superAdmin, cookie } = await cookieOf(ctx, ['Admin', 'SuperAdmin']);
+      const { organization, owner, member, path } = await organizationWithMembers('Console Members');
+      const roles = await pageForm(ctx.app, path, `${path}/members/${member.id}/roles`, { cookie });
+      expect(roles.fields.roles).toBe('OrgMember');
+      const payload = new URLSearchParams([...Object.entries(roles.fields), ['roles', 'OrgAdmin']]).toString();
+      const changed = await ctx.app.inject({ method: 'POST', url: `${path}/members/${member.id}/roles`, headers: { ...FORM, ...HTML, ...origin, cookie: roles.cookie }, payload });
+      expect(changed.statusCode).toBe(303);
+      expect(changed.headers.location).toBe(`${path}?status=member-roles-changed`);
+      expect((await membersOf(organization.id)).find((each) => each.userId === member.id)?.roles).toEqual(['OrgAdmin', 'OrgMember']);
+      const [event] = await ctx.services.store.audit.list({ limit: 1 });
+      expect(event).toMatchObject({ type: 'org.member.roles', userId: member.id, detail: { organizationId: organization.id, roles: ['OrgMember', 'OrgAdmin'], by: superAdmin.id } });
+      const after = await ctx.app.inject({ url: changed.headers.location as string, headers: { ...HTML, cookie } });
+      expect(after.body).toContain('<p class="notice" role="status">The member’s roles are changed.</p>');
+      expect(after.body).toContain(`aria-label="Remove ${member.email} from the organization">Remove</button>`);
+
+      const remove = await pageForm(ctx.app, path, `${path}/members/${member.id}/remove`, { cookie });
+      const removed = await remove.submit(origin);
+      expect(removed.statusCode).toBe(303);
+      expect(removed.headers.location).toBe(`${path}?status=member-removed`);
+      expect((await membersOf(organization.id)).map((each) => each.userId)).toEqual([owner.id]);
+      const list = await ctx.app.inject({ url: removed.headers.location as string, headers: { ...HTML, cookie } });
+      expect(list.body).toContain('<p class="notice" role="status">The member is removed from the organization.</p>');
+      expect(tableRows(list.body).join('')).not.toContain(member.email);
+      expect(tableRows(list.body)).toHaveLength(1);
+    });
+
+    it('refuses to remove the last OrgOwner: 409, the organization page again with the error, in the reader’s language', async () => {
+      const { cookie } = await cookieOf(ctx, ['Admin', 'SuperAdmin']);
+      const { organization, owner, path } = await organizationWithMembers('Console Owners');
+      const remove = await pageForm(ctx.app, path, `${path}/members/${owner.id}/remove`, { cookie });
+      const refused = await remove.submit(origin);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.body).toContain('role="alert"');
+      expect(refused.body).toContain('An organization keeps at least one OrgOwner: make another member OrgOwner first.');
+      expect(refused.body).toContain(`<h1>Console Owners</h1>`);
+      expect((await membersOf(organization.id)).map((each) => each.userId)).toContain(owner.id);
+
+      const german = await remove.submit({ ...origin, 'accept-language': 'de' });
+      expect(german.statusCode).toBe(409);
+      expect(german.body).toContain('<html lang="de">');
+      expect(german.body).toContain('role="alert"');
+      expect(german.body).toContain(`aria-label="${owner.email} aus der Organisation entfernen">Entfernen</button>`);
+      expect(german.body).toContain('<th scope="col">Beigetreten</th>');
+    });
+
+    it('shows a plain Admin the members without any form, and refuses a forged post (403) as the JSON API does', async () => {
+      const { user: admin, cookie } = await cookieOf(ctx, ['Admin']);
+      const { organization, member, path } = await organizationWithMembers('Console Readers');
+      const page = await ctx.app.inject({ url: path, headers: { ...HTML, cookie } });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('<form method="post"');
+      expect(tableRows(page.body).find((row) => row.includes(member.email))).toContain('<td>OrgMember</td>');
+
+      // A valid antiforgery token of this admin's, from another console form.
+      const own = await pageForm(ctx.app, '/admin/signing-keys', '/admin/signing-keys/rotate', { cookie });
+      const token = own.fields.__RequestVerificationToken!;
+      for (const [action, fields] of [
+        [`${path}/members/${member.id}/remove`, {}],
+        [`${path}/members/${member.id}/roles`, { roles: 'OrgAdmin' }],
+      ] as const) {
+        const payload = new URLSearchParams({ __RequestVerificationToken: token, ...fields }).toString();
+        const refused = await ctx.app.inject({ method: 'POST', url: action, headers: { ...FORM, ...HTML, ...origin, cookie: own.cookie }, payload });
+        expect(refused.statusCode, action).toBe(403);
+        expect(refused.body, action).toContain('role="alert"');
+        expect(refused.body, action).not.toContain('<form method="post"');
+      }
+      expect((await membersOf(organization.id)).find((each) => each.userId === member.id)?.roles).toEqual(['OrgMember']);
+      const api = await ctx.app.inject({ method: 'DELETE', url: `/orgs/${organization.id}/members/${member.id}`, headers: bearer(await ctx.tokenFor(admin)) });
+      expect(api.statusCode).toBe(403);
+    });
+  });
+
   describe('the forms', () => {
     it('locks and unlocks through the admin API’s routes, 303 back to the page, the admin named in the audit trail', async () => {
       const { user: admin, cookie } = await cookieOf(ctx, ['Admin']);
@@ -273,6 +406,46 @@ describe.runIf(sqlite)('the admin console', () => {
       const again = await revoke.submit(origin);
       expect(again.statusCode).toBe(404);
       expect(again.body).toContain('The client has no active key.');
+    });
+
+    it('audits a new API key in GET /admin/audit, the admin named, the key by its id and never the key', async () => {
+      const { user: admin, cookie } = await cookieOf(ctx, ['Admin']);
+      const created = await (await pageForm(ctx.app, '/admin/api-keys', '/admin/api-keys', { cookie })).submit(origin, { client: 'reporting' });
+      expect(created.statusCode).toBe(303);
+      const shown = await ctx.app.inject({ url: created.headers.location as string, headers: { ...HTML, cookie: `${cookie}; ${cookiePair(authSetCookie(created, 'gh.newkey')!)}` } });
+      const key = /<code id="new-key-value">([^<]+)<\/code>/.exec(shown.body)?.[1];
+      expect(key).toMatch(/^ghk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+
+      const audit = await ctx.app.inject({ url: '/admin/audit', headers: bearer(await ctx.tokenFor(admin)) });
+      expect(audit.statusCode).toBe(200);
+      const [event] = json<{ events: { type: string; detail: Record<string, unknown> }[] }>(audit).events;
+      expect(event).toMatchObject({ type: 'apikey.created', userId: null, ip: '127.0.0.1' });
+      expect(event!.detail).toEqual({ client: 'reporting', keyId: expect.any(Number), by: admin.id });
+      const [, publicId, secret] = key!.split('_');
+      for (const part of [key!, publicId!, secret!]) expect(audit.body).not.toContain(part);
+      expect(ctx.logs.join('')).not.toContain(secret!);
+    });
+
+    it('audits a confirmation mail sent again, the admin named and no code; a confirmed address writes nothing', async () => {
+      const { user: admin, cookie } = await cookieOf(ctx, ['Admin']);
+      const { user } = await ctx.createUser({ emailConfirmed: false });
+      const resend = await pageForm(ctx.app, `/admin/users/${user.id}`, `/admin/users/${user.id}/resend-confirmation`, { cookie });
+      const sent = await resend.submit(origin);
+      expect(sent.statusCode).toBe(303);
+      expect(sent.headers.location).toBe(`/admin/users/${user.id}?status=confirmation-sent`);
+
+      const headers = bearer(await ctx.tokenFor(admin));
+      const audit = async () => json<{ events: { type: string; detail: Record<string, unknown> }[] }>(await ctx.app.inject({ url: '/admin/audit', headers })).events;
+      const [event] = await audit();
+      expect(event).toMatchObject({ type: 'user.confirmation.resent', userId: user.id, ip: '127.0.0.1' });
+      expect(event!.detail).toEqual({ by: admin.id });
+
+      const { user: confirmed } = await ctx.createUser();
+      const before = await audit();
+      const payload = new URLSearchParams(resend.fields).toString();
+      const refused = await ctx.app.inject({ method: 'POST', url: `/admin/users/${confirmed.id}/resend-confirmation`, headers: { ...FORM, ...HTML, ...origin, cookie: resend.cookie }, payload });
+      expect(refused.statusCode).toBe(409);
+      expect(await audit()).toEqual(before);
     });
   });
 });

@@ -96,6 +96,35 @@ describe.each(engines)('languages on $engine', (engine) => {
     expect(profile.body).toContain('Ändern Sie Ihr Passwort');
   });
 
+  /** Five wrong passwords: the account locks, and its owner gets the lockout mail. */
+  async function lockOut(email: string, acceptLanguage?: string): Promise<void> {
+    const headers = acceptLanguage === undefined ? {} : { 'accept-language': acceptLanguage };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const refused = await app.inject({ method: 'POST', url: '/account/login', headers, payload: { email, password: 'not the password' } });
+      expect(refused.statusCode).toBe(401);
+    }
+  }
+
+  it("sends the lockout mail in the language its owner registered in, not in the language of the requests that locked the account", async () => {
+    const email = newAddress();
+    await app.inject({ method: 'POST', url: '/account/register', headers: { 'accept-language': 'de' }, payload: { email, password: PASSWORD } });
+    await smtp.waitForMail(email);
+    await lockOut(email, 'en-GB');
+    const lockout = await smtp.waitForMail(email, { matching: (mail) => mail.subject !== 'Bestätigen Sie Ihre E-Mail-Adresse' });
+    expect(lockout.subject).toBe('Ihr Konto wurde gesperrt');
+  });
+
+  it('remembers the language a sign-in states for the mails that follow, and nothing from a request that states none', async () => {
+    const email = newAddress();
+    await app.gatehouse.users.create({ email, password: PASSWORD, emailConfirmed: true });
+    const signIn = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/auth/token', headers, payload: { email, password: PASSWORD } });
+    expect((await signIn({ 'accept-language': 'de-AT' })).statusCode).toBe(200);
+    expect((await signIn({})).statusCode).toBe(200);
+    expect((await app.gatehouse.users.findByEmail(email))?.language).toBe('de');
+    await lockOut(email);
+    expect((await smtp.waitForMail(email)).subject).toBe('Ihr Konto wurde gesperrt');
+  });
+
   it('keeps an English registration’s mail English', async () => {
     const email = newAddress();
     await app.inject({ method: 'POST', url: '/account/register', headers: { 'accept-language': 'en-US' }, payload: { email, password: PASSWORD } });

@@ -75,8 +75,12 @@ describe('the application administers through app.gatehouse', () => {
     expect(await ctx.app.gatehouse.users.delete(user.id)).toBe(false);
   });
 
-  it('API keys revoked by the application are audited and refused at once', async () => {
+  it('API keys created and revoked by the application are audited, and refused at once', async () => {
     const key = await ctx.app.gatehouse.apiKeys.create('billing');
+    const created = await latestEvent();
+    expect(created).toMatchObject({ type: 'apikey.created', userId: null, ip: null });
+    expect(created.detail).toEqual({ client: 'billing', keyId: expect.any(Number), by: 'application' });
+    expect(JSON.stringify(created)).not.toContain(key.split('_')[2]!);
     const whoami = () => ctx.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': key } });
     expect((await whoami()).statusCode).toBe(200);
     expect(await ctx.app.gatehouse.apiKeys.list()).toEqual([expect.objectContaining({ client: 'billing', activeKeys: 1 })]);

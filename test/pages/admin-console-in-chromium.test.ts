@@ -221,6 +221,28 @@ describe.skipIf(!browserReady).each(engines)('the admin console in Chromium on $
     expect(await page.getByLabel('From').getAttribute('aria-invalid')).toBe('true');
   });
 
+  it('keeps the page from scrolling sideways at 360 px: a wide table scrolls in its own named region, which the keyboard reaches and scrolls', async () => {
+    const wide = page.viewportSize()!;
+    await page.setViewportSize({ width: 360, height: 800 });
+    try {
+      await open('/admin/audit');
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(sideways).toBeLessThanOrEqual(0);
+      const region = page.getByRole('region', { name: 'Security events, newest first' });
+      expect(await region.getAttribute('tabindex')).toBe('0');
+      expect(await region.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+      // The region is on the Tab order: from the filter's button, past the "Clear" link when there is one.
+      await page.getByRole('button', { name: 'Filter' }).focus();
+      for (let step = 0; step < 3 && !(await region.evaluate((element) => element === document.activeElement)); step++) await page.keyboard.press('Tab');
+      expect(await region.evaluate((element) => element === document.activeElement)).toBe(true);
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => region.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+      await page.screenshot({ path: `${ARTIFACTS}/audit-360.png`, fullPage: true });
+    } finally {
+      await page.setViewportSize(wide);
+    }
+  });
+
   it('makes an API key shown once, which a reload does not show again, and revokes it', async () => {
     await open('/admin/api-keys');
     await page.getByLabel('Client name').fill('console-client');
@@ -276,6 +298,41 @@ describe.skipIf(!browserReady).each(engines)('the admin console in Chromium on $
     expect(await rows().filter({ hasText: 'target@example.com' }).textContent()).toContain('OrgAdmin, OrgOwner');
     await page.screenshot({ path: `${ARTIFACTS}/organization.png`, fullPage: true });
     await Promise.all([page.waitForURL(`${baseUrl}${userPath(unconfirmed)}`), page.getByRole('link', { name: 'unconfirmed@example.com' }).click()]);
+  });
+
+  it("changes a member's roles and removes a member once the admin is a SuperAdmin, and shows a refusal on the page", async () => {
+    const { organizations, users } = instance.app.gatehouse;
+    const organization = await organizations.createOwnedBy(target.id, { name: 'Managed & Co' });
+    await organizations.addMember(organization.id, unconfirmed.id, ['OrgMember']);
+    const path = `/admin/organizations/${organization.id}`;
+    await open(path);
+    expect(await page.locator('form[method=post]').count()).toBe(0);
+
+    await users.addRole(admin.id, 'SuperAdmin', { by: admin.id });
+    try {
+      await open(path);
+      const group = page.getByRole('group', { name: 'Roles of unconfirmed@example.com' });
+      expect(await group.getByLabel('OrgMember').isChecked()).toBe(true);
+      await group.getByLabel('OrgAdmin').check();
+      await submit(page.getByRole('button', { name: 'Change the roles of unconfirmed@example.com' }), path, 'member-roles-changed');
+      expect(await page.getByRole('status').first().textContent()).toContain('The member’s roles are changed.');
+      expect((await organizations.members({ userId: admin.id }, organization.id)).find((member) => member.userId === unconfirmed.id)?.roles).toEqual(['OrgAdmin', 'OrgMember']);
+      await page.screenshot({ path: `${ARTIFACTS}/organization-managed.png`, fullPage: true });
+
+      const [refused] = await Promise.all([
+        page.waitForResponse(`${baseUrl}${path}/members/${target.id}/remove`),
+        page.getByRole('button', { name: 'Remove target@example.com from the organization' }).click(),
+      ]);
+      expect(refused.status()).toBe(409);
+      await expectAccessible(null);
+      expect(await page.getByRole('alert').textContent()).toContain('An organization keeps at least one OrgOwner');
+
+      await open(path);
+      await submit(page.getByRole('button', { name: 'Remove unconfirmed@example.com from the organization' }), path, 'member-removed');
+      expect((await rows().locator('th').allTextContents())).toEqual(['target@example.com']);
+    } finally {
+      await users.removeRole(admin.id, 'SuperAdmin', { by: admin.id });
+    }
   });
 
   it('sends anonymous to the login page, and shows a signed-in user without role Admin the 403 page', async () => {

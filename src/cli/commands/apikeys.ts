@@ -11,7 +11,7 @@ export async function apiKeysCommand(args: string[], { apiKeys }: Membership, ou
     case 'create': {
       const { values } = parse(rest, { client: { type: 'string' } });
       const client = required(values.client, '--client');
-      out.result(await refusable(() => apiKeys.create(client)));
+      out.result(await refusable(() => apiKeys.create(client, CLI_OPERATOR)));
       return;
     }
     case 'list': {

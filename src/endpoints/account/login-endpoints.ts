@@ -42,9 +42,6 @@ const ReturnQuery = Type.Object({
   returnUrl: Type.Optional(Type.String({ maxLength: 2048 })),
 });
 
-const INVALID_SIGN_IN = 'Invalid sign-in attempt.';
-const NOT_ALLOWED = 'Confirm your e-mail address before signing in: follow the link in the mail we sent.';
-
 /** Why the login page is shown again: what the user typed and what was wrong with it. */
 interface FailedLogin {
   readonly login?: string | undefined;
@@ -96,13 +93,14 @@ export function loginEndpoints({ config, pages, paths, signIn, cookies }: LoginE
     async handle(request): Promise<EndpointResponse> {
       const { body } = request;
       const login = loginOf(body);
-      if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
+      if (login === undefined) throw GatehouseError.validation({ email: [(m) => m.problemEnterLogin] });
       const persistent = body.rememberMe === true || body.rememberMe === 'true';
       const result = await signIn.passwordSignIn(login, body.password, {
         ip: request.ip,
         clientKey: clientKey(request.ip),
         rememberedClient: cookies.rememberedClient(request),
         grant: cookies.sessionGrant(request, persistent, 'password'),
+        language: request.statedLanguage(),
       });
       const answerCookies = new CookieList();
       if (result.requiresTwoFactor) {
@@ -113,7 +111,8 @@ export function loginEndpoints({ config, pages, paths, signIn, cookies }: LoginE
       }
       if (!result.succeeded) {
         if (!request.form) return problemResponse(signInFailureProblem(result));
-        const message = result.isNotAllowed ? NOT_ALLOWED : INVALID_SIGN_IN;
+        const messages = request.messages();
+        const message = result.isNotAllowed ? messages.loginConfirmEmailFirst : messages.loginInvalidAttempt;
         return pageResponse(pages, loginPage(request, { login, errors: { '': [message] }, unconfirmedEmail: result.isNotAllowed === true }), 401);
       }
       cookies.setGrantedSession(request, answerCookies, result);

@@ -1,6 +1,7 @@
 import type { ExternalLogins } from '../../identity/external-logins.ts';
 import type { PasskeyManager } from '../../identity/passkeys.ts';
 import type { UserManager } from '../../identity/user-manager.ts';
+import type { Phrase } from '../../i18n/phrase.ts';
 import type { PasskeyView } from '../../pages/passkeys/passkey-markup.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { User } from '../../store/ports.ts';
@@ -25,13 +26,13 @@ export interface ProfileEndpointOptions {
 }
 
 /** What the profile page says after the form that sent the browser back to it (`?status=`). */
-const PROFILE_NOTICES: ReadonlyMap<string, string> = new Map([
-  ['password-changed', 'Your password is changed. Every other session was signed out.'],
-  ['passkey-added', 'Your passkey is added: you can sign in with it from now on.'],
-  ['passkey-renamed', 'Your passkey is renamed.'],
-  ['passkey-removed', 'Your passkey is removed. Every other session was signed out.'],
-  ['session-ended', 'That session is signed out.'],
-  ['sessions-ended', 'Every other session is signed out.'],
+const PROFILE_NOTICES: ReadonlyMap<string, Phrase> = new Map<string, Phrase>([
+  ['password-changed', (m) => m.profilePasswordChangedNotice],
+  ['passkey-added', (m) => m.profilePasskeyAddedNotice],
+  ['passkey-renamed', (m) => m.profilePasskeyRenamedNotice],
+  ['passkey-removed', (m) => m.profilePasskeyRemovedNotice],
+  ['session-ended', (m) => m.profileSessionEndedNotice],
+  ['sessions-ended', (m) => m.profileSessionsEndedNotice],
 ]);
 
 /**
@@ -48,7 +49,7 @@ export function profileEndpoint({ pages, users, externalLogins, passkeys, provid
       const logins = await externalLogins.providersOf(user.id);
       if (prefersHtml(request.headers.accept)) {
         const { status } = request.query;
-        const notice = PROFILE_NOTICES.get(typeof status === 'string' ? status : '');
+        const notice = PROFILE_NOTICES.get(typeof status === 'string' ? status : '')?.(request.messages());
         const linkable = providers.filter((provider) => !logins.includes(provider));
         const passkeyList = passkeys ? { passkeys: await passkeyViews(passkeys, user) } : {};
         const listed = await profilePage.sessionsOf(request);

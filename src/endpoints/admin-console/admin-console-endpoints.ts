@@ -9,10 +9,14 @@
  * the console's own. Every form carries the antiforgery field; a refused form comes back as its
  * page with the errors.
  */
+import type { Messages } from '../../i18n/messages.ts';
 import { type Static, type TObject, Type } from '@sinclair/typebox';
+import type { Actor } from '../../membership/actor.ts';
 import type { ApiKeyAdministration } from '../../membership/api-key-administration.ts';
+import type { Organizations } from '../../organizations/organizations.ts';
 import type { SigningKeyAdministration } from '../../membership/signing-key-administration.ts';
 import { type FieldErrors, GatehouseError } from '../../security/errors.ts';
+import type { User } from '../../store/ports.ts';
 import { adminActor } from '../admin/admin-actor.ts';
 import { ADMIN_GROUP } from '../admin/admin-group.ts';
 import { existingUser } from '../admin/existing-user.ts';
@@ -21,7 +25,9 @@ import { CookieList } from '../cookies.ts';
 import { defineEndpoint, type Endpoint, type EndpointRequest, type EndpointResponse, inGroup } from '../endpoint.ts';
 import { IdParams } from '../id-params.ts';
 import { NO_STORE } from '../no-store.ts';
+import { callerOf } from '../organizations/organization-endpoints.ts';
 import { formOnly } from '../organizations/organization-forms.ts';
+import { MemberParams, memberIdOf, organizationIdOf } from '../organizations/organization-params.ts';
 import { seeOther } from '../page-response.ts';
 import { signedInUserId } from '../signed-in-user.ts';
 import { AdminConsolePages, type AdminConsolePagesOptions, type AdminNotice } from './admin-console-pages.ts';
@@ -32,13 +38,18 @@ const ClientForm = Type.Object({ client: Type.String({ maxLength: 64 }) }, { add
 type ClientForm = Static<typeof ClientForm>;
 const KidForm = Type.Object({ kid: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 type KidForm = Static<typeof KidForm>;
+/** The ticked roles: one ticked arrives as text, several as a list, none not at all. */
+const RoleField = Type.String({ maxLength: 64 });
+const MemberRolesForm = Type.Object({ roles: Type.Optional(Type.Union([RoleField, Type.Array(RoleField, { maxItems: 64 })])) }, { additionalProperties: false });
+type MemberRolesForm = Static<typeof MemberRolesForm>;
 
 /** What the console calls besides what its pages read. */
 export interface AdminConsoleOptions extends AdminConsolePagesOptions {
   readonly apiKeys: Pick<ApiKeyAdministration, 'list' | 'create' | 'revoke'> | null;
   readonly signingKeys: Pick<SigningKeyAdministration, 'list' | 'rotate' | 'revoke'> | null;
-  /** A fresh confirmation mail to the address (registration's, with its links). */
-  readonly resendConfirmation: (email: string) => Promise<void>;
+  readonly organizations: Pick<Organizations, 'list' | 'find' | 'members' | 'declaredRoles' | 'setMemberRoles' | 'removeMember'> | null;
+  /** A fresh confirmation mail to the user's address (registration's, with its links), audited as the admin's. */
+  readonly resendConfirmation: (user: User, actor: Actor) => Promise<boolean>;
 }
 
 /** The admin API with the console over it: the API's routes as they are for API callers, and the console's. */
@@ -84,7 +95,7 @@ function auditForBrowsers(endpoint: Endpoint, pages: AdminConsolePages): Endpoin
     handle: (request) => {
       if (prefersHtml(request.headers.accept)) return pages.audit(request);
       const given = AUDIT_FILTERS.filter((name) => request.query[name] !== undefined);
-      if (given.length > 0) throw GatehouseError.validation(Object.fromEntries(given.map((name) => [name, ['This field is not allowed.']])));
+      if (given.length > 0) throw GatehouseError.validation(Object.fromEntries(given.map((name) => [name, [(m: Messages) => m.problemFieldNotAllowed]])));
       return endpoint.handle(request);
     },
   };
@@ -163,9 +174,54 @@ function consoleEndpoints(pages: AdminConsolePages, options: AdminConsoleOptions
     resendConfirmation(pages, options),
     ...(options.apiKeys === null ? [] : apiKeyEndpoints(pages, options.apiKeys, options.newKeys)),
     ...(options.signingKeys === null ? [] : signingKeyEndpoints(pages, options.signingKeys)),
-    ...(options.organizations === null
-      ? []
-      : [page('/admin/organizations', (request) => pages.organizations(request)), page('/admin/organizations/:id', (request) => pages.organization(request), IdParams)]),
+    ...(options.organizations === null ? [] : organizationEndpoints(pages, options.organizations)),
+  ];
+}
+
+/**
+ * The organizations, one organization's members, and its forms: a member's roles, and a member's
+ * removal. They call the use cases the API's `PATCH` and `DELETE /orgs/:id/members/:userId` call,
+ * with the admin as the caller, so the admin's standing decides as it does there: `SuperAdmin`
+ * manages every organization, a plain `Admin` only sees it (403, on the page).
+ */
+function organizationEndpoints(pages: AdminConsolePages, organizations: NonNullable<AdminConsoleOptions['organizations']>): Endpoint[] {
+  const back = (request: EndpointRequest, notice: AdminNotice) => pages.back(pages.paths.organization(organizationIdOf(request)), notice);
+  const refused = (request: EndpointRequest<unknown>, errors: FieldErrors) => pages.organization(request, { errors });
+
+  const memberRoles = defineEndpoint<MemberRolesForm>({
+    method: 'POST',
+    path: '/admin/organizations/:id/members/:userId/roles',
+    authorization: {},
+    params: MemberParams,
+    body: MemberRolesForm,
+    forms: true,
+    async handle(request) {
+      formOnly(request);
+      await organizations.setMemberRoles(callerOf(request), organizationIdOf(request), memberIdOf(request), rolesOf(request.body.roles));
+      return back(request, 'member-roles-changed');
+    },
+    formErrors: refused,
+  });
+
+  const removeMember = defineEndpoint({
+    method: 'POST',
+    path: '/admin/organizations/:id/members/:userId/remove',
+    authorization: {},
+    params: MemberParams,
+    forms: true,
+    async handle(request) {
+      formOnly(request);
+      await organizations.removeMember(callerOf(request), organizationIdOf(request), memberIdOf(request));
+      return back(request, 'member-removed');
+    },
+    formErrors: refused,
+  });
+
+  return [
+    page('/admin/organizations', (request) => pages.organizations(request)),
+    page('/admin/organizations/:id', (request) => pages.organization(request), IdParams),
+    memberRoles,
+    removeMember,
   ];
 }
 
@@ -185,8 +241,8 @@ function resendConfirmation(pages: AdminConsolePages, { users, resendConfirmatio
     async handle(request) {
       formOnly(request);
       const user = await existingUser(users, request.params.id!);
-      if (user.emailConfirmed) throw new GatehouseError('GH_CONFLICT', 'The e-mail address is confirmed already.');
-      await resend(user.email);
+      if (user.emailConfirmed) throw new GatehouseError('GH_CONFLICT', (m) => m.adminUserConfirmedAlready);
+      await resend(user, adminActor(request));
       return pages.back(pages.paths.user(user.id), 'confirmation-sent');
     },
     formErrors: (request, errors) => pages.user(request, { errors }),
@@ -204,7 +260,7 @@ function apiKeyEndpoints(pages: AdminConsolePages, apiKeys: NonNullable<AdminCon
     async handle(request) {
       formOnly(request);
       const { client } = request.body;
-      const key = await apiKeys.create(client);
+      const key = await apiKeys.create(client, adminActor(request));
       const answer = new CookieList();
       newKeys.set(answer, { client, key }, String(signedInUserId(request)));
       return seeOther(`${pages.paths.apiKeys}?status=key-created`, { headers: NO_STORE, cookies: answer.cookies });
@@ -220,7 +276,7 @@ function apiKeyEndpoints(pages: AdminConsolePages, apiKeys: NonNullable<AdminCon
     forms: true,
     async handle(request) {
       formOnly(request);
-      if ((await apiKeys.revoke(request.body.client, adminActor(request))) === 0) throw GatehouseError.notFound('The client has no active key.');
+      if ((await apiKeys.revoke(request.body.client, adminActor(request))) === 0) throw GatehouseError.notFound((m) => m.adminApiKeysNoActiveKey);
       return pages.back(pages.paths.apiKeys, 'client-revoked');
     },
     formErrors: (request, errors) => pages.apiKeys(request, { errors }),
@@ -253,7 +309,7 @@ function signingKeyEndpoints(pages: AdminConsolePages, signingKeys: NonNullable<
     async handle(request) {
       formOnly(request);
       const { revoked } = await signingKeys.revoke(request.body.kid, adminActor(request));
-      if (!revoked) throw GatehouseError.notFound('There is no active key with this id.');
+      if (!revoked) throw GatehouseError.notFound((m) => m.adminSigningKeysNoActiveKey);
       return pages.back(pages.paths.signingKeys, 'key-revoked');
     },
     formErrors: (request, errors) => pages.signingKeys(request, errors),
@@ -264,6 +320,12 @@ function signingKeyEndpoints(pages: AdminConsolePages, signingKeys: NonNullable<
 
 function userIdOf(request: Pick<EndpointRequest, 'params'>): number {
   return Number(request.params.id);
+}
+
+/** The ticked roles as a list, whether none, one or several were ticked. */
+function rolesOf(roles: string | readonly string[] | undefined): string[] {
+  if (roles === undefined) return [];
+  return typeof roles === 'string' ? [roles] : [...roles];
 }
 
 /** The role a refused "Add" form sent, to write back into it. */

@@ -1,16 +1,19 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import type { ListedSession } from '../../identity/user-sessions.ts';
 import type { ApiKeyAdministration } from '../../membership/api-key-administration.ts';
 import type { AuditTrail } from '../../membership/audit-trail.ts';
 import type { SessionEnding } from '../../membership/session-ending.ts';
 import type { SigningKeyAdministration } from '../../membership/signing-key-administration.ts';
 import type { UserAdministration } from '../../membership/user-administration.ts';
+import { OrganizationStanding } from '../../organizations/organization-standing.ts';
 import type { Organizations } from '../../organizations/organizations.ts';
 import type { AdminSections, AuditFilterInput } from '../../pages/admin/console.ts';
+import type { AdminMemberManagement } from '../../pages/admin/organizations.ts';
 import type { AdminSessionView, AdminUserView } from '../../pages/admin/user.ts';
 import type { FormErrors } from '../../pages/forms.ts';
 import type { PageData, PageName, PageRendering } from '../../pages/rendering.ts';
 import { GatehouseError } from '../../security/errors.ts';
-import type { AuditEvent, User } from '../../store/ports.ts';
+import type { AuditEvent, Organization, OrganizationMember, User } from '../../store/ports.ts';
 import { existingUser } from '../admin/existing-user.ts';
 import { CookieList } from '../cookies.ts';
 import type { EndpointRequest, EndpointResponse } from '../endpoint.ts';
@@ -23,32 +26,37 @@ import type { NewApiKeyCookie } from './new-api-key-cookie.ts';
 /** Users and events a page lists. */
 const PAGE_SIZE = 50;
 
-/** What each page says after the form that sent the browser back to it (`?status=`). */
+/**
+ * What each page says after the form that sent the browser back to it (`?status=`): the key of
+ * its text, which the page gets in the request's language.
+ */
 const NOTICES = {
-  locked: 'The account is locked: every session of it ended.',
-  unlocked: 'The account is unlocked: its owner may sign in again.',
-  'role-added': 'The role is added.',
-  'role-removed': 'The role is removed.',
-  'sessions-ended': 'Every session of the account ended.',
-  'confirmation-sent': 'A new confirmation mail is on its way.',
-  'user-deleted': 'The account is deleted.',
-  'key-created': 'The key is made.',
-  'client-revoked': 'Every key of the client is revoked.',
-  'key-rotated': 'A new current signing key is added.',
-  'key-revoked': 'The signing key is revoked: the tokens it signed are refused.',
-} as const;
+  locked: 'adminNoticeLocked',
+  unlocked: 'adminNoticeUnlocked',
+  'role-added': 'adminNoticeRoleAdded',
+  'role-removed': 'adminNoticeRoleRemoved',
+  'sessions-ended': 'adminNoticeSessionsEnded',
+  'confirmation-sent': 'adminNoticeConfirmationSent',
+  'user-deleted': 'adminNoticeUserDeleted',
+  'key-created': 'adminNoticeKeyCreated',
+  'client-revoked': 'adminNoticeClientRevoked',
+  'key-rotated': 'adminNoticeKeyRotated',
+  'key-revoked': 'adminNoticeKeyRevoked',
+  'member-roles-changed': 'adminNoticeMemberRolesChanged',
+  'member-removed': 'adminNoticeMemberRemoved',
+} as const satisfies Readonly<Record<string, Extract<keyof AdminMessages, `adminNotice${string}`>>>;
 
 export type AdminNotice = keyof typeof NOTICES;
 
 /** What the console reads and where it renders; a part is null where the service does not have it. */
 export interface AdminConsolePagesOptions {
-  readonly pages: Pick<PageRendering, 'render' | 'language' | 'headersFor' | 'paths'>;
+  readonly pages: Pick<PageRendering, 'render' | 'language' | 'messages' | 'headersFor' | 'paths'>;
   readonly users: Pick<UserAdministration, 'search' | 'findById' | 'isLockedOut'>;
   readonly auditTrail: Pick<AuditTrail, 'page'>;
   readonly sessions: Pick<SessionEnding, 'list'> | null;
   readonly apiKeys: Pick<ApiKeyAdministration, 'list'> | null;
   readonly signingKeys: Pick<SigningKeyAdministration, 'list'> | null;
-  readonly organizations: Pick<Organizations, 'list' | 'find' | 'members'> | null;
+  readonly organizations: Pick<Organizations, 'list' | 'find' | 'members' | 'declaredRoles'> | null;
   readonly newKeys: NewApiKeyCookie;
 }
 
@@ -99,7 +107,8 @@ export class AdminConsolePages {
     const pageText = textParameter(request, 'page') ?? '1';
     const base = { sections: this.sections, query, ...this.noticeOf(request) };
     if (query.length > 254 || !/^[1-9][0-9]{0,5}$/.test(pageText)) {
-      const errors: FormErrors = query.length > 254 ? { q: ['A search is at most 254 characters.'] } : { page: ['The page is a whole number, 1 or more.'] };
+      const m = this.messages(request);
+      const errors: FormErrors = query.length > 254 ? { q: [m.adminUsersSearchTooLong] } : { page: [m.adminUsersPageInvalid] };
       return this.page(request, 'adminUsers', { ...base, users: [], page: 1, pageCount: 1, total: 0, errors }, 400);
     }
     const page = Number(pageText);
@@ -132,7 +141,7 @@ export class AdminConsolePages {
     const beforeText = textParameter(request, 'before');
     const before = beforeText === undefined ? null : Number(beforeText);
     const base = { sections: this.sections, filters: input, before };
-    const checked = auditFilters(input);
+    const checked = auditFilters(input, this.messages(request));
     if ('errors' in checked) return this.page(request, 'adminAudit', { ...base, events: [], next: null, errors: checked.errors }, 400);
     const page = await this.options.auditTrail.page({ limit: PAGE_SIZE, before: before ?? undefined, ...checked.filters });
     return this.page(request, 'adminAudit', { ...base, events: page.events.map(eventView), next: page.next });
@@ -163,15 +172,23 @@ export class AdminConsolePages {
     return this.page(request, 'adminOrganizations', { sections: this.sections, organizations: await organizations.list() });
   }
 
-  /** An organization's members; 404 for an unknown one. An admin sees every organization (`OrganizationStanding.seesAll`). */
-  async organization(request: EndpointRequest<unknown>): Promise<EndpointResponse> {
+  /**
+   * An organization's members; 404 for an unknown one. An admin sees every organization
+   * (`OrganizationStanding.seesAll`); the forms that change its members are there for one who
+   * manages it, again with the refusal of one of them when there is one.
+   */
+  async organization(request: EndpointRequest<unknown>, extras: Pick<AdminPageExtras, 'errors'> = {}): Promise<EndpointResponse> {
     const organizations = this.options.organizations;
     if (organizations === null) throw GatehouseError.notFound();
     const id = Number(idOf(request));
     const organization = await organizations.find(id);
-    if (organization === null) throw GatehouseError.notFound('There is no such organization.');
-    const members = await organizations.members({ userId: signedInUserId(request), ip: request.ip }, id);
-    return this.page(request, 'adminOrganization', { sections: this.sections, organization, members });
+    if (organization === null) throw GatehouseError.notFound((m) => m.errorOrganizationUnknown);
+    const userId = signedInUserId(request);
+    const members = await organizations.members({ userId, ip: request.ip }, id);
+    const management: AdminMemberManagement | null = (await this.manages(userId, organization, members))
+      ? { antiforgeryToken: request.antiforgeryToken(), roles: organizations.declaredRoles }
+      : null;
+    return this.page(request, 'adminOrganization', { sections: this.sections, organization, members, management, ...this.noticeOf(request), ...extras });
   }
 
   /** After a form: 303 to `path`, with what the page says there. */
@@ -179,15 +196,38 @@ export class AdminConsolePages {
     return seeOther(`${path}?status=${notice}`, { headers: NO_STORE });
   }
 
-  /** The page in the language of the request (`Accept-Language`, or the application's fixed one). */
-  private page<Name extends PageName>(request: Pick<EndpointRequest, 'headers'>, name: Name, data: PageData[Name], status = 200): EndpointResponse {
+  /** The texts of the request's language: for the words the console hands its pages (a notice, a filter's error). */
+  private messages(request: Pick<EndpointRequest, 'headers'>): AdminMessages {
     const { pages } = this.options;
-    return pageResponse(pages, pages.render(name, data, pages.language(request.headers['accept-language'])), status);
+    return pages.messages(this.language(request));
   }
 
-  private noticeOf(request: Pick<EndpointRequest, 'query'>): { notice?: string } {
+  /** The page in the language of the request. */
+  private page<Name extends PageName>(request: Pick<EndpointRequest, 'headers'>, name: Name, data: PageData[Name], status = 200): EndpointResponse {
+    const { pages } = this.options;
+    return pageResponse(pages, pages.render(name, data, this.language(request)), status);
+  }
+
+  /** `Accept-Language`'s choice, or the application's fixed language. */
+  private language(request: Pick<EndpointRequest, 'headers'>): string {
+    return this.options.pages.language(request.headers['accept-language']);
+  }
+
+  /** The notice `?status=` names, in the request's language; none for another. */
+  private noticeOf(request: Pick<EndpointRequest, 'query' | 'headers'>): { notice?: string } {
     const status = textParameter(request, 'status');
-    return status !== undefined && Object.hasOwn(NOTICES, status) ? { notice: NOTICES[status as AdminNotice] } : {};
+    return status !== undefined && Object.hasOwn(NOTICES, status) ? { notice: this.messages(request)[NOTICES[status as AdminNotice]] } : {};
+  }
+
+  /**
+   * Whether the admin may change the organization's members: the standing the use case checks
+   * (`SuperAdmin`, or `OrgAdmin` or `OrgOwner` of it), so that a form is shown only where it works.
+   */
+  private async manages(userId: number, organization: Organization, members: readonly OrganizationMember[]): Promise<boolean> {
+    const admin = await this.options.users.findById(userId);
+    if (admin === null) return false;
+    const own = members.find((member) => member.userId === userId);
+    return new OrganizationStanding(admin, own === undefined ? null : { organization, roles: own.roles, joinedAt: own.joinedAt }).manages;
   }
 
   private userView(user: User): AdminUserView {

@@ -1,3 +1,4 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import type { AuditFilterInput } from '../../pages/admin/console.ts';
 import type { FieldErrors } from '../../security/errors.ts';
 import type { AuditQuery } from '../../store/ports.ts';
@@ -9,24 +10,23 @@ const DAY_MS = 86_400_000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z?$/;
 const USER_ID = /^[1-9][0-9]{0,14}$/;
-const TIME_MESSAGE = 'Give a day (2025-01-31) or a time (2025-01-31T14:30), in UTC.';
 
 /** The filters of the audit log, or what is wrong with them by field. */
 export type AuditFilters = { readonly filters: Omit<AuditQuery, 'limit' | 'before'> } | { readonly errors: FieldErrors };
 
-/** The filters as the form sent them: empty fields are no filter, and every field is checked. */
-export function auditFilters(input: AuditFilterInput): AuditFilters {
+/** The filters as the form sent them: empty fields are no filter, and every field is checked, refused in the words of `m`. */
+export function auditFilters(input: AuditFilterInput, m: AdminMessages): AuditFilters {
   const errors: Record<string, string[]> = {};
   const refuse = (field: string, message: string) => (errors[field] ??= []).push(message);
   const type = input.type?.trim() || undefined;
-  if (type !== undefined && type.length > 64) refuse('type', 'An event type is at most 64 characters.');
+  if (type !== undefined && type.length > 64) refuse('type', m.adminAuditTypeTooLong);
   const userIdText = input.userId?.trim() || undefined;
-  if (userIdText !== undefined && !USER_ID.test(userIdText)) refuse('userId', 'A user id is a whole number, 1 or more.');
+  if (userIdText !== undefined && !USER_ID.test(userIdText)) refuse('userId', m.adminAuditUserIdInvalid);
   const from = timeOf(input.from, 'start');
   const to = timeOf(input.to, 'end');
-  if (from === null) refuse('from', TIME_MESSAGE);
-  if (to === null) refuse('to', TIME_MESSAGE);
-  if (from != null && to != null && from >= to) refuse('to', 'Until must come after From.');
+  if (from === null) refuse('from', m.adminAuditTimeInvalid);
+  if (to === null) refuse('to', m.adminAuditTimeInvalid);
+  if (from != null && to != null && from >= to) refuse('to', m.adminAuditUntilBeforeFrom);
   if (Object.keys(errors).length > 0) return { errors };
   return { filters: { type, userId: userIdText === undefined ? undefined : Number(userIdText), from: from ?? undefined, to: to ?? undefined } };
 }

@@ -34,7 +34,7 @@ export function adminAuditEndpoint({ auditTrail }: AdminAuditUseCases): Endpoint
     async handle(request) {
       const { limit: limitText, before: beforeText } = request.query as { limit?: string; before?: string };
       const limit = limitText === undefined ? AUDIT_PAGE_DEFAULT : Number(limitText);
-      if (limit > AUDIT_PAGE_MAX) throw GatehouseError.validation({ limit: [`The limit is at most ${AUDIT_PAGE_MAX}.`] });
+      if (limit > AUDIT_PAGE_MAX) throw GatehouseError.validation({ limit: [(m) => m.problemLimitAtMost({ max: AUDIT_PAGE_MAX })] });
       const before = beforeText === undefined ? undefined : Number(beforeText);
       const page = await auditTrail.page({ limit, before });
       return { status: 200, body: { events: page.events.map((event) => ({ ...event, at: new Date(event.at).toISOString() })), next: page.next } };

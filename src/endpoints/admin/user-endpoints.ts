@@ -48,7 +48,7 @@ export function adminUserEndpoints({ users }: AdminUserUseCases): readonly Endpo
     successStatus: 204,
     async handle(request) {
       const user = await existingUser(users, request.params.id!);
-      if (!(await users.delete(user.id, adminActor(request)))) throw GatehouseError.notFound('There is no such user.');
+      if (!(await users.delete(user.id, adminActor(request)))) throw GatehouseError.notFound((m) => m.problemNoSuchUser);
       return NO_CONTENT;
     },
   });
@@ -93,7 +93,7 @@ export function adminUserEndpoints({ users }: AdminUserUseCases): readonly Endpo
     successStatus: 204,
     async handle(request) {
       const user = await existingUser(users, request.params.id!);
-      if (!(await users.lock(user.id, adminActor(request)))) throw GatehouseError.notFound('There is no such user.');
+      if (!(await users.lock(user.id, adminActor(request)))) throw GatehouseError.notFound((m) => m.problemNoSuchUser);
       return NO_CONTENT;
     },
   });

@@ -25,8 +25,6 @@ export interface CallbackDependencies {
   readonly cookies: CookieSignIn;
 }
 
-const EMAIL_TAKEN = 'There is an account with this e-mail address already. Sign in with your password, then link this provider from your profile.';
-
 /**
  * `GET /signin-<provider>`: where the provider sends the browser back. The correlation cookie
  * must match the provider and the `state`, and is spent before the code is exchanged; the ID
@@ -47,7 +45,7 @@ export function callbackEndpoint(dependencies: CallbackDependencies): Endpoint {
       request.log.warn({ err: errorSummary(error), provider: name }, 'external sign-in failed');
       if (error instanceof ExternalProviderUnavailable) return refusals.unavailable(request, name);
       const reason = error instanceof ExternalResponseRejected ? error.reason : 'invalid-response';
-      return refusals.refuse(request, name, reason, 400, `The answer from ${name} could not be verified. Start again from the login page.`);
+      return refusals.refuse(request, name, reason, 400, (m) => m.problemExternalNotVerified({ provider: name }));
     }
   };
 
@@ -61,17 +59,17 @@ export function callbackEndpoint(dependencies: CallbackDependencies): Endpoint {
       const { name } = provider.config;
       const opened = correlation.open(request, name);
       if (opened === null) {
-        return refusals.refuse(request, name, 'no-correlation', 400, 'This sign-in was not started here or took too long. Start again from the login page.');
+        return refusals.refuse(request, name, 'no-correlation', 400, (m) => m.problemExternalNotStarted);
       }
       // Spent before the code is exchanged (and by an error answer too): a replayed callback, on
       // any instance, costs the provider nothing. A state that does not match spends nothing.
       const spent = request.query.state === opened.state && (await providerSignIn.spendFlow(correlationId(opened), opened.expiresAt));
       if (request.query.error !== undefined) {
         const error = authorizationErrorCode(request.query.error);
-        return refusals.refuse(request, name, `provider-error:${error}`, 400, `${name} did not sign you in. Start again, or sign in with your password.`);
+        return refusals.refuse(request, name, `provider-error:${error}`, 400, (m) => m.problemExternalDeclined({ provider: name }));
       }
       if (!spent) {
-        return refusals.refuse(request, name, 'correlation-spent-or-mismatched', 400, 'This sign-in was already used or does not match. Start again from the login page.');
+        return refusals.refuse(request, name, 'correlation-spent-or-mismatched', 400, (m) => m.problemExternalSpent);
       }
       const identity = await identityFrom(request, provider, opened);
       if ('status' in identity) return identity;
@@ -84,8 +82,8 @@ export function callbackEndpoint(dependencies: CallbackDependencies): Endpoint {
   /** Linking comes back to the browser that asked, still signed in as the same user. */
   async function link(request: EndpointRequest, userId: number, identity: ExternalIdentity, cookies: CookieList): Promise<EndpointResponse> {
     const linked = await providerSignIn.linkToAccount(userId, identity, { ip: request.ip, session: dependencies.cookies.presented(request) });
-    if (linked === 'link-without-session') return refusals.refused(request, linked, 403, 'Sign in again, then link the provider from your profile.');
-    if (linked === 'link-taken') return refusals.refused(request, linked, 403, `This ${identity.provider} account is linked to another user already.`);
+    if (linked === 'link-without-session') return refusals.refused(request, linked, 403, (m) => m.problemExternalSignInAgain);
+    if (linked === 'link-taken') return refusals.refused(request, linked, 403, (m) => m.problemExternalLinkTaken({ provider: identity.provider }));
     return seeOther(paths.profile, { headers: NO_STORE, cookies: cookies.cookies });
   }
 
@@ -99,8 +97,8 @@ export function callbackEndpoint(dependencies: CallbackDependencies): Endpoint {
       session: signInCookies.presented(request),
     });
     if (outcome.kind === 'refused') {
-      if (outcome.reason === 'locked-out') return refusals.refused(request, outcome.reason, 403, 'This account is locked for now.');
-      return refusals.refused(request, outcome.reason, 403, EMAIL_TAKEN);
+      if (outcome.reason === 'locked-out') return refusals.refused(request, outcome.reason, 403, (m) => m.problemExternalLockedOut);
+      return refusals.refused(request, outcome.reason, 403, (m) => m.problemExternalEmailTaken);
     }
     if (outcome.kind === 'two-factor') {
       signInCookies.startTwoFactor(cookies, outcome.user, false, { method: externalMethod(identity.provider), link: outcome.link });

@@ -87,9 +87,9 @@ export function externalLoginEndpoints(options: ExternalLoginEndpointOptions): r
       const user = await options.users.findById(signedInUserId(request));
       // The sessions opened through the provider end with it: the asking one too, when it is one.
       const unlinked = user === null ? { outcome: 'not-linked' as const } : await options.externalLogins.unlink(user, provider, { ip: request.ip, session: cookies.presented(request) });
-      if (unlinked.outcome === 'not-linked') throw GatehouseError.notFound('This provider is not linked.');
+      if (unlinked.outcome === 'not-linked') throw GatehouseError.notFound((m) => m.problemProviderNotLinked);
       // The last way to sign in stays: without a password, one login must remain.
-      if (unlinked.outcome !== 'unlinked') throw new GatehouseError('GH_CONFLICT', 'This is your only way to sign in: set a password or link another provider first.');
+      if (unlinked.outcome !== 'unlinked') throw new GatehouseError('GH_CONFLICT', (m) => m.problemOnlyWayInProvider);
       const signedOut = unlinked.askingEnded;
       const answer = new CookieList();
       if (signedOut) cookies.forgetSession(answer);

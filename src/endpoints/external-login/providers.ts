@@ -26,7 +26,7 @@ export class Providers {
   /** @throws GatehouseError 404 for a name no provider has. */
   named(name: string): ConfiguredProvider {
     const provider = this.byName.get(name);
-    if (provider === undefined) throw GatehouseError.notFound('There is no such sign-in provider.');
+    if (provider === undefined) throw GatehouseError.notFound((m) => m.problemNoSuchProvider);
     return provider;
   }
 }

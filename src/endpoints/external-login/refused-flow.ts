@@ -1,3 +1,4 @@
+import { type Phrase, worded } from '../../i18n/phrase.ts';
 import type { ProviderSignIn } from '../../membership/provider-sign-in.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import { problem } from '../../security/problem-details.ts';
@@ -27,22 +28,22 @@ export class RefusedFlow {
    * A failure of the flow before it reached a user: one `external.refused` event (its `reason` a
    * fixed code, never the provider's text), then its answer.
    */
-  async refuse(request: EndpointRequest, provider: string, reason: string, status: RefusalStatus, message: string): Promise<EndpointResponse> {
+  async refuse(request: EndpointRequest, provider: string, reason: string, status: RefusalStatus, message: Phrase): Promise<EndpointResponse> {
     await this.providerSignIn.refuse(provider, reason, request.ip);
     return this.refused(request, reason, status, message);
   }
 
   /** The provider could not be reached (discovery, the token endpoint, its keys). */
   unavailable(request: EndpointRequest, provider: string): Promise<EndpointResponse> {
-    return this.refuse(request, provider, 'provider-unavailable', 502, `${provider} cannot be reached right now. Try again later, or sign in with your password.`);
+    return this.refuse(request, provider, 'provider-unavailable', 502, (m) => m.problemExternalUnavailable({ provider }));
   }
 
-  /** The answer to a failure the use case has recorded already. */
-  refused(request: EndpointRequest, reason: string, status: RefusalStatus, message: string): EndpointResponse {
+  /** The answer to a failure the use case has recorded already, in the request's language. */
+  refused(request: EndpointRequest, reason: string, status: RefusalStatus, message: Phrase): EndpointResponse {
     const cookies = new CookieList();
     this.correlation.clear(cookies);
     if (prefersHtml(request.headers.accept)) {
-      const page = pageResponse(this.pages, this.pages.render('externalLoginRefused', { message }, this.pages.language(request.headers['accept-language'])), status);
+      const page = pageResponse(this.pages, this.pages.render('externalLoginRefused', { message: worded(message, request.messages()) }, this.pages.language(request.headers['accept-language'])), status);
       return { ...page, headers: { ...NO_STORE, ...page.headers }, cookies: cookies.cookies };
     }
     const code = status === 502 ? 'GH_EXTERNAL_PROVIDER_UNAVAILABLE' : status === 403 ? 'GH_FORBIDDEN' : 'GH_VALIDATION_FAILED';

@@ -109,7 +109,7 @@ export function accountOrganizationEndpoints(options: AccountOrganizationEndpoin
     rateLimits: {},
     async handle(request) {
       // A page only: API clients read the invitation at its own route.
-      if (!prefersHtml(request.headers.accept)) throw GatehouseError.notFound('There is no such resource.');
+      if (!prefersHtml(request.headers.accept)) throw GatehouseError.notFound();
       return pages.invitation(request, codeOf(request), true);
     },
   });
@@ -139,7 +139,7 @@ async function cookieSessionOf(request: EndpointRequest<unknown>, sources: OwnSe
     const { sessionId } = await ownSession(request, sources);
     if (sessionId !== undefined && sessionId !== null) return sessionId;
   }
-  throw new GatehouseError('GH_FORBIDDEN', 'This switches a cookie session; a token is issued for an organization by POST /auth/refresh with organizationId.');
+  throw new GatehouseError('GH_FORBIDDEN', (m) => m.problemOrganizationSwitchCookieOnly);
 }
 
 function codeOf(request: EndpointRequest<unknown>): string {

@@ -86,7 +86,7 @@ export function organizationFormEndpoints({ organizations, invitationLink, pages
 
 /** These routes answer a page's forms; the API's own routes answer JSON. */
 export function formOnly(request: Pick<EndpointRequest, 'form'>): void {
-  if (!request.form) throw new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This route takes the page\'s form posts; the API takes JSON at its own route.');
+  if (!request.form) throw new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemFormPostsOnly);
 }
 
 /** The ticked roles as a list, whether none, one or several were ticked. */

@@ -1,4 +1,5 @@
 import type { UserManager } from '../../identity/user-manager.ts';
+import type { Phrase } from '../../i18n/phrase.ts';
 import { ORG_ADMIN, ORG_OWNER, ORGANIZATION_CLAIM } from '../../organizations/organization-roles.ts';
 import type { CallerOrganization, OrganizationCaller, Organizations } from '../../organizations/organizations.ts';
 import type { FormErrors } from '../../pages/forms.ts';
@@ -14,13 +15,13 @@ import { callerOf } from './organization-endpoints.ts';
 
 /** What the organizations page says after the form that sent the browser back to it (`?status=`). */
 const ORGANIZATION_NOTICES = {
-  'organization-switched': 'The active organization is changed.',
-  'organization-cleared': 'No organization is active any more.',
-  'invitation-sent': 'The invitation is sent. Its link works once, for 7 days.',
-  'invitation-revoked': 'The invitation is revoked: its link no longer works.',
-  'member-removed': 'The member is removed from the organization.',
-  'invitation-accepted': 'You joined the organization.',
-} as const;
+  'organization-switched': (m) => m.organizationsSwitchedNotice,
+  'organization-cleared': (m) => m.organizationsClearedNotice,
+  'invitation-sent': (m) => m.organizationsInvitationSentNotice,
+  'invitation-revoked': (m) => m.organizationsInvitationRevokedNotice,
+  'member-removed': (m) => m.organizationsMemberRemovedNotice,
+  'invitation-accepted': (m) => m.organizationsInvitationAcceptedNotice,
+} as const satisfies Record<string, Phrase>;
 
 export type OrganizationNotice = keyof typeof ORGANIZATION_NOTICES;
 
@@ -73,10 +74,10 @@ export class OrganizationPages {
     return seeOther(`${this.options.paths.organizations}?status=${notice}`, { headers: NO_STORE });
   }
 
-  /** The notice a `?status=` names; none for another. */
-  noticeOf(request: Pick<EndpointRequest, 'query'>): string | undefined {
+  /** The notice a `?status=` names, in the request's language; none for another. */
+  noticeOf(request: Pick<EndpointRequest, 'query' | 'messages'>): string | undefined {
     const { status } = request.query;
-    return typeof status === 'string' && Object.hasOwn(ORGANIZATION_NOTICES, status) ? ORGANIZATION_NOTICES[status as OrganizationNotice] : undefined;
+    return typeof status === 'string' && Object.hasOwn(ORGANIZATION_NOTICES, status) ? ORGANIZATION_NOTICES[status as OrganizationNotice](request.messages()) : undefined;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { PasskeyCredentialJSON, PasskeyManager } from '../../identity/passkeys.ts';
 import type { UserManager } from '../../identity/user-manager.ts';
+import type { Phrase } from '../../i18n/phrase.ts';
 import { sha256Hex } from '../../security/crypto/digest.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import type { Passkey } from '../../store/ports.ts';
@@ -19,7 +20,7 @@ export interface AccountPasskeyEndpointOptions extends CookieSignInDependencies,
   readonly users: Pick<UserManager, 'findById'>;
 }
 
-const NO_SUCH_PASSKEY = 'You have no passkey with this id.';
+const NO_SUCH_PASSKEY: Phrase = (m) => m.problemNoSuchPasskey;
 
 /**
  * The signed-in user's passkeys (docs/reference/http.md): registration in two steps
@@ -108,7 +109,7 @@ export function accountPasskeyEndpoints(options: AccountPasskeyEndpointOptions):
       // sockets close now, here and elsewhere, and the session that asked goes on under the new stamp.
       const removed = await passkeys.remove(user, credentialIdOf(request), { ip: request.ip, session: cookies.presented(request) });
       if (removed.outcome === 'not-found') throw GatehouseError.notFound(NO_SUCH_PASSKEY);
-      if (removed.outcome !== 'removed') throw new GatehouseError('GH_CONFLICT', 'This passkey is your only way to sign in: set a password, link a provider or add another passkey first.');
+      if (removed.outcome !== 'removed') throw new GatehouseError('GH_CONFLICT', (m) => m.problemOnlyWayInPasskey);
       const reissued = new CookieList();
       if (removed.session !== null) cookies.setSession(request, reissued, removed.session);
       return { status: 204, headers: NO_STORE, cookies: reissued.cookies };

@@ -60,6 +60,7 @@ export function passkeyLoginEndpoints(options: PasskeyLoginEndpointOptions): rea
         ip: request.ip,
         rememberedClient: cookieSignIn.rememberedClient(request),
         grant: cookieSignIn.sessionGrant(request, persistent, 'passkey'),
+        language: request.statedLanguage(),
       });
       const answer = (response: EndpointResponse): EndpointResponse => ({ ...response, headers: { ...NO_STORE, ...response.headers }, cookies: cookies.cookies });
       if (result.requiresTwoFactor) {
@@ -82,7 +83,7 @@ export function passkeyLoginEndpoints(options: PasskeyLoginEndpointOptions): rea
 function requireEmptyBody(body: unknown): void {
   if (body === undefined || body === null) return;
   if (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length > 0) {
-    throw GatehouseError.validation({ body: ['This endpoint takes no body, or {}.'] });
+    throw GatehouseError.validation({ body: [(m) => m.problemNoBodyExpected] });
   }
 }
 

@@ -1,13 +1,14 @@
 import { PasskeyRegistrationRefused } from '../../identity/passkeys.ts';
+import type { Phrase } from '../../i18n/phrase.ts';
 import { GatehouseError } from '../../security/errors.ts';
 
-const REFUSALS: Record<PasskeyRegistrationRefused['reason'], string> = {
-  challenge: 'The passkey answers no registration started here, or it took longer than five minutes. Start again.',
-  verification: 'The passkey could not be verified (origin, relying party, challenge or signature).',
-  'credential-id-too-long': "The passkey's credential id is longer than 1,023 bytes.",
-  'credential-id-mismatch': "The response's id is not the credential id its authenticator attested.",
-  taken: 'This passkey is registered already.',
-  'too-many': 'This account has as many passkeys as it may hold: remove one first.',
+const REFUSALS: Record<PasskeyRegistrationRefused['reason'], Phrase> = {
+  challenge: (m) => m.problemPasskeyChallenge,
+  verification: (m) => m.problemPasskeyNotVerified,
+  'credential-id-too-long': (m) => m.problemPasskeyIdTooLong,
+  'credential-id-mismatch': (m) => m.problemPasskeyIdMismatch,
+  taken: (m) => m.problemPasskeyTaken,
+  'too-many': (m) => m.problemPasskeyTooMany,
 };
 
 /**

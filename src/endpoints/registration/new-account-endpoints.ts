@@ -1,3 +1,4 @@
+import type { Phrase } from '../../i18n/phrase.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { ANONYMOUS } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
@@ -8,7 +9,7 @@ import type { RegistrationEndpointOptions } from './registration-options.ts';
 import { ConfirmQuery, perAddress, RegisterRequest, StatusQuery } from './registration-schemas.ts';
 
 const USER_NAME_PATTERN = '[A-Za-z0-9._-]{3,64}';
-const INVALID_CONFIRMATION = 'This confirmation link is wrong, expired or replaced by a newer one.';
+const INVALID_CONFIRMATION: Phrase = (m) => m.problemConfirmationLinkInvalid;
 
 /**
  * `GET|POST /account/register` and `GET /account/confirm-email`: the form's rules (JSON) or its
@@ -40,7 +41,7 @@ export function newAccountEndpoints({ config, pages, paths, links, registration 
       const { email, password, userName } = request.body;
       await registration.register({ email, password, userName: userName === '' || userName === undefined ? null : userName }, links, {
         clientKey: clientKey(request.ip),
-        language: pages.language(request.headers['accept-language']),
+        language: request.statedLanguage(),
       });
       if (request.form) return seeOther(`${paths.register}?status=sent`);
       return { status: 202, body: { status: 'confirmation-sent' } };

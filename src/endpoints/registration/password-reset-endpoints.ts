@@ -1,3 +1,4 @@
+import type { Phrase } from '../../i18n/phrase.ts';
 import { GatehouseError } from '../../security/errors.ts';
 import { ANONYMOUS } from '../authorizations.ts';
 import { prefersHtml } from '../browser-navigation.ts';
@@ -7,7 +8,7 @@ import { pageResponse, seeOther } from '../page-response.ts';
 import type { RegistrationEndpointOptions } from './registration-options.ts';
 import { EmailRequest, perAddress, ResetQuery, ResetRequest } from './registration-schemas.ts';
 
-const INVALID_RESET = 'The reset link is wrong, expired or already used.';
+const INVALID_RESET: Phrase = (m) => m.problemResetLinkInvalid;
 
 /**
  * `POST /account/forgot-password` (the mail with a reset link) and `GET|POST

@@ -54,7 +54,7 @@ export function sessionEndpoints(options: SessionEndpointOptions): readonly Endp
     const own = await ownSession(request, options);
     // Its sockets close and its access tokens are refused now here and, through Redis, everywhere.
     const ended = await sessions.end(userId, (request.params as SessionParams).id, { by: userId, ip: request.ip });
-    if (ended === null) throw GatehouseError.notFound('There is no such session.');
+    if (ended === null) throw GatehouseError.notFound((m) => m.problemNoSuchSession);
     const answer = new CookieList();
     const signedOut = ended.kind === 'cookie' && ended.id === own.sessionId;
     if (signedOut) cookies.forgetSession(answer);

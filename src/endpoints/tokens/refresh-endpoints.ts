@@ -33,7 +33,7 @@ export const OptionalRefreshRequest = Type.Union([RefreshRequest, Type.Null()]);
 type OptionalRefreshRequest = RefreshRequest | null | undefined;
 
 const REFUSED: EndpointResponse = Object.freeze({ status: 401 });
-const CROSS_SITE = problemResponse(problem('GH_FORBIDDEN', 'Cross-site requests with the refresh cookie are refused.', { policy: [] }));
+const CROSS_SITE = problemResponse(problem('GH_FORBIDDEN', (m) => m.problemCrossSiteRefreshCookie, { policy: [] }));
 
 /**
  * `POST /auth/refresh` and `POST /auth/revoke`. Anonymous: an access token sent along is not

@@ -52,8 +52,8 @@ export function tokenEndpoint({ config, authPath, signIn }: TokenEndpointOptions
     async handle(request) {
       const { body } = request;
       const login = loginOf(body);
-      if (login === undefined) throw GatehouseError.validation({ email: ['Enter the e-mail or the user name.'] });
-      const context = { ip: request.ip, clientKey: clientKey(request.ip) };
+      if (login === undefined) throw GatehouseError.validation({ email: [(m) => m.problemEnterLogin] });
+      const context = { ip: request.ip, clientKey: clientKey(request.ip), language: request.statedLanguage() };
       const client = signInClient(request.ip, request.headers['user-agent']);
       const organization = body.organizationId === undefined ? {} : { organizationId: body.organizationId };
       let result = await signIn.passwordSignIn(login, body.password, { ...context, grant: { kind: 'tokens', method: 'password', client, ...organization } });

@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.ts';
 import { AccountLockedError } from '../../identity/credential-checks.ts';
 import { TwoFactorError } from '../../identity/two-factor/two-factor-manager.ts';
 import type { UserManager } from '../../identity/user-manager.ts';
+import type { WordedFieldErrors } from '../../i18n/phrase.ts';
 import type { Html } from '../../pages/html.ts';
 import type { PageRendering } from '../../pages/rendering.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -59,12 +60,12 @@ export interface AccountChangeOptions {
   readonly config: Pick<Config, 'lockoutSeconds'>;
 }
 
-const REFUSALS: Record<TwoFactorError['reason'], FieldErrors> = {
-  'code-required': { code: ['Enter a current code from your authenticator app to replace its key.'] },
-  'invalid-code': { code: ['The code is not valid. Enter the current code.'] },
-  'invalid-phone-number': { phoneNumber: ['Enter the number in international format, such as +14155550123.'] },
-  'no-pending-key': { code: ['Set up the authenticator first.'] },
-  'phone-unavailable': { phoneNumber: ['Text messages are not available.'] },
+const REFUSALS: Record<TwoFactorError['reason'], WordedFieldErrors> = {
+  'code-required': { code: [(m) => m.problemTwoFactorCodeRequired] },
+  'invalid-code': { code: [(m) => m.problemTwoFactorCodeInvalid] },
+  'invalid-phone-number': { phoneNumber: [(m) => m.problemPhoneNumberFormat] },
+  'no-pending-key': { code: [(m) => m.problemNoPendingKey] },
+  'phone-unavailable': { phoneNumber: [(m) => m.problemTextMessagesUnavailable] },
 };
 
 /**
@@ -115,7 +116,7 @@ export function accountChanges({ users, recent, pages, clock, config }: AccountC
           return { ...noStore(pageResponse(pages, page(outcome.page ?? {}))), ...cookies };
         } catch (error) {
           if (before === undefined || !isCallersError(error)) throw error;
-          return formRefusal(error, pageResponse(pages, before({ errors: fieldErrorsOf(error) })));
+          return formRefusal(error, pageResponse(pages, before({ errors: fieldErrorsOf(error, request.messages()) })));
         }
       },
     });

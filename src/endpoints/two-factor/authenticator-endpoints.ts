@@ -80,7 +80,7 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
       const { recoveryCodes, session } = await twoFactor.enable(user, body.code, { ip: request.ip, session: cookies.presented(request) });
       const renewed = new CookieList();
       if (session !== null) cookies.setSession(request, renewed, session);
-      return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: 'Two-factor sign-in is on.' }, cookies: renewed.cookies };
+      return { status: 200, body: { recoveryCodes }, page: { recoveryCodes, notice: request.messages().authenticatorOnNotice }, cookies: renewed.cookies };
     },
   });
 
@@ -94,7 +94,7 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
       const session = await twoFactor.disable(user, body.code, { ip: request.ip, session: cookies.presented(request) });
       const renewed = new CookieList();
       if (session !== null) cookies.setSession(request, renewed, session);
-      return { status: 204, page: { notice: 'Two-factor sign-in is off.' }, cookies: renewed.cookies };
+      return { status: 204, page: { notice: request.messages().authenticatorOffNotice }, cookies: renewed.cookies };
     },
   });
 
@@ -105,7 +105,7 @@ export function authenticatorEndpoints({ pages, cookies, twoFactor, users, chang
     recentSignIn: ADDS_A_WAY_IN,
     run: async (user, body, request) => {
       const codes = await twoFactor.regenerateRecoveryCodes(user, body.code, { ip: request.ip });
-      return { status: 200, body: { recoveryCodes: codes }, page: { recoveryCodes: codes, notice: 'Your old recovery codes no longer work.' } };
+      return { status: 200, body: { recoveryCodes: codes }, page: { recoveryCodes: codes, notice: request.messages().authenticatorNewCodesNotice } };
     },
   });
 

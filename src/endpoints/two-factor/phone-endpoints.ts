@@ -62,9 +62,9 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
     successStatus: 202,
     area,
     recentSignIn: true,
-    run: async (user, body) => {
-      await twoFactor.setPhoneNumber(user, body.phoneNumber);
-      return { status: 202, page: { notice: 'We texted you a code to confirm the number.' } };
+    run: async (user, body, request) => {
+      await twoFactor.setPhoneNumber(user, body.phoneNumber, request.statedLanguage());
+      return { status: 202, page: { notice: request.messages().phoneCodeSentNotice } };
     },
   });
 
@@ -75,7 +75,7 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
     area,
     run: async (user, body, request) => {
       await twoFactor.confirmPhoneNumber(user, body.code, { ip: request.ip });
-      return { status: 204, page: { notice: 'Your phone number is confirmed.' } };
+      return { status: 204, page: { notice: request.messages().phoneConfirmedNotice } };
     },
   });
 
@@ -84,9 +84,9 @@ export function phoneEndpoints({ pages, twoFactor, users, change }: PhoneEndpoin
     body: NO_BODY,
     successStatus: 204,
     area,
-    run: async (user) => {
+    run: async (user, _body, request) => {
       await twoFactor.removePhoneNumber(user);
-      return { status: 204, page: { notice: 'Your phone number is removed.' } };
+      return { status: 204, page: { notice: request.messages().phoneRemovedNotice } };
     },
   });
 

@@ -88,7 +88,7 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
   const notPending = (request: EndpointRequest<unknown>): EndpointResponse => {
     if (request.form || prefersHtml(request.headers.accept)) return seeOther(paths.login);
     // A sign-in result like any other failure (docs/reference/http.md): problem+json with succeeded:false.
-    return problemResponse(problem('GH_SIGNIN_FAILED', 'There is no pending two-factor sign-in: sign in with the password first.', { succeeded: false }));
+    return problemResponse(problem('GH_SIGNIN_FAILED', (m) => m.problemNoPendingTwoFactor, { succeeded: false }));
   };
   const formErrors = async (request: EndpointRequest<unknown>, errors: FieldErrors) => pageResponse(pages, await loginPage(request, { errors }));
 
@@ -102,10 +102,12 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
       ip: request.ip,
       link: pending.link,
       grant: cookies.sessionGrant(request, persistent, pending.method ?? 'two-factor'),
+      language: request.statedLanguage(),
     });
     if (!result.succeeded) {
       if (!request.form) return problemResponse(signInFailureProblem(result));
-      const message = result.isLockedOut ? 'The account is locked for now. Try again later.' : 'The code is not valid.';
+      const messages = request.messages();
+      const message = result.isLockedOut ? messages.twoFactorLockedOut : messages.twoFactorCodeNotValid;
       return pageResponse(pages, await loginPage(request, { errors: { '': [message] } }), 401);
     }
     const set = new CookieList();
@@ -167,8 +169,8 @@ export function secondStepEndpoints({ paths, pages, cookies, signIn, twoFactor, 
       const user = await users.findById(pending.userId);
       // A stale step sends nothing, and says no more than a sent code would.
       const sent = user !== null && isLivePending(pending, user) && (await twoFactor.sendSignInCode(user, request.body.provider, pages.language(request.headers['accept-language'])));
-      if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: ['No confirmed phone number can receive a code.'] });
-      if (request.form) return noStore(pageResponse(pages, await loginPage(request, { notice: 'We sent you a code. It works once, for five minutes.' }), 202));
+      if (!sent && request.body.provider === 'Phone') throw GatehouseError.validation({ provider: [(m) => m.problemNoPhoneForCode] });
+      if (request.form) return noStore(pageResponse(pages, await loginPage(request, { notice: request.messages().twoFactorCodeSentNotice }), 202));
       return { status: 202, headers: NO_STORE };
     },
   });

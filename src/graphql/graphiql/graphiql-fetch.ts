@@ -13,7 +13,7 @@ export interface GraphiqlHandler {
   (request: Request): Promise<Response>;
 }
 
-const NO_SUCH_FILE = errorResponse(GatehouseError.notFound('There is no such file.'));
+const NO_SUCH_FILE = errorResponse(GatehouseError.notFound((m) => m.problemNoSuchFile));
 
 /**
  * `/graphiql` and its files for an application to serve in development only (production has no

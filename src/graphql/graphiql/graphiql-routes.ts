@@ -20,7 +20,7 @@ export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { '*': string } }>(`${GRAPHIQL_ASSETS_PREFIX}*`, ANONYMOUS, async (request, reply) => {
     const asset = assets.byPath.get(request.params['*']);
-    if (!asset) throw GatehouseError.notFound('There is no such file.');
+    if (!asset) throw GatehouseError.notFound((m) => m.problemNoSuchFile);
     return reply.headers(assetHeaders(asset)).send(createReadStream(asset.file));
   });
 }

@@ -24,7 +24,7 @@ async function draining(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     // Answered here: the hook chain stops without `done`.
-    sendProblem(reply.header('connection', 'close'), problem('GH_SHUTTING_DOWN', 'This instance is shutting down; send the request again.'));
+    sendProblem(reply.header('connection', 'close'), problem('GH_SHUTTING_DOWN', (m) => m.problemShuttingDown));
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');

@@ -3,6 +3,7 @@ import formBody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { MAX_FORM_FIELDS } from '../../endpoints/form-body.ts';
+import type { Wording } from '../../i18n/phrase.ts';
 import { GatehouseError } from '../../security/errors.ts';
 
 /** The same bound as the Web-standard handler's (endpoints/form-body.ts). */
@@ -30,7 +31,7 @@ async function formBodies(app: FastifyInstance): Promise<void> {
       payload.resume();
       done(error, undefined);
     };
-    const fail = (message: string) => stop(GatehouseError.validation({ body: [message] }, message));
+    const fail = (message: Wording) => stop(GatehouseError.validation({ body: [message] }, message));
     let parser: ReturnType<typeof Busboy>;
     try {
       parser = Busboy({
@@ -38,19 +39,19 @@ async function formBodies(app: FastifyInstance): Promise<void> {
         limits: { fields: MAX_FIELDS, fieldSize: limit, files: 0, parts: MAX_FIELDS },
       });
     } catch {
-      return done(GatehouseError.validation({ body: ['The multipart body is malformed.'] }, 'The multipart body is malformed.'), undefined);
+      return done(GatehouseError.validation({ body: [(m) => m.problemMultipartMalformed] }, (m) => m.problemMultipartMalformed), undefined);
     }
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
     parser.on('file', (_name, stream) => {
       stream.resume();
-      fail('File uploads are not accepted.');
+      fail((m) => m.problemNoFileUploads);
     });
-    parser.on('filesLimit', () => fail('File uploads are not accepted.'));
-    parser.on('fieldsLimit', () => fail(`At most ${MAX_FIELDS} fields are accepted.`));
-    parser.on('partsLimit', () => fail(`At most ${MAX_FIELDS} fields are accepted.`));
-    parser.on('error', () => fail('The multipart body is malformed.'));
+    parser.on('filesLimit', () => fail((m) => m.problemNoFileUploads));
+    parser.on('fieldsLimit', () => fail((m) => m.problemTooManyFields({ max: MAX_FIELDS })));
+    parser.on('partsLimit', () => fail((m) => m.problemTooManyFields({ max: MAX_FIELDS })));
+    parser.on('error', () => fail((m) => m.problemMultipartMalformed));
     parser.on('finish', () => {
       if (!failed) done(null, fields);
     });
@@ -62,7 +63,7 @@ async function formBodies(app: FastifyInstance): Promise<void> {
     // A stream parser gets no body limit from Fastify: count the bytes here.
     payload.on('data', (chunk: Buffer) => {
       received += chunk.length;
-      if (received > limit) stop(new GatehouseError('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'));
+      if (received > limit) stop(new GatehouseError('GH_PAYLOAD_TOO_LARGE', (m) => m.problemBodyTooLarge));
     });
     payload.pipe(parser);
   });

@@ -21,7 +21,7 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
     // Without Transfer-Encoding, a request has a body only when its Content-Length says so (RFC 9112 §6.3).
     const empty = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
     if (empty) return done(null, undefined);
-    done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'));
+    done(new GatehouseError('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotAccepted));
   });
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const reading = parseJsonText(request.headers['content-type'], body as string);

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import { knownErrorAnswer } from '../../endpoints/error-answers.ts';
-import type { FieldErrors } from '../../security/errors.ts';
+import type { Phrase, WordedFieldErrors } from '../../i18n/phrase.ts';
 import { problem, type ProblemBody, sendProblem } from '../problem.ts';
 import { type AuthorizationResultHandler, problemResultHandler, renderRefusal } from '../authorization-result-handler.ts';
 import { AuthorizationRefusal } from '../resource-authorization.ts';
@@ -10,16 +10,20 @@ import { fieldErrors, type ValidationIssue } from '../../endpoints/body-validati
 
 /** Fastify's own errors that are the caller's fault, by code. */
 const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => ProblemBody> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', 'This endpoint does not accept this content type.'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => problem('GH_VALIDATION_FAILED', 'The Content-Length does not match the body.', { errors: { body: ['The Content-Length does not match the body.'] } }),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The JSON body is empty.', { errors: { body: ['The JSON body is empty.'] } }),
-  FST_ERR_CTP_INVALID_JSON_BODY: () => problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } }),
-  FST_ERR_CTP_INVALID_CONTENT_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', 'The Content-Type header is not valid.'),
-  FST_ERR_BAD_URL: () => problem('GH_VALIDATION_FAILED', 'The URL is not valid.', { errors: { url: ['The URL is not valid: a % must start an escape such as %2F.'] } }),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotAccepted),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => problem('GH_VALIDATION_FAILED', (m) => m.problemContentLengthMismatch, { errors: { body: [(m) => m.problemContentLengthMismatch] } }),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => problem('GH_PAYLOAD_TOO_LARGE', (m) => m.problemBodyTooLarge),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => problem('GH_VALIDATION_FAILED', (m) => m.problemJsonBodyEmpty, { errors: { body: [(m) => m.problemJsonBodyEmpty] } }),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => notJson(),
+  FST_ERR_CTP_INVALID_CONTENT_TYPE: () => problem('GH_UNSUPPORTED_MEDIA_TYPE', (m) => m.problemContentTypeNotValid),
+  FST_ERR_BAD_URL: () => problem('GH_VALIDATION_FAILED', (m) => m.problemUrlNotValid, { errors: { url: [(m) => m.problemUrlBadEscape] } }),
 };
 
-const NOT_VALID = 'The request is not valid.';
+const NOT_VALID: Phrase = (m) => m.problemRequestNotValid;
+
+function notJson(): ProblemBody {
+  return problem('GH_VALIDATION_FAILED', (m) => m.problemBodyNotJson, { errors: { body: [(m) => m.problemBodyNotJson] } });
+}
 
 /**
  * Any other refusal with a 4xx status (Fastify's, its plugins', Node's stream errors such as a
@@ -27,12 +31,12 @@ const NOT_VALID = 'The request is not valid.';
  * statuses Gatehouse has no problem of keep their status (`statusProblem`).
  */
 const BY_STATUS: Record<number, () => ProblemBody> = {
-  404: () => problem('GH_NOT_FOUND', 'There is no such resource.'),
+  404: () => problem('GH_NOT_FOUND', (m) => m.problemNoSuchResource),
   405: () => problem('GH_METHOD_NOT_ALLOWED'),
-  408: () => problem('GH_REQUEST_TIMEOUT', 'The request did not arrive in time.'),
-  413: () => problem('GH_PAYLOAD_TOO_LARGE', 'The request body is too large.'),
+  408: () => problem('GH_REQUEST_TIMEOUT', (m) => m.problemRequestTimeout),
+  413: () => problem('GH_PAYLOAD_TOO_LARGE', (m) => m.problemBodyTooLarge),
   415: () => problem('GH_UNSUPPORTED_MEDIA_TYPE'),
-  431: () => problem('GH_HEADERS_TOO_LARGE', 'The request headers are too large.'),
+  431: () => problem('GH_HEADERS_TOO_LARGE', (m) => m.problemHeadersTooLarge),
 };
 
 /** The problem for an error of Fastify, a plugin or a body stream that is the caller's fault, else undefined. */
@@ -40,7 +44,7 @@ export function frameworkProblem(error: FastifyError): ProblemBody | undefined {
   const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
   if (known) return known(error);
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
-    return problem('GH_VALIDATION_FAILED', 'The body is not valid JSON.', { errors: { body: ['The body is not valid JSON.'] } });
+    return notJson();
   }
   const status = clientErrorStatus(error);
   if (status === undefined) return undefined;
@@ -91,19 +95,19 @@ async function problemErrors(app: FastifyInstance, options: ProblemErrorsOptions
     }
     if (error.validation) {
       const errors = validationErrors(error);
-      return sendProblem(reply, problem('GH_VALIDATION_FAILED', 'The request is not valid.', { errors }));
+      return sendProblem(reply, problem('GH_VALIDATION_FAILED', (m) => m.problemRequestNotValid, { errors }));
     }
     const refusal = frameworkProblem(error);
     if (refusal) return sendProblem(reply, refusal);
     request.log.error({ err: error }, 'unexpected error');
-    return sendProblem(reply, problem('GH_INTERNAL', 'Something went wrong on our side.'));
+    return sendProblem(reply, problem('GH_INTERNAL', (m) => m.problemInternalError));
   });
 
-  app.setNotFoundHandler((_request, reply) => sendProblem(reply, problem('GH_NOT_FOUND', 'There is no such resource.')));
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, problem('GH_NOT_FOUND', (m) => m.problemNoSuchResource)));
 }
 
 /** Ajv's errors, keyed by the field they concern (`body` for the document as a whole). */
-export function validationErrors(error: FastifyError): FieldErrors {
+export function validationErrors(error: FastifyError): WordedFieldErrors {
   return fieldErrors((error.validation ?? []) as ValidationIssue[], error.validationContext ?? 'body');
 }
 

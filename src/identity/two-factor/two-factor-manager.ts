@@ -177,13 +177,13 @@ export class TwoFactorManager {
     return this.options.store.countRecoveryCodes(user.id);
   }
 
-  /** Sends a sign-in code by mail (in `language`, the request's) or to the confirmed phone number; false when there is no way to send it. */
+  /** Sends a sign-in code by mail or text message (in the user's language, else `language`, the request's); false when there is no way to send it. */
   async sendSignInCode(user: User, provider: 'Email' | 'Phone', language?: string): Promise<boolean> {
     if (provider === 'Phone' && !this.canTextSignInCode(user)) return false;
     const code = await this.issue(user, SENT_CODE_PURPOSE[provider], provider === 'Phone' ? user.phoneNumber : null);
     const { mails = BUILT_IN_MAILS } = this.options;
     if (provider === 'Email') await this.options.mailer.send(mails.signInCode(user, code, language));
-    else await this.sendSms(user.phoneNumber as string, `Your ${mails.productName} sign-in code is ${code}. It works once, for five minutes.`);
+    else await this.sendSms(user.phoneNumber as string, mails.signInCodeText(user, code, language));
     return true;
   }
 
@@ -194,13 +194,14 @@ export class TwoFactorManager {
     return (await this.useCode(user, SENT_CODE_PURPOSE[provider], code)) !== undefined;
   }
 
-  /** Stores the number unconfirmed and texts it a code that confirms it. */
-  async setPhoneNumber(user: User, phoneNumber: string): Promise<void> {
+  /** Stores the number unconfirmed and texts it a code that confirms it (in the user's language, else `language`, the request's). */
+  async setPhoneNumber(user: User, phoneNumber: string, language?: string): Promise<void> {
     if (!E164.test(phoneNumber)) throw new TwoFactorError('invalid-phone-number');
     if (this.options.sms === null) throw new TwoFactorError('phone-unavailable');
     await this.options.store.setPhoneNumber(user.id, phoneNumber);
     const code = await this.issue(user, 'confirm-phone', phoneNumber);
-    await this.sendSms(phoneNumber, `Your Gatehouse code to confirm this phone number is ${code}.`);
+    const { mails = BUILT_IN_MAILS } = this.options;
+    await this.sendSms(phoneNumber, mails.phoneConfirmationText(user, code, language));
   }
 
   /** Removes the number: no code is texted to it any more. */

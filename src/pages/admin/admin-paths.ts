@@ -39,11 +39,16 @@ export interface AdminPaths {
   readonly organizations: string;
   /** `GET`: an organization's members. */
   organization(id: number): string;
+  /** `POST` (`roles`, repeated): replaces a member's organization roles (the twin of `PATCH /orgs/:id/members/:userId`). */
+  organizationMemberRoles(id: number, userId: number): string;
+  /** `POST`: removes a member (the twin of `DELETE /orgs/:id/members/:userId`). */
+  organizationMemberRemove(id: number, userId: number): string;
 }
 
 /** The console's paths under `base` (`/admin`, or `<prefix>/admin`). */
 export function adminPaths(base = '/admin'): AdminPaths {
   const user = (id: number) => `${base}/users/${id}`;
+  const member = (id: number, userId: number) => `${base}/organizations/${id}/members/${userId}`;
   return Object.freeze({
     home: base,
     users: `${base}/users`,
@@ -63,5 +68,7 @@ export function adminPaths(base = '/admin'): AdminPaths {
     signingKeyRevoke: `${base}/signing-keys/revoke`,
     organizations: `${base}/organizations`,
     organization: (id: number) => `${base}/organizations/${id}`,
+    organizationMemberRoles: (id: number, userId: number) => `${member(id, userId)}/roles`,
+    organizationMemberRemove: (id: number, userId: number) => `${member(id, userId)}/remove`,
   });
 }

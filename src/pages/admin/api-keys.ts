@@ -1,7 +1,8 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import { errorSummary, field, notice, postForm } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import type { PageContent } from '../page-kit.ts';
-import { type AdminLinks, type AdminPageBase, buttonForm, consoleNav, when } from './console.ts';
+import type { PageContent, PageKit } from '../page-kit.ts';
+import { type AdminLinks, type AdminPageBase, adminTable, buttonForm, consoleNav, when } from './console.ts';
 
 /** A client of the `ApiKey` scheme. */
 export interface AdminApiKeyClientView {
@@ -31,47 +32,43 @@ export interface AdminApiKeysPageModel extends AdminApiKeysPageData {
 }
 
 /** The API-key clients with their active keys, a form that makes a key, and "Revoke" for each client. */
-export function adminApiKeysPage(model: AdminApiKeysPageModel): PageContent {
+export function adminApiKeysPage(model: AdminApiKeysPageModel, { messages: m }: PageKit): PageContent {
   const { links, antiforgeryToken } = model;
   const create = postForm(
     links.apiKeys,
     antiforgeryToken,
-    field({ name: 'client', label: 'Client name', value: model.client, autocomplete: 'off', hint: 'Up to 64 letters, digits, dots, underscores or hyphens.' }, model.errors ?? {}),
-    'Create a key',
+    field({ name: 'client', label: m.adminApiKeysClientLabel, value: model.client, autocomplete: 'off', hint: m.adminApiKeysClientHint }, model.errors ?? {}),
+    m.adminApiKeysCreate,
   );
   return {
-    title: 'API keys',
-    main: html`${consoleNav(links, model.sections, 'apiKeys')}
+    title: m.adminApiKeysTitle,
+    main: html`${consoleNav(links, model.sections, 'apiKeys', m)}
 ${notice(model.notice)}
-${errorSummary(model.errors ?? {})}
-${model.created === null ? '' : newKey(model.created)}
-<section aria-labelledby="create-heading"><h2 id="create-heading">New key</h2>
-<p>A client may hold several keys; revoking a client revokes all of them.</p>
+${errorSummary(model.errors ?? {}, m.formErrorSummaryHeading)}
+${model.created === null ? '' : newKey(model.created, m)}
+<section aria-labelledby="create-heading"><h2 id="create-heading">${m.adminApiKeysNewHeading}</h2>
+<p>${m.adminApiKeysNewText}</p>
 ${create}
 </section>
-${clientsSection(model)}`,
+${clientsSection(model, m)}`,
   };
 }
 
 /** The key, once: the store keeps only its hash. */
-function newKey({ client, key }: NewApiKeyView): Html {
-  return html`<section id="new-key" aria-labelledby="new-key-heading" role="status"><h2 id="new-key-heading">The new key of ${client}</h2>
-<p>Copy it now: it is shown only this once, and cannot be read again.</p>
+function newKey({ client, key }: NewApiKeyView, m: AdminMessages): Html {
+  return html`<section id="new-key" aria-labelledby="new-key-heading" role="status"><h2 id="new-key-heading">${m.adminApiKeysCreatedHeading({ client })}</h2>
+<p>${m.adminApiKeysCopyNow}</p>
 <p><code id="new-key-value">${key}</code></p>
 </section>`;
 }
 
-function clientsSection({ clients, links, antiforgeryToken }: AdminApiKeysPageModel): Html {
-  if (clients.length === 0) return html`<section aria-labelledby="clients-heading"><h2 id="clients-heading">Clients</h2><p>No client has a key.</p></section>`;
+function clientsSection({ clients, links, antiforgeryToken }: AdminApiKeysPageModel, m: AdminMessages): Html {
+  if (clients.length === 0) return html`<section aria-labelledby="clients-heading"><h2 id="clients-heading">${m.adminApiKeysClientsHeading}</h2><p>${m.adminApiKeysNoClient}</p></section>`;
   const rows = clients.map(
-    (client) => html`<tr><th scope="row">${client.client}</th><td>${client.activeKeys}</td><td>${when(client.createdAt)}</td>
-<td>${client.activeKeys === 0 ? 'Revoked' : buttonForm(links.apiKeyRevoke, antiforgeryToken, 'Revoke', `Revoke every key of ${client.client}`, { client: client.client })}</td></tr>`,
+    ({ client, activeKeys, createdAt }) => html`<tr><th scope="row">${client}</th><td>${activeKeys}</td><td>${when(createdAt)}</td>
+<td>${activeKeys === 0 ? m.adminApiKeysRevoked : buttonForm(links.apiKeyRevoke, antiforgeryToken, m.adminRevoke, m.adminApiKeysRevokeClient({ client }), { client })}</td></tr>`,
   );
-  return html`<section aria-labelledby="clients-heading"><h2 id="clients-heading">Clients</h2>
-<table class="admin-table">
-<caption>Clients with API keys</caption>
-<thead><tr><th scope="col">Client</th><th scope="col">Active keys</th><th scope="col">First key</th><th scope="col">Revoke</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>
+  return html`<section aria-labelledby="clients-heading"><h2 id="clients-heading">${m.adminApiKeysClientsHeading}</h2>
+${adminTable(m.adminApiKeysCaption, [m.adminApiKeysClient, m.adminApiKeysActiveKeys, m.adminApiKeysFirstKey, m.adminRevoke], rows)}
 </section>`;
 }

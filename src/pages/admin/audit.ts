@@ -1,7 +1,8 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import { errorSummary, field, type FormErrors } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import type { PageContent } from '../page-kit.ts';
-import { type AdminLinks, type AdminPageBase, type AuditFilterInput, consoleNav, when } from './console.ts';
+import type { PageContent, PageKit } from '../page-kit.ts';
+import { type AdminLinks, type AdminPageBase, adminTable, type AuditFilterInput, consoleNav, when } from './console.ts';
 
 /** A security event as the log shows it. */
 export interface AdminAuditEventView {
@@ -29,59 +30,59 @@ export interface AdminAuditPageModel extends AdminAuditPageData {
   readonly links: AdminLinks;
 }
 
-const TIME_HINT = 'In UTC: a day (2025-01-31) or a time (2025-01-31T14:30).';
-
 /** The security events, newest first, filtered by type, user and time, a page at a time. */
-export function adminAuditPage(model: AdminAuditPageModel): PageContent {
+export function adminAuditPage(model: AdminAuditPageModel, { messages: m }: PageKit): PageContent {
   const errors = model.errors ?? {};
   return {
-    title: 'Audit log',
-    main: html`${consoleNav(model.links, model.sections, 'audit')}
-${errorSummary(errors)}
-${filterForm(model, errors)}
-${model.events.length === 0 ? html`<p id="audit-none">No security event matches.</p>` : eventsTable(model)}
-${pager(model)}`,
+    title: m.adminAuditTitle,
+    main: html`${consoleNav(model.links, model.sections, 'audit', m)}
+${errorSummary(errors, m.formErrorSummaryHeading)}
+${filterForm(model, errors, m)}
+${model.events.length === 0 ? html`<p id="audit-none">${m.adminAuditNone}</p>` : eventsTable(model, m)}
+${pager(model, m)}`,
   };
 }
 
-function filterForm({ links, filters }: AdminAuditPageModel, errors: FormErrors): Html {
+function filterForm({ links, filters }: AdminAuditPageModel, errors: FormErrors, m: AdminMessages): Html {
   const text = (name: keyof AuditFilterInput, label: string, hint?: string) =>
     field({ name, id: `filter-${name}`, label, value: filters[name], autocomplete: 'off', required: false, hint }, errors);
-  return html`<form method="get" action="${links.audit}" role="search" aria-label="Filter the events" novalidate>
-${text('type', 'Event type', 'Such as user.locked or signin.failed.')}
-${text('userId', 'User id')}
-${text('from', 'From', TIME_HINT)}
-${text('to', 'Until', `${TIME_HINT} A day counts whole.`)}
-<button type="submit">Filter</button>
+  return html`<form method="get" action="${links.audit}" role="search" aria-label="${m.adminAuditFilterLabel}" novalidate>
+${text('type', m.adminAuditType, m.adminAuditTypeHint)}
+${text('userId', m.adminUserId)}
+${text('from', m.adminAuditFrom, m.adminAuditFromHint)}
+${text('to', m.adminAuditUntil, m.adminAuditUntilHint)}
+<button type="submit">${m.adminAuditFilter}</button>
 </form>
-${hasFilters(filters) ? html`<p><a href="${links.audit}">Clear the filters</a></p>` : ''}`;
+${hasFilters(filters) ? html`<p><a href="${links.audit}">${m.adminAuditClear}</a></p>` : ''}`;
 }
 
 function hasFilters(filters: AuditFilterInput): boolean {
   return Object.values(filters).some((value) => value !== undefined && value !== '');
 }
 
-function eventsTable({ events, links, filters }: AdminAuditPageModel): Html {
-  const rows = events.map(
+function eventsTable(model: AdminAuditPageModel, m: AdminMessages): Html {
+  const { links, filters } = model;
+  const rows = model.events.map(
     (event) => html`<tr>
 <th scope="row">${when(event.at)}</th>
-<td><a href="${links.auditPage({ ...filters, type: event.type })}" aria-label="Only ${event.type} events">${event.type}</a></td>
-<td>${event.userId === null ? '' : html`<a href="${links.user(event.userId)}">${event.userId}</a> <a href="${links.auditPage({ ...filters, userId: String(event.userId) })}" aria-label="Only the events of user ${event.userId}">(events)</a>`}</td>
+<td><a href="${links.auditPage({ ...filters, type: event.type })}" aria-label="${m.adminAuditOnlyType({ type: event.type })}">${event.type}</a></td>
+<td>${event.userId === null ? '' : userLinks(event.userId, model, m)}</td>
 <td>${event.ip ?? ''}</td>
 <td>${event.detail === null ? '' : html`<code>${event.detail}</code>`}</td>
 </tr>`,
   );
-  return html`<table class="admin-table">
-<caption>Security events, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">User</th><th scope="col">From</th><th scope="col">Detail</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>`;
+  return adminTable(m.adminAuditCaption, [m.adminAuditTime, m.adminAuditTypeColumn, m.adminAuditUser, m.adminAddress, m.adminAuditDetail], rows);
+}
+
+/** The event's user, a link to their page, and one that filters by them. */
+function userLinks(userId: number, { links, filters }: AdminAuditPageModel, m: AdminMessages): Html {
+  return html`<a href="${links.user(userId)}">${userId}</a> <a href="${links.auditPage({ ...filters, userId: String(userId) })}" aria-label="${m.adminAuditOnlyUser({ userId })}">${m.adminAuditUserEvents}</a>`;
 }
 
 /** Back to the newest events, and on to older ones, the filters kept. */
-function pager({ links, filters, before, next }: AdminAuditPageModel): Html {
+function pager({ links, filters, before, next }: AdminAuditPageModel, m: AdminMessages): Html {
   if (before === null && next === null) return html``;
-  const newest = before === null ? '' : html`<a href="${links.auditPage(filters)}">Newest events</a> `;
-  const older = next === null ? '' : html`<a href="${links.auditPage(filters, next)}" rel="next">Older events</a>`;
-  return html`<nav aria-label="Pages of events">${newest}${older}</nav>`;
+  const newest = before === null ? '' : html`<a href="${links.auditPage(filters)}">${m.adminAuditNewest}</a> `;
+  const older = next === null ? '' : html`<a href="${links.auditPage(filters, next)}" rel="next">${m.adminAuditOlder}</a>`;
+  return html`<nav aria-label="${m.adminAuditPagesLabel}">${newest}${older}</nav>`;
 }

@@ -2,6 +2,7 @@
  * What every page of the admin console shares: the sections it has (they follow the features
  * that are on), its links, its navigation, and the way it writes times and one-button forms.
  */
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import { antiforgeryField, type FormErrors } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { AccountPaths } from '../paths.ts';
@@ -65,22 +66,28 @@ export type AdminSection = 'home' | 'users' | 'audit' | 'apiKeys' | 'signingKeys
  * The console's navigation, the current section marked for assistive technology: as the page
  * itself, or (`within`) as the section a page such as one user's belongs to.
  */
-export function consoleNav(links: AdminLinks, sections: AdminSections, current: AdminSection, { within = false }: { readonly within?: boolean } = {}): Html {
+export function consoleNav(
+  links: AdminLinks,
+  sections: AdminSections,
+  current: AdminSection,
+  m: AdminMessages,
+  { within = false }: { readonly within?: boolean } = {},
+): Html {
   const entries: [AdminSection, string, string, boolean][] = [
-    ['home', links.home, 'Overview', true],
-    ['users', links.users, 'Users', true],
-    ['audit', links.audit, 'Audit log', true],
-    ['apiKeys', links.apiKeys, 'API keys', sections.apiKeys],
-    ['signingKeys', links.signingKeys, 'Signing keys', sections.signingKeys],
-    ['organizations', links.organizations, 'Organizations', sections.organizations],
+    ['home', links.home, m.adminNavHome, true],
+    ['users', links.users, m.adminNavUsers, true],
+    ['audit', links.audit, m.adminNavAudit, true],
+    ['apiKeys', links.apiKeys, m.adminNavApiKeys, sections.apiKeys],
+    ['signingKeys', links.signingKeys, m.adminNavSigningKeys, sections.signingKeys],
+    ['organizations', links.organizations, m.adminNavOrganizations, sections.organizations],
   ];
   const shown = entries.filter(([, , , on]) => on);
-  return html`<nav aria-label="Admin console">${shown.map(
+  return html`<nav aria-label="${m.adminNavLabel}">${shown.map(
     ([section, href, label]) => html`<a href="${href}"${section === current ? html` aria-current="${within ? 'true' : 'page'}"` : ''}>${label}</a> `,
-  )}<a href="${links.profile}">Your account</a></nav>`;
+  )}<a href="${links.profile}">${m.adminNavAccount}</a></nav>`;
 }
 
-/** A time as the console writes it: to the second, in UTC, machine-readable too. */
+/** A time as the console writes it: to the second, in UTC, machine-readable too; the same in every language. */
 export function when(at: number): Html {
   const iso = new Date(at).toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
@@ -98,7 +105,35 @@ ${antiforgeryField(antiforgeryToken)}${hidden}
 </form>`;
 }
 
+/**
+ * A table of the console inside a region that scrolls sideways when the table is wider than the
+ * screen, so that the page never does. The region takes the keyboard's focus, so that a keyboard
+ * scrolls it too, and is named by the caption's words (WCAG 2.1.1, 4.1.2).
+ */
+export function adminTable(caption: string, head: readonly string[], rows: readonly Html[]): Html {
+  return html`<div class="admin-table-scroll" role="region" aria-label="${caption}" tabindex="0">
+<table class="admin-table">
+<caption>${caption}</caption>
+<thead><tr>${head.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
+<tbody>${rows}</tbody>
+</table>
+</div>`;
+}
+
 /** Roles as a sentence's list, or that there are none. */
-export function rolesText(roles: readonly string[]): string {
-  return roles.length > 0 ? roles.join(', ') : 'none';
+export function rolesText(roles: readonly string[], m: AdminMessages): string {
+  return roles.length > 0 ? roles.join(', ') : m.adminNoRoleNames;
+}
+
+/** Stands where a message's markup goes: a character of Unicode's private use, which no text holds. */
+const MARKUP_PLACE = '\u{E000}';
+
+/**
+ * A message with markup inside it (a link, a `<time>`): the catalogue's function writes the
+ * sentence around the markup's place, so that each language keeps its own word order, and the
+ * words around it stay escaped. A message that leaves no place gets the markup at its end.
+ */
+export function withMarkup(message: (place: string) => string, markup: Html): Html {
+  const [before = '', ...after] = message(MARKUP_PLACE).split(MARKUP_PLACE);
+  return html`${before}${markup}${after.join('')}`;
 }

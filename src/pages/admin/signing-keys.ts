@@ -1,7 +1,8 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import { errorSummary, notice, postForm } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import type { PageContent } from '../page-kit.ts';
-import { type AdminLinks, type AdminPageBase, buttonForm, consoleNav, when } from './console.ts';
+import type { PageContent, PageKit } from '../page-kit.ts';
+import { type AdminLinks, type AdminPageBase, adminTable, buttonForm, consoleNav, when } from './console.ts';
 
 /** A signing key not revoked. */
 export interface AdminSigningKeyView {
@@ -24,37 +25,33 @@ export interface AdminSigningKeysPageModel extends AdminSigningKeysPageData {
 }
 
 /** The keys that sign and verify access tokens: rotate to add a new current key, revoke to drop one at once. */
-export function adminSigningKeysPage(model: AdminSigningKeysPageModel): PageContent {
+export function adminSigningKeysPage(model: AdminSigningKeysPageModel, { messages: m }: PageKit): PageContent {
   const { links, antiforgeryToken } = model;
   return {
-    title: 'Signing keys',
-    main: html`${consoleNav(links, model.sections, 'signingKeys')}
+    title: m.adminSigningKeysTitle,
+    main: html`${consoleNav(links, model.sections, 'signingKeys', m)}
 ${notice(model.notice)}
-${errorSummary(model.errors ?? {})}
-<section aria-labelledby="rotate-heading"><h2 id="rotate-heading">Rotate</h2>
-<p>A rotation adds a new current key; the older ones verify the tokens they signed until those expire.</p>
-${postForm(links.signingKeyRotate, antiforgeryToken, html``, 'Rotate the signing key')}
+${errorSummary(model.errors ?? {}, m.formErrorSummaryHeading)}
+<section aria-labelledby="rotate-heading"><h2 id="rotate-heading">${m.adminSigningKeysRotateHeading}</h2>
+<p>${m.adminSigningKeysRotateText}</p>
+${postForm(links.signingKeyRotate, antiforgeryToken, html``, m.adminSigningKeysRotate)}
 </section>
-${keysSection(model)}`,
+${keysSection(model, m)}`,
   };
 }
 
-function keysSection({ keys, links, antiforgeryToken }: AdminSigningKeysPageModel): Html {
+function keysSection({ keys, links, antiforgeryToken }: AdminSigningKeysPageModel, m: AdminMessages): Html {
   const rows = keys.map(
-    (key) => html`<tr><th scope="row"><code>${key.kid}</code></th><td>${when(key.createdAt)}</td><td>${state(key)}</td>
-<td>${buttonForm(links.signingKeyRevoke, antiforgeryToken, 'Revoke', `Revoke key ${key.kid}`, { kid: key.kid })}</td></tr>`,
+    (key) => html`<tr><th scope="row"><code>${key.kid}</code></th><td>${when(key.createdAt)}</td><td>${state(key, m)}</td>
+<td>${buttonForm(links.signingKeyRevoke, antiforgeryToken, m.adminRevoke, m.adminSigningKeysRevokeKey({ kid: key.kid }), { kid: key.kid })}</td></tr>`,
   );
-  return html`<section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys</h2>
-<p>Revoking a key refuses every token it signed at once; revoking the current key first adds a new one.</p>
-<table class="admin-table">
-<caption>Signing keys, newest first</caption>
-<thead><tr><th scope="col">Key id</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Revoke</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>
+  return html`<section aria-labelledby="keys-heading"><h2 id="keys-heading">${m.adminSigningKeysHeading}</h2>
+<p>${m.adminSigningKeysRevokeText}</p>
+${adminTable(m.adminSigningKeysCaption, [m.adminSigningKeysKid, m.adminCreated, m.adminSigningKeysState, m.adminRevoke], rows)}
 </section>`;
 }
 
-function state(key: AdminSigningKeyView): string {
-  if (key.current) return 'Current: signs new tokens';
-  return key.verifies ? 'Verifies older tokens' : 'Retired: verifies nothing';
+function state(key: AdminSigningKeyView, m: AdminMessages): string {
+  if (key.current) return m.adminSigningKeysCurrent;
+  return key.verifies ? m.adminSigningKeysVerifies : m.adminSigningKeysRetired;
 }

@@ -1,7 +1,8 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import { errorSummary, field, notice, postForm } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import type { PageContent } from '../page-kit.ts';
-import { type AdminLinks, type AdminPageBase, buttonForm, consoleNav, when } from './console.ts';
+import type { PageContent, PageKit } from '../page-kit.ts';
+import { type AdminLinks, type AdminPageBase, adminTable, buttonForm, consoleNav, when, withMarkup } from './console.ts';
 
 /** The user the page is about. */
 export interface AdminUserView {
@@ -42,88 +43,84 @@ export interface AdminUserPageModel extends AdminUserPageData {
 }
 
 /** One user: the account and its lock, the roles, the sessions, and the way to delete it. */
-export function adminUserPage(model: AdminUserPageModel): PageContent {
+export function adminUserPage(model: AdminUserPageModel, { messages: m }: PageKit): PageContent {
   return {
     title: model.user.email,
-    main: html`${consoleNav(model.links, model.sections, 'users', { within: true })}
+    main: html`${consoleNav(model.links, model.sections, 'users', m, { within: true })}
 ${notice(model.notice)}
-${errorSummary(model.errors ?? {})}
-${accountSection(model)}
-${rolesSection(model)}
-${model.sessions === null ? '' : sessionsSection(model, model.sessions)}
-${deleteSection(model)}`,
+${errorSummary(model.errors ?? {}, m.formErrorSummaryHeading)}
+${accountSection(model, m)}
+${rolesSection(model, m)}
+${model.sessions === null ? '' : sessionsSection(model, model.sessions, m)}
+${deleteSection(model, m)}`,
   };
 }
 
-function accountSection(model: AdminUserPageModel): Html {
+function accountSection(model: AdminUserPageModel, m: AdminMessages): Html {
   const { user, links, antiforgeryToken } = model;
   const lock = user.lockedByAdmin || user.lockedOutUntil !== null
-    ? buttonForm(links.userUnlock(user.id), antiforgeryToken, 'Unlock', 'Unlock the account')
-    : buttonForm(links.userLock(user.id), antiforgeryToken, 'Lock', 'Lock the account');
-  const resend = user.emailConfirmed ? '' : buttonForm(links.userResendConfirmation(user.id), antiforgeryToken, 'Send the confirmation mail again', 'Send the confirmation mail again');
-  return html`<section aria-labelledby="account-heading"><h2 id="account-heading">Account</h2>
+    ? buttonForm(links.userUnlock(user.id), antiforgeryToken, m.adminUserUnlock, m.adminUserUnlockName)
+    : buttonForm(links.userLock(user.id), antiforgeryToken, m.adminUserLock, m.adminUserLockName);
+  const resend = user.emailConfirmed ? '' : buttonForm(links.userResendConfirmation(user.id), antiforgeryToken, m.adminUserResend, m.adminUserResend);
+  return html`<section aria-labelledby="account-heading"><h2 id="account-heading">${m.adminUserAccountHeading}</h2>
 <dl class="admin-details">
-<dt>User id</dt><dd>${user.id}</dd>
-<dt>E-mail</dt><dd id="user-email">${user.email}</dd>
-<dt>User name</dt><dd>${user.userName ?? 'none'}</dd>
-<dt>E-mail confirmed</dt><dd id="user-confirmed">${user.emailConfirmed ? 'Yes' : 'No'}</dd>
-<dt>Status</dt><dd id="user-status">${status(user)}</dd>
-<dt>Two-factor sign-in</dt><dd>${user.twoFactorEnabled ? 'On' : 'Off'}</dd>
-<dt>Created</dt><dd>${when(user.createdAt)}</dd>
+<dt>${m.adminUserId}</dt><dd>${user.id}</dd>
+<dt>${m.adminEmail}</dt><dd id="user-email">${user.email}</dd>
+<dt>${m.adminUserName}</dt><dd>${user.userName ?? m.adminUserNoUserName}</dd>
+<dt>${m.adminEmailConfirmed}</dt><dd id="user-confirmed">${user.emailConfirmed ? m.adminYes : m.adminNo}</dd>
+<dt>${m.adminStatus}</dt><dd id="user-status">${status(user, m)}</dd>
+<dt>${m.adminUserTwoFactor}</dt><dd>${user.twoFactorEnabled ? m.adminUserTwoFactorOn : m.adminUserTwoFactorOff}</dd>
+<dt>${m.adminCreated}</dt><dd>${when(user.createdAt)}</dd>
 </dl>
 ${lock}
 ${resend}
 </section>`;
 }
 
-function status(user: AdminUserView): Html | string {
-  if (user.lockedByAdmin) return 'Locked by an admin';
-  if (user.lockedOutUntil !== null) return html`Locked out after failed sign-ins until ${when(user.lockedOutUntil)}`;
-  return 'Active';
+function status(user: AdminUserView, m: AdminMessages): Html | string {
+  if (user.lockedByAdmin) return m.adminUserLockedByAdmin;
+  if (user.lockedOutUntil !== null) return withMarkup((until) => m.adminUserLockedOutUntil({ until }), when(user.lockedOutUntil));
+  return m.adminActive;
 }
 
-function rolesSection(model: AdminUserPageModel): Html {
+function rolesSection(model: AdminUserPageModel, m: AdminMessages): Html {
   const { user, links, antiforgeryToken } = model;
   const roles =
     user.roles.length === 0
-      ? html`<p>No roles.</p>`
+      ? html`<p>${m.adminUserNoRoles}</p>`
       : html`<ul class="admin-roles">${user.roles.map(
-          (role) => html`<li><span class="role">${role}</span> ${buttonForm(links.userRoleRemove(user.id, role), antiforgeryToken, 'Remove', `Remove role ${role}`)}</li>`,
+          (role) => html`<li><span class="role">${role}</span> ${buttonForm(links.userRoleRemove(user.id, role), antiforgeryToken, m.adminRemove, m.adminUserRemoveRole({ role }))}</li>`,
         )}</ul>`;
   const add = postForm(
     links.userRoles(user.id),
     antiforgeryToken,
-    field({ name: 'role', label: 'Role to add', value: model.role, autocomplete: 'off', hint: 'A letter, then letters, digits, dots, underscores or hyphens.' }, model.errors ?? {}),
-    'Add the role',
+    field({ name: 'role', label: m.adminUserRoleLabel, value: model.role, autocomplete: 'off', hint: m.adminUserRoleHint }, model.errors ?? {}),
+    m.adminUserAddRole,
   );
-  return html`<section aria-labelledby="roles-heading"><h2 id="roles-heading">Roles</h2>
+  return html`<section aria-labelledby="roles-heading"><h2 id="roles-heading">${m.adminRoles}</h2>
 ${roles}
 ${add}
 </section>`;
 }
 
-function sessionsSection(model: AdminUserPageModel, sessions: readonly AdminSessionView[]): Html {
+function sessionsSection(model: AdminUserPageModel, sessions: readonly AdminSessionView[], m: AdminMessages): Html {
   const { user, links, antiforgeryToken } = model;
   if (sessions.length === 0) {
-    return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">Sessions</h2><p>Signed in nowhere.</p></section>`;
+    return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">${m.adminUserSessionsHeading}</h2><p>${m.adminUserSignedInNowhere}</p></section>`;
   }
   const rows = sessions.map(
-    (session) => html`<tr><th scope="row">${session.kind === 'cookie' ? 'Browser' : 'App (tokens)'}</th><td>${when(session.createdAt)}</td><td>${when(session.lastSeenAt)}</td><td>${session.ip ?? ''}</td><td>${session.userAgent ?? ''}</td></tr>`,
+    (session) => html`<tr><th scope="row">${session.kind === 'cookie' ? m.adminUserSessionBrowser : m.adminUserSessionApp}</th><td>${when(session.createdAt)}</td><td>${when(session.lastSeenAt)}</td><td>${session.ip ?? ''}</td><td>${session.userAgent ?? ''}</td></tr>`,
   );
-  return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">Sessions</h2>
-<table class="admin-table">
-<caption>Where ${user.email} is signed in</caption>
-<thead><tr><th scope="col">Kind</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">From</th><th scope="col">Client</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>
-${buttonForm(links.userSessionsEnd(user.id), antiforgeryToken, 'End every session', 'End every session')}
+  return html`<section id="sessions" aria-labelledby="sessions-heading"><h2 id="sessions-heading">${m.adminUserSessionsHeading}</h2>
+${adminTable(m.adminUserSessionsCaption({ email: user.email }), [m.adminUserSessionKind, m.adminUserSessionSignedIn, m.adminUserSessionLastUsed, m.adminAddress, m.adminUserSessionClient], rows)}
+${buttonForm(links.userSessionsEnd(user.id), antiforgeryToken, m.adminUserEndSessions, m.adminUserEndSessions)}
 </section>`;
 }
 
-function deleteSection({ user, links }: AdminUserPageModel): Html {
-  return html`<section aria-labelledby="delete-heading"><h2 id="delete-heading">Delete</h2>
-<p>Deleting the account ends its sessions and removes its roles, claims, passkeys and memberships; its audit events stay.</p>
-<p><a href="${links.userDelete(user.id)}">Delete this user…</a></p>
+function deleteSection({ user, links }: AdminUserPageModel, m: AdminMessages): Html {
+  return html`<section aria-labelledby="delete-heading"><h2 id="delete-heading">${m.adminUserDeleteHeading}</h2>
+<p>${m.adminUserDeleteText}</p>
+<p><a href="${links.userDelete(user.id)}">${m.adminUserDeleteLink}</a></p>
 </section>`;
 }
 
@@ -137,14 +134,14 @@ export interface AdminUserDeletePageModel extends AdminUserDeletePageData {
 }
 
 /** The step before a deletion: what it does, the button that does it, and the way back. */
-export function adminUserDeletePage(model: AdminUserDeletePageModel): PageContent {
+export function adminUserDeletePage(model: AdminUserDeletePageModel, { messages: m }: PageKit): PageContent {
   const { user, links } = model;
   return {
-    title: `Delete ${user.email}?`,
-    main: html`${consoleNav(links, model.sections, 'users', { within: true })}
-${errorSummary(model.errors ?? {})}
-<p>The account is deleted for good: every session and token of it ends at once, and it cannot be brought back. Its audit events stay.</p>
-${postForm(links.userDelete(user.id), model.antiforgeryToken, html``, 'Delete the account')}
-<p><a href="${links.user(user.id)}">Keep the account</a></p>`,
+    title: m.adminUserDeleteTitle({ email: user.email }),
+    main: html`${consoleNav(links, model.sections, 'users', m, { within: true })}
+${errorSummary(model.errors ?? {}, m.formErrorSummaryHeading)}
+<p>${m.adminUserDeleteWarning}</p>
+${postForm(links.userDelete(user.id), model.antiforgeryToken, html``, m.adminUserDeleteSubmit)}
+<p><a href="${links.user(user.id)}">${m.adminUserKeep}</a></p>`,
   };
 }

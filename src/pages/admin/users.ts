@@ -1,8 +1,9 @@
+import type { AdminMessages } from '../../i18n/admin-messages.ts';
 import type { UserSummary } from '../../membership/user-administration.ts';
 import { errorSummary, field, notice } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import type { PageContent } from '../page-kit.ts';
-import { type AdminLinks, type AdminPageBase, consoleNav, rolesText } from './console.ts';
+import type { PageContent, PageKit } from '../page-kit.ts';
+import { type AdminLinks, type AdminPageBase, adminTable, consoleNav, rolesText } from './console.ts';
 
 /** A user as the list shows it: as the admin API lists it. */
 export type AdminUserRow = UserSummary;
@@ -23,51 +24,42 @@ export interface AdminUsersPageModel extends AdminUsersPageData {
 }
 
 /** The users, searched by e-mail or user name and paged, each a link to its own page. */
-export function adminUsersPage(model: AdminUsersPageModel): PageContent {
-  const { links } = model;
+export function adminUsersPage(model: AdminUsersPageModel, { messages: m }: PageKit): PageContent {
+  const { links, query, total } = model;
   return {
-    title: 'Users',
-    main: html`${consoleNav(links, model.sections, 'users')}
+    title: m.adminUsersTitle,
+    main: html`${consoleNav(links, model.sections, 'users', m)}
 ${notice(model.notice)}
-${errorSummary(model.errors ?? {})}
+${errorSummary(model.errors ?? {}, m.formErrorSummaryHeading)}
 <form method="get" action="${links.users}" role="search" novalidate>
-${field({ name: 'q', label: 'Search by e-mail or user name', value: model.query, autocomplete: 'off', required: false }, model.errors ?? {})}
-<button type="submit">Search</button>
+${field({ name: 'q', label: m.adminUsersSearchLabel, value: query, autocomplete: 'off', required: false }, model.errors ?? {})}
+<button type="submit">${m.adminUsersSearchSubmit}</button>
 </form>
-<p id="users-count" role="status">${matchCount(model)}</p>
-${model.users.length === 0 ? '' : usersTable(model)}
-${pager(model)}`,
+<p id="users-count" role="status">${m.adminUsersCount({ total, query })}</p>
+${model.users.length === 0 ? '' : usersTable(model, m)}
+${pager(model, m)}`,
   };
 }
 
-function matchCount({ query, total }: AdminUsersPageModel): string {
-  const users = total === 1 ? '1 user' : `${total} users`;
-  if (query === '') return `${users} in all.`;
-  return `${users} ${total === 1 ? 'matches' : 'match'} “${query}”.`;
-}
-
-function usersTable(model: AdminUsersPageModel): Html {
+function usersTable(model: AdminUsersPageModel, m: AdminMessages): Html {
   const rows = model.users.map(
     (user) => html`<tr>
 <th scope="row"><a href="${model.links.user(user.id)}">${user.email}</a></th>
 <td>${user.userName ?? ''}</td>
-<td>${rolesText(user.roles)}</td>
-<td>${user.emailConfirmed ? 'Yes' : 'No'}</td>
-<td>${user.lockedOut ? 'Locked' : 'Active'}</td>
+<td>${rolesText(user.roles, m)}</td>
+<td>${user.emailConfirmed ? m.adminYes : m.adminNo}</td>
+<td>${user.lockedOut ? m.adminUsersLocked : m.adminActive}</td>
 </tr>`,
   );
-  return html`<table class="admin-table">
-<caption>Users, page ${model.page} of ${model.pageCount}</caption>
-<thead><tr><th scope="col">E-mail</th><th scope="col">User name</th><th scope="col">Roles</th><th scope="col">E-mail confirmed</th><th scope="col">Status</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>`;
+  const head = [m.adminEmail, m.adminUserName, m.adminRoles, m.adminEmailConfirmed, m.adminStatus];
+  return adminTable(m.adminUsersCaption({ page: model.page, pageCount: model.pageCount }), head, rows);
 }
 
 /** Previous and next page, the search kept. */
-function pager(model: AdminUsersPageModel): Html {
+function pager(model: AdminUsersPageModel, m: AdminMessages): Html {
   const { links, query, page, pageCount } = model;
   if (pageCount <= 1) return html``;
-  const previous = page > 1 ? html`<a href="${links.usersPage(query, page - 1)}" rel="prev">Previous page</a> ` : '';
-  const next = page < pageCount ? html`<a href="${links.usersPage(query, page + 1)}" rel="next">Next page</a>` : '';
-  return html`<nav aria-label="Pages of users">${previous}${next}</nav>`;
+  const previous = page > 1 ? html`<a href="${links.usersPage(query, page - 1)}" rel="prev">${m.adminUsersPrevious}</a> ` : '';
+  const next = page < pageCount ? html`<a href="${links.usersPage(query, page + 1)}" rel="next">${m.adminUsersNext}</a>` : '';
+  return html`<nav aria-label="${m.adminUsersPagesLabel}">${previous}${next}</nav>`;
 }

@@ -183,6 +183,8 @@ export interface UsersTable {
   two_factor_spent_through: number | null;
   /** The organization the user last chose; null when none (or it was deleted). */
   active_organization_id: Generated<number | null>;
+  /** The language tag the user last used here (their mails'), or null. */
+  language: Generated<string | null>;
 }
 
 export interface AuthenticatorKeysTable {

@@ -106,6 +106,7 @@ function toUser(row: Selectable<UsersTable>, roles: string[], claims: UserClaim[
     phoneConfirmed: row.phone_confirmed !== 0,
     twoFactorSpentThrough: row.two_factor_spent_through,
     activeOrganizationId: row.active_organization_id,
+    language: row.language,
   };
 }
 

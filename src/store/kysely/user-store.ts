@@ -202,6 +202,11 @@ export class KyselyUserStore implements UserStore {
     return (await this.resetFailureCount.first(db, { userId, now })) !== undefined;
   }
 
+  async rememberLanguage(userId: number, language: string): Promise<boolean> {
+    const result = await this.context.db.updateTable('users').set({ language }).where('id', '=', userId).executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
   async spendTwoFactorStep(userId: number, startedAt: number): Promise<boolean> {
     // One conditional UPDATE: of concurrent second steps with one cookie, exactly one moves the mark.
     const result = await this.context.db
@@ -310,6 +315,7 @@ export async function insertUser(trx: Kysely<Database>, user: NewUser): Promise<
       password_hash: user.passwordHash,
       email_confirmed: user.emailConfirmed ? 1 : 0,
       external_id: user.externalId ?? null,
+      language: user.language ?? null,
       stamp_changed_at: user.createdAt,
       created_at: user.createdAt,
     })

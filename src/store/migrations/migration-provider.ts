@@ -16,6 +16,7 @@ import * as spentExternalCorrelations from './0013-spent-external-correlations.t
 import * as whereSignedIn from './0014-where-signed-in.ts';
 import * as passkeys from './0015-passkeys.ts';
 import * as organizations from './0016-organizations.ts';
+import * as userLanguage from './0017-user-language.ts';
 
 /** A migration module: `up` (and `down`) told which engine they run on, for the few SQL differences. */
 interface EngineMigration {
@@ -45,6 +46,7 @@ const migrations: Record<string, EngineMigration> = {
   '0014-where-signed-in': whereSignedIn,
   '0015-passkeys': passkeys,
   '0016-organizations': organizations,
+  '0017-user-language': userLanguage,
 };
 
 /**
