@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.ts';
+import { inEnglish } from '../i18n/phrase.ts';
 import { authenticationSchemes } from '../schemes/authentication-schemes.ts';
 import { PolicyEvaluator } from '../security/authentication/index.ts';
 import { type AuthorizationHandler, AuthorizationPolicyBuilder, AuthorizationService, PolicyProvider } from '../security/authorization/index.ts';
@@ -76,7 +77,8 @@ describe('an endpoint with a policy', () => {
   it('challenges a missing API key on an endpoint of the ApiKey scheme (WWW-Authenticate: ApiKey, "Missing API key")', async () => {
     const authorize = endpointAuthorizer(options, { authorization: { authorize: [{ schemes: ['ApiKey'] }] } });
     const { outcome } = await authorize({ headers: {} });
-    expect(outcome.kind === 'challenge' && outcome.challenges).toEqual([{ wwwAuthenticate: 'ApiKey', detail: 'Missing API key' }]);
+    const challenges = outcome.kind === 'challenge' ? outcome.challenges : [];
+    expect(challenges.map(({ wwwAuthenticate, detail }) => [wwwAuthenticate, detail && inEnglish(detail)])).toEqual([['ApiKey', 'Missing API key']]);
   });
 
   it('forbids a known caller the policy refuses, naming the scheme that knew it (403)', async () => {

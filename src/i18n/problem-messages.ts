@@ -50,6 +50,24 @@ export interface ProblemMessages {
   readonly problemCrossSiteRefreshCookie: string;
   readonly problemSocketOriginRefused: string;
 
+  // A credential an authentication scheme refused: the problem's detail of its 401.
+  readonly problemTokenMalformed: string;
+  readonly problemTokenExpired: string;
+  readonly problemTokenNotYetValid: string;
+  readonly problemTokenWrongIssuer: string;
+  readonly problemTokenWrongAudience: string;
+  readonly problemTokenNotAccessToken: string;
+  readonly problemTokenClaimMissing: string;
+  readonly problemTokenAlgorithmNotAllowed: string;
+  readonly problemTokenSignatureInvalid: string;
+  readonly problemTokenSigningKeyUnknown: string;
+  readonly problemTokenLifetimeTooLong: string;
+  readonly problemTokenRevoked: string;
+  readonly problemTokenRefused: string;
+  readonly problemIssuerKeysUnavailable: string;
+  readonly problemApiKeyMissing: string;
+  readonly problemApiKeyInvalid: string;
+
   // The service's state: busy, shutting down, cut off from its store or its gateways.
   readonly problemRateLimited: string;
   readonly problemOverloaded: string;

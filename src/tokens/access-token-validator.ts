@@ -1,5 +1,6 @@
 import type { RevocationList } from '../revocation/revocation-list.ts';
 import type { BearerTokenValidator } from '../security/authentication/index.ts';
+import { TOKEN_REFUSALS } from '../security/authentication/schemes/bearer/token-refusal.ts';
 import type { AccessTokens, AccessTokenValidation, VerifiedAccessToken } from './access-token.ts';
 import type { KeyRing } from './key-ring.ts';
 
@@ -35,5 +36,5 @@ export class AccessTokenValidator implements BearerTokenValidator {
   }
 }
 
-const UNKNOWN_KEY: AccessTokenValidation = Object.freeze({ valid: false, reason: 'The token signing key is unknown.' });
-const REVOKED: AccessTokenValidation = Object.freeze({ valid: false, reason: 'The token was revoked.' });
+const UNKNOWN_KEY: AccessTokenValidation = Object.freeze({ valid: false, reason: TOKEN_REFUSALS.signingKeyUnknown });
+const REVOKED: AccessTokenValidation = Object.freeze({ valid: false, reason: TOKEN_REFUSALS.revoked });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import type { Phrase } from '../i18n/phrase.ts';
 import type { Clock } from '../platform/clock.ts';
 import { Claim, ClaimsIdentity, ClaimsPrincipal } from '../security/claims/index.ts';
 import type { ActiveOrganization } from '../organizations/active-organization.ts';
@@ -7,7 +8,7 @@ import { ORGANIZATION_CLAIM } from '../organizations/organization-roles.ts';
 import type { User } from '../store/ports.ts';
 import type { KeyRing } from './key-ring.ts';
 import { SIGNING_ALGORITHM } from './signing-key.ts';
-import { tokenRefusalReason } from '../security/authentication/schemes/bearer/token-refusal.ts';
+import { TOKEN_REFUSALS, tokenRefusalReason } from '../security/authentication/schemes/bearer/token-refusal.ts';
 
 /** The JWT claim that carries the user's claims-stamp version (see docs/reference/tokens.md). */
 export const STAMP_CLAIM = 'gh_ver';
@@ -66,7 +67,8 @@ export interface VerifiedAccessToken {
   readonly authTime: number | null;
 }
 
-export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: false; readonly reason: string };
+/** A refusal's `reason` is a phrase of the catalogues (`BearerTokenValidation`). */
+export type AccessTokenValidation = VerifiedAccessToken | { readonly valid: false; readonly reason: Phrase };
 
 /**
  * Issues the service's access tokens (ES256 JWTs, `typ: at+jwt`) and verifies their signature
@@ -106,7 +108,7 @@ export class AccessTokens {
   }
 
   async verify(token: string): Promise<AccessTokenValidation> {
-    if (token.length > MAX_TOKEN_LENGTH) return { valid: false, reason: 'The token is malformed.' };
+    if (token.length > MAX_TOKEN_LENGTH) return { valid: false, reason: TOKEN_REFUSALS.malformed };
     const { keyRing, clock, issuer, audience } = this.options;
     try {
       const { payload, protectedHeader } = await jwtVerify(token, (header: ProtectedHeaderParameters) => this.keyFor(header), {
@@ -118,9 +120,9 @@ export class AccessTokens {
         currentDate: new Date(clock.now()),
         requiredClaims: ['sub', 'exp', 'iat', 'nbf', 'jti', STAMP_CLAIM],
       });
-      if (payload.iat! > Math.floor(clock.now() / 1000) + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token is not valid yet.' };
+      if (payload.iat! > Math.floor(clock.now() / 1000) + CLOCK_SKEW_SECONDS) return { valid: false, reason: TOKEN_REFUSALS.notYetValid };
       // A token living longer than this service issues was not issued by it as configured.
-      if (payload.exp! - payload.iat! > this.options.lifetimeSeconds + CLOCK_SKEW_SECONDS) return { valid: false, reason: 'The token lifetime is too long.' };
+      if (payload.exp! - payload.iat! > this.options.lifetimeSeconds + CLOCK_SKEW_SECONDS) return { valid: false, reason: TOKEN_REFUSALS.lifetimeTooLong };
       return readPayload(payload, protectedHeader.kid!);
     } catch (error) {
       return { valid: false, reason: tokenRefusalReason(error) };
@@ -179,7 +181,7 @@ function readPayload(payload: JWTPayload, kid: string): AccessTokenValidation {
     typeof stamp === 'number' &&
     Number.isInteger(stamp) &&
     (familyId === null || (typeof familyId === 'number' && Number.isSafeInteger(familyId) && familyId > 0));
-  if (!wellFormed) return { valid: false, reason: 'The token is malformed.' };
+  if (!wellFormed) return { valid: false, reason: TOKEN_REFUSALS.malformed };
   const principal = principalOf(payload, 'Bearer');
   const authTime = payload[AUTH_TIME_CLAIM];
   // Tokens issued before the claim existed carry none: they prove no recent sign-in, and are otherwise valid.

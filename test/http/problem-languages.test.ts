@@ -2,7 +2,8 @@
  * Problems in the reader's language on every host (docs/errors.md, "Languages"): the title and
  * the detail follow `Accept-Language` (RFC 9457 lets them), `Content-Language` names it, and the
  * `type`, `status` and `code` a client branches on never change. Refusals of every source: the
- * router's 404, a route's refusal, a policy's 401, the body parser's 415 and 400, a form of the
+ * router's 404, a route's refusal, a policy's 401 (with a scheme's reason for refusing a
+ * credential; its `WWW-Authenticate` stays English), the body parser's 415 and 400, a form of the
  * account pages; and the notices the routes hand those pages.
  */
 import { describe, expect, it } from 'vitest';
@@ -35,6 +36,42 @@ describe.each(engines)('problems in the reader\'s language on $engine', (engine)
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.headers['content-language']).toBe('de');
     expect(anonymous.json()).toMatchObject({ title: 'Nicht angemeldet', code: 'GH_UNAUTHENTICATED' });
+  });
+
+  it("writes an API key's refusal in German; its WWW-Authenticate stays as it is", async () => {
+    const german = await ctx.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': 'nonsense', 'accept-language': 'de' } });
+    expect(german.statusCode).toBe(401);
+    expect(german.headers['content-language']).toBe('de');
+    expect(german.headers['www-authenticate']).toBe('ApiKey');
+    expect(german.json()).toMatchObject({ title: 'Nicht angemeldet', code: 'GH_UNAUTHENTICATED', detail: 'Der API-Schlüssel ist ungültig.' });
+
+    const missing = await ctx.app.inject({ url: '/integrations/whoami', headers: { 'accept-language': 'de' } });
+    expect(missing.json()).toMatchObject({ code: 'GH_UNAUTHENTICATED', detail: 'Der API-Schlüssel fehlt.' });
+
+    const english = await ctx.app.inject({ url: '/integrations/whoami', headers: { 'x-api-key': 'nonsense' } });
+    expect(english.headers['www-authenticate']).toBe('ApiKey');
+    expect(english.json()).toMatchObject({ code: 'GH_UNAUTHENTICATED', detail: 'Invalid API key' });
+  });
+
+  it("writes a bad bearer token's reason in German in the detail, and in English in error_description", async () => {
+    const german = { 'accept-language': 'de' };
+    const malformed = await ctx.app.inject({ url: '/account/sessions', headers: { ...german, authorization: 'Bearer not-a-token' } });
+    expect(malformed.statusCode).toBe(401);
+    expect(malformed.headers['content-language']).toBe('de');
+    expect(malformed.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="The token is malformed."');
+    expect(malformed.json()).toMatchObject({ title: 'Nicht angemeldet', code: 'GH_UNAUTHENTICATED', detail: 'Das Token ist fehlerhaft.' });
+
+    // A well-formed token whose signature does not hold: the validator's reason, worded the same way.
+    const { user } = await ctx.createUser();
+    const [header, payload, signature] = (await ctx.tokenFor(user)).split('.') as [string, string, string];
+    const forged = `${header}.${payload}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    const refused = await ctx.app.inject({ url: '/account/sessions', headers: { ...german, authorization: `Bearer ${forged}` } });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="The token signature is invalid."');
+    expect(refused.json()).toMatchObject({ code: 'GH_UNAUTHENTICATED', detail: 'Die Signatur des Tokens ist ungültig.' });
+
+    const english = await ctx.app.inject({ url: '/account/sessions', headers: { authorization: 'Bearer not-a-token' } });
+    expect(english.json()).toMatchObject({ code: 'GH_UNAUTHENTICATED', detail: 'The token is malformed.' });
   });
 
   it("writes a use case's refusal in German: the detail and the field's error", async () => {

@@ -1,3 +1,4 @@
+import type { Wording } from '../../i18n/phrase.ts';
 import type { AuthenticateResult } from './authenticate-result.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
 import type { CredentialSources } from './credential-sources.ts';
@@ -7,8 +8,11 @@ import type { RevocationConcerns } from './revocation-concerns.ts';
 export interface Challenge {
   /** The `WWW-Authenticate` challenge, when the scheme has one. */
   readonly wwwAuthenticate?: string;
-  /** The problem's `detail`. */
-  readonly detail?: string;
+  /**
+   * The problem's `detail`: a phrase of the catalogues, written in the reader's language (the
+   * built-in schemes give one for each of their reasons), or a text, the same in every language.
+   */
+  readonly detail?: Wording;
   /** A browser asking for a page should be sent to the login page instead. */
   readonly redirectToLogin?: boolean;
 }
@@ -26,7 +30,8 @@ export interface Challenge {
  *   `AuthenticateResult.noResult()` when the request carries no credential of this scheme
  *   (another scheme may vouch, or the caller is anonymous); `AuthenticateResult.fail(scheme,
  *   reason)` when it carries one that does not hold (bad signature, expired, unknown): `reason`
- *   goes to the caller, so it is a fixed sentence that never repeats the credential;
+ *   goes to the caller, so it is a fixed sentence that never repeats the credential (a text, or
+ *   a phrase of the catalogues to be written in the caller's language);
  *   `AuthenticateResult.success(scheme, principal, expiresAt?)` with the caller's
  *   `ClaimsPrincipal` (and, for a credential that ends, its end in epoch ms). It may answer
  *   with the result or a promise of it (Gatehouse awaits either). It reads only the
@@ -35,7 +40,9 @@ export interface Challenge {
  *   instance serves every request at once).
  * - `challenge` tells how to ask a caller it could not authenticate for credentials: its
  *   `WWW-Authenticate` value and the problem's `detail` (the 401 itself is the transport's).
- *   It is called with this scheme's own result (`noResult` or `fail`).
+ *   It is called with this scheme's own result (`noResult` or `fail`): a failure's `wording`, when
+ *   it has one, is the detail in the reader's language, and its `message` the English that a
+ *   header such as `error_description` carries.
  * - `credentials` declares where its credential travels (headers, cookies, `connection_init`
  *   fields): those headers are kept out of the log, answers to requests carrying them are not
  *   stored, sockets keep them to authenticate again, and `connection_init` maps onto them.

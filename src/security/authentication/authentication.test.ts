@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { de } from '../../i18n/de.ts';
+import { inEnglish, worded } from '../../i18n/phrase.ts';
 import { AuthorizationPolicyBuilder } from '../authorization/authorization-policy-builder.ts';
 import { AuthorizationService } from '../authorization/authorization-service.ts';
 import { Claim } from '../claims/claim.ts';
 import { ClaimsIdentity } from '../claims/claims-identity.ts';
 import { ClaimsPrincipal } from '../claims/claims-principal.ts';
 import { AuthenticateResult } from './authenticate-result.ts';
-import type { AuthenticationHandler } from './authentication-handler.ts';
+import type { AuthenticationHandler, Challenge } from './authentication-handler.ts';
 import type { AuthenticationRequest } from './authentication-request.ts';
 import { AuthenticationSchemeProvider, forwardByRequestShape } from './authentication-scheme-provider.ts';
 import { PolicyEvaluator } from './policy-evaluator.ts';
 import { ApiKeyHandler, type ApiKeyValidator, INVALID_API_KEY, MISSING_API_KEY } from './schemes/api-key/handler.ts';
 import { BearerHandler, type BearerTokenValidator } from './schemes/bearer/handler.ts';
+import { TOKEN_REFUSALS } from './schemes/bearer/token-refusal.ts';
 import { CookieProtector } from './schemes/cookies/cookie-protector.ts';
 import { CookiesHandler } from './schemes/cookies/handler.ts';
 
@@ -23,6 +26,11 @@ const EXPIRES_AT = Date.UTC(2026, 0, 1, 0, 15);
 
 function request(headers: Record<string, string | string[] | undefined>, cookies?: Record<string, string>): AuthenticationRequest {
   return cookies === undefined ? { headers } : { headers, cookies };
+}
+
+/** A challenge with its detail in English, as a caller without `Accept-Language` reads it. */
+function inEnglishChallenge(challenge: Challenge): Challenge {
+  return challenge.detail === undefined ? challenge : { ...challenge, detail: inEnglish(challenge.detail) };
 }
 
 function userPrincipal(sub: string, role?: string): ClaimsPrincipal {
@@ -167,6 +175,7 @@ describe('BearerHandler', () => {
       kind: 'fail',
       scheme: 'Bearer',
       message: 'The token is malformed.',
+      wording: TOKEN_REFUSALS.malformed,
     });
     expect(validator.calls).toEqual([]);
   });
@@ -174,7 +183,7 @@ describe('BearerHandler', () => {
   it('refuses a repeated Authorization header (an array) as malformed without asking the validator', async () => {
     const { validator, handler } = setup();
     const result = await handler.authenticate(request({ authorization: [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`] }));
-    expect(result).toEqual({ kind: 'fail', scheme: 'Bearer', message: 'The token is malformed.' });
+    expect(result).toEqual({ kind: 'fail', scheme: 'Bearer', message: 'The token is malformed.', wording: TOKEN_REFUSALS.malformed });
     expect(validator.calls).toEqual([]);
   });
 
@@ -219,6 +228,7 @@ describe('BearerHandler', () => {
     const req = request({ authorization: 'Bearer' });
     const result = await handler.authenticate(req);
     expect(handler.challenge(result).wwwAuthenticate).toBe('Bearer error="invalid_token", error_description="The token is malformed."');
+    expect(worded(handler.challenge(result).detail!, de)).toBe('Das Token ist fehlerhaft.');
   });
 
   it('challenges a caller without credentials with exactly `Bearer`', async () => {
@@ -241,7 +251,7 @@ describe('ApiKeyHandler', () => {
     ['an X-Api-Key header of whitespace', { 'x-api-key': '  \t ' }],
   ])('fails with "Missing API key" for %s, without asking the validator', async (_, headers) => {
     const { validator, handler } = setup();
-    expect(await handler.authenticate(request(headers))).toEqual({ kind: 'fail', scheme: 'ApiKey', message: MISSING_API_KEY });
+    expect(await handler.authenticate(request(headers))).toEqual({ kind: 'fail', scheme: 'ApiKey', message: MISSING_API_KEY, wording: expect.any(Function) });
     expect(MISSING_API_KEY).toBe('Missing API key');
     expect(validator.calls).toEqual([]);
   });
@@ -249,7 +259,7 @@ describe('ApiKeyHandler', () => {
   it('fails with "Invalid API key" for a key longer than 256 characters, without asking the validator', async () => {
     const { validator, handler } = setup();
     const result = await handler.authenticate(request({ 'x-api-key': 'k'.repeat(257) }));
-    expect(result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Invalid API key' });
+    expect(result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Invalid API key', wording: expect.any(Function) });
     expect(validator.calls).toEqual([]);
   });
 
@@ -262,14 +272,14 @@ describe('ApiKeyHandler', () => {
   it('fails with "Invalid API key" for a repeated header (an array), without asking the validator', async () => {
     const { validator, handler } = setup();
     const result = await handler.authenticate(request({ 'x-api-key': ['good-key', 'good-key'] }));
-    expect(result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: INVALID_API_KEY });
+    expect(result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: INVALID_API_KEY, wording: expect.any(Function) });
     expect(validator.calls).toEqual([]);
   });
 
   it('fails with "Invalid API key" for a key the validator refuses', async () => {
     const { validator, handler } = setup();
     const result = await handler.authenticate(request({ 'x-api-key': 'wrong-key' }));
-    expect(result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Invalid API key' });
+    expect(result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Invalid API key', wording: expect.any(Function) });
     expect(validator.calls).toEqual(['wrong-key']);
   });
 
@@ -296,14 +306,16 @@ describe('ApiKeyHandler', () => {
   it('challenges with `ApiKey` and the failure message as detail', async () => {
     const { handler } = setup();
     const missing = request({});
-    expect(handler.challenge(await handler.authenticate(missing))).toEqual({ wwwAuthenticate: 'ApiKey', detail: 'Missing API key' });
+    expect(inEnglishChallenge(handler.challenge(await handler.authenticate(missing)))).toEqual({ wwwAuthenticate: 'ApiKey', detail: 'Missing API key' });
     const invalid = request({ 'x-api-key': 'wrong-key' });
-    expect(handler.challenge(await handler.authenticate(invalid))).toEqual({ wwwAuthenticate: 'ApiKey', detail: 'Invalid API key' });
+    const challenge = handler.challenge(await handler.authenticate(invalid));
+    expect(inEnglishChallenge(challenge)).toEqual({ wwwAuthenticate: 'ApiKey', detail: 'Invalid API key' });
+    expect(worded(challenge.detail!, de)).toBe('Der API-Schlüssel ist ungültig.');
   });
 
   it('challenges with "Missing API key" when it was not consulted', () => {
     const { handler } = setup();
-    expect(handler.challenge(AuthenticateResult.noResult())).toEqual({ wwwAuthenticate: 'ApiKey', detail: 'Missing API key' });
+    expect(inEnglishChallenge(handler.challenge(AuthenticateResult.noResult()))).toEqual({ wwwAuthenticate: 'ApiKey', detail: 'Missing API key' });
   });
 });
 
@@ -357,7 +369,7 @@ describe('PolicyEvaluator', () => {
     const req = request({ cookie: 'gh.auth=session' }, { 'gh.auth': 'session' });
     const authentication = await evaluator.authenticate(apiKeyOnly, req);
     expect(authentication.attempts.map(({ handler }) => handler.scheme)).toEqual(['ApiKey']);
-    expect(authentication.attempts[0]!.result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Missing API key' });
+    expect(authentication.attempts[0]!.result).toEqual({ kind: 'fail', scheme: 'ApiKey', message: 'Missing API key', wording: expect.any(Function) });
     expect(authentication.succeeded).toBe(false);
     expect(await evaluator.authorize(apiKeyOnly, authentication, req)).toMatchObject({ kind: 'challenge' });
   });

@@ -1,3 +1,4 @@
+import { inEnglish, type Phrase } from '../../../../i18n/phrase.ts';
 import { Claim } from '../../../claims/claim.ts';
 import { ClaimsIdentity } from '../../../claims/claims-identity.ts';
 import { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
@@ -8,8 +9,11 @@ import type { CredentialSources } from '../../credential-sources.ts';
 import type { RevocationConcerns } from '../../revocation-concerns.ts';
 
 export const API_KEY_SCHEME = 'ApiKey';
-export const MISSING_API_KEY = 'Missing API key';
-export const INVALID_API_KEY = 'Invalid API key';
+const missingApiKey: Phrase = (m) => m.problemApiKeyMissing;
+const invalidApiKey: Phrase = (m) => m.problemApiKeyInvalid;
+/** The refusals' English texts (`message`); the problem's `detail` is written in the reader's language. */
+export const MISSING_API_KEY = inEnglish(missingApiKey);
+export const INVALID_API_KEY = inEnglish(invalidApiKey);
 /** `X-Api-Key: <key>`. */
 export const API_KEY_CREDENTIALS: CredentialSources = Object.freeze({ headers: Object.freeze(['x-api-key']) });
 /** A key ends with its revocation, which names the key, not a user. */
@@ -37,14 +41,14 @@ export class ApiKeyHandler implements AuthenticationHandler {
 
   async authenticate(request: AuthenticationRequest): Promise<AuthenticateResult> {
     const key = singleHeader(request, 'x-api-key');
-    if (key === undefined || (key !== null && key.trim() === '')) return AuthenticateResult.fail(this.scheme, MISSING_API_KEY);
-    if (key === null || key.length > MAX_KEY_LENGTH) return AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
+    if (key === undefined || (key !== null && key.trim() === '')) return AuthenticateResult.fail(this.scheme, missingApiKey);
+    if (key === null || key.length > MAX_KEY_LENGTH) return AuthenticateResult.fail(this.scheme, invalidApiKey);
     const validation = await this.validator.validate(key);
-    return validation.valid ? clientSuccess(validation.client) : AuthenticateResult.fail(this.scheme, INVALID_API_KEY);
+    return validation.valid ? clientSuccess(validation.client) : AuthenticateResult.fail(this.scheme, invalidApiKey);
   }
 
   challenge(result: AuthenticateResult): Challenge {
-    return { wwwAuthenticate: 'ApiKey', detail: result.kind === 'fail' ? result.message : MISSING_API_KEY };
+    return { wwwAuthenticate: 'ApiKey', detail: result.kind === 'fail' ? (result.wording ?? result.message) : missingApiKey };
   }
 }
 

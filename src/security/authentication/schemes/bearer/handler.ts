@@ -1,9 +1,11 @@
+import type { Wording } from '../../../../i18n/phrase.ts';
 import type { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import { AuthenticateResult } from '../../authenticate-result.ts';
 import type { AuthenticationHandler, Challenge } from '../../authentication-handler.ts';
 import { type AuthenticationRequest, singleHeader } from '../../authentication-request.ts';
 import type { CredentialSources } from '../../credential-sources.ts';
 import type { RevocationConcerns } from '../../revocation-concerns.ts';
+import { TOKEN_REFUSALS } from './token-refusal.ts';
 
 export const BEARER_SCHEME = 'Bearer';
 
@@ -28,7 +30,12 @@ export const BEARER_REVOCATIONS: RevocationConcerns = Object.freeze({
   ofAnySubject: Object.freeze(['signing-key', 'family'] as const),
 });
 
-export type BearerTokenValidation = { valid: true; principal: ClaimsPrincipal; expiresAt: number } | { valid: false; reason: string };
+/**
+ * A validator's verdict. A refusal's `reason` is a fixed sentence that never repeats the token: a
+ * text, the same in every language, or a phrase of the catalogues (Gatehouse's own reasons), which
+ * the problem's `detail` writes in the reader's language; `error_description` is its English.
+ */
+export type BearerTokenValidation = { valid: true; principal: ClaimsPrincipal; expiresAt: number } | { valid: false; reason: Wording };
 
 /** Checks a token's signature and claims; the scheme itself knows no JWT library. */
 export interface BearerTokenValidator {
@@ -57,7 +64,7 @@ export class BearerHandler implements AuthenticationHandler {
     private readonly validator: BearerTokenValidator,
     readonly scheme: string = BEARER_SCHEME,
   ) {
-    this.malformed = Object.freeze(AuthenticateResult.fail(scheme, 'The token is malformed.'));
+    this.malformed = Object.freeze(AuthenticateResult.fail(scheme, TOKEN_REFUSALS.malformed));
   }
 
   async authenticate(request: AuthenticationRequest): Promise<AuthenticateResult> {
@@ -77,7 +84,7 @@ export class BearerHandler implements AuthenticationHandler {
     if (result.kind !== 'fail') return { wwwAuthenticate: 'Bearer' };
     return {
       wwwAuthenticate: `Bearer error="invalid_token", error_description="${result.message}"`,
-      detail: result.message,
+      detail: result.wording ?? result.message,
     };
   }
 }

@@ -1,28 +1,48 @@
 import { errors as joseErrors } from 'jose';
+import type { Phrase } from '../../../../i18n/phrase.ts';
 
 /**
- * One fixed sentence per reason a JWT was refused, for `error_description` (RFC 6750): never the
- * token, never the library's text. Gatehouse's own tokens and an external issuer's alike.
+ * Why a bearer token is refused, each a phrase of the catalogues: the problem's `detail` in the
+ * reader's language, and in English the `error_description` (RFC 6750). Gatehouse's own tokens
+ * and an external issuer's alike.
  */
-export function tokenRefusalReason(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'The token expired.';
+export const TOKEN_REFUSALS = Object.freeze({
+  malformed: (m) => m.problemTokenMalformed,
+  expired: (m) => m.problemTokenExpired,
+  notYetValid: (m) => m.problemTokenNotYetValid,
+  wrongIssuer: (m) => m.problemTokenWrongIssuer,
+  wrongAudience: (m) => m.problemTokenWrongAudience,
+  notAccessToken: (m) => m.problemTokenNotAccessToken,
+  claimMissing: (m) => m.problemTokenClaimMissing,
+  algorithmNotAllowed: (m) => m.problemTokenAlgorithmNotAllowed,
+  signatureInvalid: (m) => m.problemTokenSignatureInvalid,
+  signingKeyUnknown: (m) => m.problemTokenSigningKeyUnknown,
+  lifetimeTooLong: (m) => m.problemTokenLifetimeTooLong,
+  revoked: (m) => m.problemTokenRevoked,
+  refused: (m) => m.problemTokenRefused,
+  issuerKeysUnavailable: (m) => m.problemIssuerKeysUnavailable,
+} satisfies Record<string, Phrase>);
+
+/** One fixed reason per way a JWT library refuses a token: never the token, never the library's text. */
+export function tokenRefusalReason(error: unknown): Phrase {
+  if (error instanceof joseErrors.JWTExpired) return TOKEN_REFUSALS.expired;
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     switch (error.claim) {
       case 'nbf':
       case 'iat':
-        return 'The token is not valid yet.';
+        return TOKEN_REFUSALS.notYetValid;
       case 'iss':
-        return 'The token has the wrong issuer.';
+        return TOKEN_REFUSALS.wrongIssuer;
       case 'aud':
-        return 'The token has the wrong audience.';
+        return TOKEN_REFUSALS.wrongAudience;
       case 'typ':
-        return 'The token is not an access token.';
+        return TOKEN_REFUSALS.notAccessToken;
       default:
-        return 'The token lacks a required claim.';
+        return TOKEN_REFUSALS.claimMissing;
     }
   }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token algorithm is not allowed.';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The token signing key is unknown.';
-  return 'The token is malformed.';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return TOKEN_REFUSALS.algorithmNotAllowed;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return TOKEN_REFUSALS.signatureInvalid;
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return TOKEN_REFUSALS.signingKeyUnknown;
+  return TOKEN_REFUSALS.malformed;
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { inEnglish } from '../../../../i18n/phrase.ts';
 import { tokenRefusalReason } from '../bearer/token-refusal.ts';
 import { externalJwtBearer } from './handler.ts';
 
@@ -63,7 +64,7 @@ async function joseVerdict(jwt: string): Promise<string> {
     if (payload.iat !== undefined && payload.iat > now + SKEW) return 'The token is not valid yet.';
     return 'success';
   } catch (error) {
-    return tokenRefusalReason(error);
+    return inEnglish(tokenRefusalReason(error));
   }
 }
 

@@ -5,6 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimsPrincipal } from '../../../claims/claims-principal.ts';
 import type { AuthenticateResult } from '../../authenticate-result.ts';
+import { TOKEN_REFUSALS } from '../bearer/token-refusal.ts';
 import { JwtBearerHandler, externalJwtBearer } from './handler.ts';
 import { type JwtBearerOptions, JwtBearerOptionsError } from './options.ts';
 import { principalOf } from './principal.ts';
@@ -140,7 +141,7 @@ describe('a JWKS URL', () => {
   it('answers the same challenge as Gatehouse\'s own bearer scheme', async () => {
     const handler = externalJwtBearer({ jwksUrl: url, issuer: ISSUER, audience: AUDIENCE });
     const result = await authenticate(handler, 'a.b.c');
-    expect(handler.challenge(result)).toEqual({ wwwAuthenticate: 'Bearer error="invalid_token", error_description="The token is malformed."', detail: 'The token is malformed.' });
+    expect(handler.challenge(result)).toEqual({ wwwAuthenticate: 'Bearer error="invalid_token", error_description="The token is malformed."', detail: TOKEN_REFUSALS.malformed });
     expect(await handler.authenticate({ headers: {} })).toEqual({ kind: 'noResult' });
     expect(await handler.authenticate({ headers: { authorization: 'Basic YTpi' } })).toEqual({ kind: 'noResult' });
   });

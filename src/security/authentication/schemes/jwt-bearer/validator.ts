@@ -8,7 +8,7 @@ import type { ResolvedJwtBearerOptions } from './options.ts';
 import { principalOf } from './principal.ts';
 import { TokenMemory } from './token-memory.ts';
 import { verifyHmacJwt } from './hmac-jws.ts';
-import { tokenRefusalReason } from '../bearer/token-refusal.ts';
+import { TOKEN_REFUSALS, tokenRefusalReason } from '../bearer/token-refusal.ts';
 
 /** Longer "tokens" are refused before any parsing. */
 const MAX_TOKEN_LENGTH = 8192;
@@ -120,6 +120,6 @@ function checkIssuedAt(payload: JWTPayload, now: number, clockSkewSeconds: numbe
   if (payload.iat !== undefined && payload.iat > Math.floor(now / 1000) + clockSkewSeconds) throw new joseErrors.JWTClaimValidationFailed('iat in the future', payload, 'iat', 'check_failed');
 }
 
-const MALFORMED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token is malformed.' });
-const REFUSED: BearerTokenValidation = Object.freeze({ valid: false, reason: 'The token was refused.' });
-const UNAVAILABLE: BearerTokenValidation = Object.freeze({ valid: false, reason: "The issuer's signing keys are unavailable." });
+const MALFORMED: BearerTokenValidation = Object.freeze({ valid: false, reason: TOKEN_REFUSALS.malformed });
+const REFUSED: BearerTokenValidation = Object.freeze({ valid: false, reason: TOKEN_REFUSALS.refused });
+const UNAVAILABLE: BearerTokenValidation = Object.freeze({ valid: false, reason: TOKEN_REFUSALS.issuerKeysUnavailable });
