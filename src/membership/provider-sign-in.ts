@@ -12,7 +12,7 @@ export interface ProviderSignInOptions {
   readonly externalLogins: ExternalLogins;
   readonly sessions: Pick<SessionManager, 'signIn' | 'asking'>;
   readonly logins: Pick<ExternalLoginStore, 'spendCorrelation'>;
-  readonly users: Pick<UserStore, 'findById'>;
+  readonly users: Pick<UserStore, 'findById' | 'rememberLanguage'>;
   readonly audit: AuditLog;
   readonly clock: Clock;
 }
@@ -35,6 +35,8 @@ export interface CallbackContext {
   readonly rememberedClient: (user: User) => boolean;
   /** The cookie session the browser holds: a sign-in replaces it, a link must come from it. */
   readonly session: PresentedSession | null;
+  /** The language the browser states, remembered as the user's for their mails (as a password sign-in does); none when it states none. */
+  readonly language?: string;
 }
 
 /**
@@ -74,6 +76,7 @@ export class ProviderSignIn {
     const method = externalMethod(identity.provider);
     const session = await this.options.sessions.signIn(user, { persistent: false, method, client: context.client, replacing: context.session?.token ?? null });
     await this.options.audit.record('signin.succeeded', { userId: user.id, ip: context.ip, detail: { factor: method } });
+    if (context.language !== undefined && context.language !== user.language) await this.options.users.rememberLanguage(user.id, context.language);
     return { kind: 'signed-in', user, session };
   }
 

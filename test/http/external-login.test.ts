@@ -81,6 +81,14 @@ describe.each(engines)('external sign-in on $engine', (engine) => {
     expect(setCookie(replay, 'gh.auth')).toBeUndefined();
   });
 
+  it("remembers the language the callback's browser states as the user's, for their mails", async () => {
+    provider.accounts.set('german-person', { email: 'german.person@example.com', emailVerified: true, name: 'German Person' });
+    const { correlation, callback: back } = await throughProvider('german-person');
+    const done = await instance.app.inject({ url: `${back.pathname}${back.search}`, headers: { cookie: correlation, 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
+    expect(done.statusCode).toBe(302);
+    expect((await instance.app.gatehouse.users.findByEmail('german.person@example.com'))?.language).toBe('de');
+  });
+
   it('refuses a tampered state and a callback without the correlation cookie, with an audit event and no session', async () => {
     provider.accounts.set('tamper', { email: 'tamper@example.com', emailVerified: true });
     const { correlation, callback: back } = await throughProvider('tamper');

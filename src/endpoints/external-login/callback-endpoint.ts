@@ -95,6 +95,7 @@ export function callbackEndpoint(dependencies: CallbackDependencies): Endpoint {
       client: signInClient(request.ip, request.headers['user-agent']),
       rememberedClient: signInCookies.rememberedClient(request),
       session: signInCookies.presented(request),
+      language: request.statedLanguage(),
     });
     if (outcome.kind === 'refused') {
       if (outcome.reason === 'locked-out') return refusals.refused(request, outcome.reason, 403, (m) => m.problemExternalLockedOut);
