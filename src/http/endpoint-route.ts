@@ -14,10 +14,9 @@ import { isFormContentType } from '../endpoints/antiforgery.ts';
 import { validationErrors } from './plugins/problem-errors.ts';
 import type { Endpoint, EndpointRequest, EndpointResponse } from '../endpoints/endpoint.ts';
 import { endpointAnswer, invalidFormAnswer } from '../endpoints/endpoint-answer.ts';
-import { BUILT_IN_LANGUAGES } from '../i18n/catalogue.ts';
 import { GatehouseError } from '../security/errors.ts';
 import { PROBLEM_JSON, type ProblemBody } from '../security/problem-details.ts';
-import { problemText } from './problem.ts';
+import { languagesOf, problemText } from './problem.ts';
 import { formBodiesPlugin } from './plugins/form-bodies.ts';
 import { type RateLimitDependencies, rateLimited } from './rate-limit.ts';
 import { replyCookies } from './reply-cookies.ts';
@@ -117,10 +116,10 @@ function endpointRequest(request: FastifyRequest, reply: FastifyReply): Endpoint
     authorize: (resource, policy) => request.authorize(resource, policy),
     antiforgeryToken: () => request.server.antiforgery.requestToken(request, request.user.subject, replyCookies(reply)),
     messages: () => {
-      const catalogues = request.server.pages?.catalogues ?? BUILT_IN_LANGUAGES;
+      const catalogues = languagesOf(request.server);
       return catalogues.messages(catalogues.choose(request.headers['accept-language']));
     },
-    statedLanguage: () => (request.server.pages?.catalogues ?? BUILT_IN_LANGUAGES).stated(request.headers['accept-language']),
+    statedLanguage: () => languagesOf(request.server).stated(request.headers['accept-language']),
     log: request.log,
     validationError: request.validationError as FastifyError | undefined,
   };

@@ -1,6 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { problemInLanguage } from '../endpoints/problem-language.ts';
-import { BUILT_IN_LANGUAGES } from '../i18n/catalogue.ts';
+import { BUILT_IN_LANGUAGES, type Catalogues } from '../i18n/catalogue.ts';
 import { PROBLEM_JSON, type ProblemBody } from '../security/problem-details.ts';
 
 // The bodies are built in the core; routes and plugins import them from here with `sendProblem`.
@@ -13,9 +13,12 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
 
 /** `body` serialized in the language of the request `reply` answers, with `Content-Language` set. */
 export function problemText(reply: FastifyReply, body: ProblemBody): string {
-  // An application of Fastify's own without Gatehouse's pages (a plugin on its own) has the built-in languages.
-  const catalogues = reply.server.pages?.catalogues ?? BUILT_IN_LANGUAGES;
-  const { body: worded, language } = problemInLanguage(body, catalogues, reply.request.headers['accept-language']);
+  const { body: worded, language } = problemInLanguage(body, languagesOf(reply.server), reply.request.headers['accept-language']);
   reply.header('content-language', language);
   return JSON.stringify(worded);
+}
+
+/** The service's languages; an application of Fastify's own without Gatehouse's pages (a plugin on its own) has the built-in ones. */
+export function languagesOf(app: FastifyInstance): Catalogues {
+  return app.pages?.catalogues ?? BUILT_IN_LANGUAGES;
 }

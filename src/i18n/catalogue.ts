@@ -58,10 +58,7 @@ export class Catalogues {
 
   /** The application's fixed language; else the best of `Accept-Language` among the available ones; else the default. */
   choose(acceptLanguage: AcceptLanguage): string {
-    if (this.fixedLanguage !== null) return this.fixedLanguage;
-    const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(', ') : acceptLanguage;
-    if (typeof header !== 'string' || header.trim() === '') return this.defaultLanguage;
-    return new Negotiator({ headers: { 'accept-language': header } }).language([...this.languages]) ?? this.defaultLanguage;
+    return this.stated(acceptLanguage) ?? this.defaultLanguage;
   }
 
   /**
@@ -72,7 +69,13 @@ export class Catalogues {
   stated(acceptLanguage: AcceptLanguage): string | undefined {
     if (this.fixedLanguage !== null) return this.fixedLanguage;
     const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(', ') : acceptLanguage;
-    return typeof header === 'string' && header.trim() !== '' ? this.choose(header) : undefined;
+    if (typeof header !== 'string' || header.trim() === '') return undefined;
+    return new Negotiator({ headers: { 'accept-language': header } }).language([...this.languages]) ?? this.defaultLanguage;
+  }
+
+  /** `language` when it is available, else the default: what a page or a mail is written in. */
+  availableOr(language: string | undefined): string {
+    return language !== undefined && this.catalogues.has(language) ? language : this.defaultLanguage;
   }
 
   /** The catalogue of `language`; the default's for a language not available (an application's template may pass any). */

@@ -172,18 +172,13 @@ export class Mails {
   }
 
   private messagesFor(user: Pick<Recipient, 'language'>, language?: string): Messages {
-    return this.catalogues.messages(this.languageOf(user.language ?? language));
-  }
-
-  /** `language` when it is available, else the default. */
-  private languageOf(language: string | undefined): string {
-    return language !== undefined && this.catalogues.languages.includes(language) ? language : this.catalogues.defaultLanguage;
+    return this.catalogues.messages(this.catalogues.availableOr(user.language ?? language));
   }
 
   /** The template's mail, checked; a template that throws or breaks a rule is a MailTemplateError naming it. */
   private render<Name extends MailName>(name: Name, variables: MailVariables[Name], secret: MailSecret, language?: string): MailContent {
     const template = this.templates[name] as MailTemplate<MailVariables[Name]>;
-    const tag = this.languageOf(language);
+    const tag = this.catalogues.availableOr(language);
     let content: unknown;
     try {
       content = template({ ...variables, productName: this.productName, language: tag, messages: this.catalogues.messages(tag) }, MAIL_KIT);

@@ -266,7 +266,7 @@ export class PageRendering {
 
   /** The kit of `language`, or of the default language when that one is not available. */
   private kitOf(language: string): PageKit {
-    const tag = this.catalogues.languages.includes(language) ? language : this.catalogues.defaultLanguage;
+    const tag = this.catalogues.availableOr(language);
     let kit = this.kits.get(tag);
     if (kit === undefined) {
       kit = Object.freeze({ ...PAGE_HELPERS, defaults: DEFAULT_RENDERERS, defaultLayout, language: tag, messages: this.catalogues.messages(tag) });

@@ -137,4 +137,23 @@ describe.each(engines)('problems in the reader\'s language on $engine', (engine)
     expect(german.body).toContain('Alle anderen Sitzungen wurden abgemeldet.');
     expect((await page()).body).toContain('Every other session is signed out.');
   });
+
+  it('reads a hostile Accept-Language on a refusal and a sign-in as any other: English or German, never an error, nothing remembered of it but a language', async () => {
+    const hostile = [
+      `${Array.from({ length: 1500 }, (_, i) => `x${i};q=0.1`).join(',')},de;q=1`,
+      `${'-'.repeat(8000)};q=1`,
+      `de${';q=0.9'.repeat(1300)}`,
+      ` ,;=q-*`.repeat(1000),
+      'de;q=2, en;q=-1, *;q=NaN',
+    ];
+    const { user, password } = await ctx.createUser();
+    for (const header of hostile) {
+      const refused = await ctx.app.inject({ url: '/no-such-path', headers: { 'accept-language': header } });
+      expect(refused.statusCode, header.slice(0, 40)).toBe(404);
+      expect(['en', 'de'], header.slice(0, 40)).toContain(refused.headers['content-language']);
+      const signedIn = await ctx.app.inject({ method: 'POST', url: '/auth/token', headers: { 'accept-language': header }, payload: { email: user.email, password } });
+      expect(signedIn.statusCode, header.slice(0, 40)).toBe(200);
+    }
+    expect(['en', 'de']).toContain((await ctx.services.store.users.findById(user.id))?.language);
+  });
 });
